@@ -1,0 +1,54 @@
+/**
+ * One Jest run for the whole monorepo. Test files import packages by name (`hilo-core`, …); those names map
+ * to the packages' TypeScript sources, so tests never run against stale build output.
+ * ESM throughout (MikroORM 7 and the Prisma 7 client are ESM-only): run with --experimental-vm-modules.
+ */
+import type { Config } from 'jest';
+
+const swc = (decorators: 'legacy' | 'es') => [
+  '@swc/jest',
+  {
+    jsc: {
+      target: 'es2023',
+      parser: { syntax: 'typescript', decorators: true },
+      transform:
+        decorators === 'legacy'
+          ? { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false }
+          : { decoratorVersion: '2022-03' },
+      keepClassNames: true,
+    },
+    module: { type: 'es6' },
+    sourceMaps: 'inline',
+  },
+];
+
+const config: Config = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  roots: ['<rootDir>'],
+  testMatch: ['**/test/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.tools/'],
+  modulePathIgnorePatterns: ['<rootDir>/.tools/', '/dist/'],
+  transform: {
+    // files named *.es-decorators.test.ts (and their fixtures) use TC39 decorators, the rest legacy ones
+    '\\.es-decorators(\\.test)?\\.ts$': swc('es') as never,
+    '\\.ts$': swc('legacy') as never,
+  },
+  moduleNameMapper: {
+    '^hilo-core$': '<rootDir>/packages/core/src/index.ts',
+    '^hilo-typeorm$': '<rootDir>/packages/typeorm/src/index.ts',
+    '^hilo-prisma$': '<rootDir>/packages/prisma/src/index.ts',
+    '^hilo-mikro-orm$': '<rootDir>/packages/mikro-orm/src/index.ts',
+    '^hilo-cli$': '<rootDir>/packages/cli/src/index.ts',
+    '^@hilo/testing$': '<rootDir>/packages/testing/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
+  globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
+  testTimeout: 60_000,
+  maxWorkers: 2,
+  injectGlobals: true,
+};
+
+export default config;

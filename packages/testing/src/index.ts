@@ -1,0 +1,13 @@
+export { startEmbeddedPostgres, freePort, type RunningPostgres } from './embedded-postgres.ts';
+export { isCI, envKeys, defaultMysqlUrlHint } from './environment.ts';
+export { probePostgres, probeMysql, redact } from './probe.ts';
+export {
+  describeDatabase,
+  describePostgres,
+  describeMysql,
+  createPostgresDatabase,
+  createMysqlDatabase,
+  databaseProblem,
+  randomName,
+  type TestDatabase,
+} from './databases.ts';
