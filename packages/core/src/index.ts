@@ -1,1 +1,19 @@
-export const version = "0.1.0";
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+} from './errors.js';
+export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './types.js';
+export type { HiLoEvent, SegmentStats } from './events.js';
+export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './options.js';
+export { createHiLoGenerator, type HiLoGenerator } from './generator.js';
+export { memorySource, type MemorySource, type MemorySourceOptions } from './memory-source.js';
+export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';

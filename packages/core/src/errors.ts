@@ -1,0 +1,122 @@
+/** Every code a {@link HiLoError} can carry. */
+export type HiLoErrorCode =
+  | 'HILO_CONFIGURATION'
+  | 'HILO_NOT_READY'
+  | 'HILO_SOURCE_UNAVAILABLE'
+  | 'HILO_SOURCE_FAILED'
+  | 'HILO_TIMEOUT'
+  | 'HILO_OVERFLOW'
+  | 'HILO_EXHAUSTED'
+  | 'HILO_MISMATCH'
+  | 'HILO_CLOSED';
+
+/**
+ * Base class of every error hilo throws. `code` tells the kind; `retryable` tells whether trying the same
+ * thing again may succeed (a lost connection) or not (a bad option).
+ */
+export class HiLoError extends Error {
+  /** What kind of failure this is. */
+  readonly code: HiLoErrorCode;
+  /** Whether the same operation may succeed if tried again. */
+  readonly retryable: boolean;
+
+  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options?.retryable ?? false;
+  }
+}
+
+/** An option, segment name or identifier is invalid. The message names the value and the fix. */
+export class HiLoConfigurationError extends HiLoError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('HILO_CONFIGURATION', message, options);
+  }
+
+  /** `Expected \`name\` to be …, got …`. */
+  static invalidOption(name: string, expected: string, got: unknown): HiLoConfigurationError {
+    return new HiLoConfigurationError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}.`);
+  }
+}
+
+/**
+ * `nextSync()` found no key in memory. A reservation has been started; call `await next()` instead, or
+ * `await generator.warm([...])` at start-up so that `nextSync()` is served from memory.
+ */
+export class HiLoNotReadyError extends HiLoError {
+  /** The segment that had no key in memory. */
+  readonly segment: string;
+  constructor(segment: string) {
+    super(
+      'HILO_NOT_READY',
+      `No key for segment "${segment}" is in memory yet; a block is being reserved. Use \`await next("${segment}")\`, or call \`await generator.warm(["${segment}"])\` at start-up.`,
+      { retryable: true },
+    );
+    this.segment = segment;
+  }
+}
+
+/** The database behind a hi source could not be reached or dropped the connection. Retried by the generator. */
+export class HiLoSourceUnavailableError extends HiLoError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('HILO_SOURCE_UNAVAILABLE', message, { ...options, retryable: true });
+  }
+}
+
+/** The hi source failed for a reason retrying will not cure (missing table, no permission, …). */
+export class HiLoSourceError extends HiLoError {
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super('HILO_SOURCE_FAILED', message, options);
+  }
+}
+
+/** A reservation did not finish within `timeoutMs`. Its block, if the database granted one, is discarded. */
+export class HiLoTimeoutError extends HiLoError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('HILO_TIMEOUT', message, { ...options, retryable: true });
+  }
+}
+
+/** A key would exceed `Number.MAX_SAFE_INTEGER` in `keyType: 'number'` mode. Use `keyType: 'bigint'`. */
+export class HiLoOverflowError extends HiLoError {
+  constructor(message: string) {
+    super('HILO_OVERFLOW', message);
+  }
+}
+
+/** Reservations kept failing after every retry. `cause` holds the last failure. */
+export class HiLoExhaustedError extends HiLoError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('HILO_EXHAUSTED', message, options);
+  }
+}
+
+/**
+ * The database's hi/lo objects disagree with the configuration (a sequence's INCREMENT BY is not the
+ * configured block size, …). Continuing could hand out duplicate keys, so hilo refuses.
+ */
+export class HiLoMismatchError extends HiLoError {
+  constructor(message: string) {
+    super('HILO_MISMATCH', message);
+  }
+}
+
+/** The generator was closed; create a new one. */
+export class HiLoClosedError extends HiLoError {
+  constructor() {
+    super('HILO_CLOSED', 'This hi/lo generator was closed; create a new one to get more keys.');
+  }
+}
+
+/** Short, printable rendering of any value for error messages. */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || value === undefined || typeof value !== 'object') return String(value);
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}

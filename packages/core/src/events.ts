@@ -1,0 +1,38 @@
+import type { Block } from './types.js';
+
+/** What the generator reports through `onEvent`. */
+export type HiLoEvent =
+  | { readonly type: 'reserved'; readonly segment: string; readonly blocks: readonly Block[]; readonly keys: number; readonly durationMs: number }
+  | { readonly type: 'retry'; readonly segment: string; readonly attempt: number; readonly delayMs: number; readonly error: unknown }
+  | { readonly type: 'failed'; readonly segment: string; readonly error: unknown }
+  | { readonly type: 'returned'; readonly segment: string; readonly keys: number }
+  | { readonly type: 'lost'; readonly segment: string; readonly keys: number; readonly reason: 'late-reservation' | 'close' | 'overflow' }
+  | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number };
+
+/** Counters and gauges of one segment, from `generator.stats()`. */
+export interface SegmentStats {
+  /** Keys handed out. */
+  readonly keysIssued: number;
+  /** Keys in memory, ready to hand out without a round trip. */
+  readonly keysAvailable: number;
+  /** Keys received from the database. */
+  readonly keysReserved: number;
+  /** Keys given back to the database at close. */
+  readonly keysReturned: number;
+  /** Keys that will never be used: unused at close, or granted after a timeout (gaps, never duplicates). */
+  readonly keysLost: number;
+  /** Successful reservations (round trips that produced blocks). */
+  readonly reservations: number;
+  /** Blocks received (a sequence may give several per reservation). */
+  readonly blocksReserved: number;
+  /** Reservation attempts that failed. */
+  readonly failedAttempts: number;
+  /** Size the next reservation will ask for. */
+  readonly blockSize: number;
+  /** Duration of the last successful reservation, in ms. */
+  readonly lastReservationMs: number;
+  /** Mean duration of successful reservations, in ms. */
+  readonly meanReservationMs: number;
+  /** Longest successful reservation, in ms. */
+  readonly maxReservationMs: number;
+}

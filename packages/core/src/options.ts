@@ -1,0 +1,252 @@
+import { HiLoConfigurationError } from './errors.js';
+import type { HiSource, KeyType } from './types.js';
+import type { HiLoEvent } from './events.js';
+
+/** Per-segment settings that override the generator's. */
+export interface SegmentOptions {
+  /**
+   * Keys reserved per round trip at first, and the smallest block adaptive sizing goes down to.
+   * @default the generator's `blockSize`
+   */
+  blockSize?: number;
+  /**
+   * The largest block adaptive sizing may reserve.
+   * @default the generator's `maxBlockSize`
+   */
+  maxBlockSize?: number;
+}
+
+/** How string ids from `nextFullId()` look: `orders/10-A` (RavenDB's format). */
+export interface IdFormat {
+  /**
+   * Between the prefix and the number. Any non-empty string without `|` or digits.
+   * @default "/"
+   */
+  separator?: string;
+  /**
+   * Appended after a dash, naming the node that made the id (`orders/10-A`). Letters and digits only.
+   * @default none (`orders/10`)
+   */
+  nodeTag?: string;
+  /**
+   * The prefix for a segment.
+   * @default the segment name
+   */
+  prefix?: (segment: string) => string;
+}
+
+/** Options of {@link createHiLoGenerator}. */
+export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
+  /** Reserves blocks in the database (`sequenceSource`, `tableSource`, `memorySource`, …). */
+  source: HiSource;
+  /**
+   * Keys reserved per round trip at first, and the smallest block adaptive sizing goes down to. For a
+   * sequence source this must equal the sequence's INCREMENT BY.
+   * @default 100
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, blockSize: 1000 })
+   * ```
+   */
+  blockSize?: number;
+  /**
+   * The largest block adaptive sizing may reserve in one round trip.
+   * @default 1_048_576 (never less than `blockSize`)
+   */
+  maxBlockSize?: number;
+  /**
+   * Size blocks from the observed consumption rate, so that one block lasts about `targetMs`
+   * (grows at most ×8 and shrinks at most ÷2 per reservation, within `blockSize`…`maxBlockSize`).
+   * `false` reserves exactly `blockSize` keys each time (except for bulk `reserve()` calls).
+   * @default true (targetMs 5000)
+   */
+  adaptive?: boolean | { targetMs: number };
+  /**
+   * Fraction of the block in hand after which the next block is reserved in the background, so that no
+   * caller waits at a block boundary. `false` reserves only when the block is empty.
+   * @default 0.8
+   */
+  prefetchAt?: number | false;
+  /**
+   * `'number'` hands out JavaScript numbers and fails with `HiLoOverflowError` rather than give a key above
+   * `Number.MAX_SAFE_INTEGER`; `'bigint'` hands out bigints.
+   * @default "number"
+   */
+  keyType?: K;
+  /**
+   * Time one reservation attempt may take before it is abandoned (and its block, if any, discarded).
+   * @default 5000
+   */
+  timeoutMs?: number;
+  /**
+   * How many times a failed reservation is retried (exponential backoff with full jitter) before callers
+   * get `HiLoExhaustedError`. Errors that retrying cannot cure are not retried.
+   * @default 5
+   */
+  retries?: number;
+  /**
+   * First backoff delay; doubles per attempt, up to `retryMaxDelayMs`; each wait is random in [0, delay].
+   * @default 50
+   */
+  retryBaseDelayMs?: number;
+  /**
+   * Longest backoff delay.
+   * @default 2000
+   */
+  retryMaxDelayMs?: number;
+  /**
+   * Settings for single segments, e.g. `{ orders: { blockSize: 1000 } }`.
+   * @default {}
+   */
+  segments?: Record<string, SegmentOptions>;
+  /**
+   * How `nextFullId()` formats ids.
+   * @default { separator: "/" }
+   */
+  idFormat?: IdFormat;
+  /**
+   * Called for every reservation, retry, failure, returned or lost range and block-size change. Must not
+   * throw; it runs synchronously on the generator's path.
+   * @default none
+   */
+  onEvent?: (event: HiLoEvent) => void;
+}
+
+/** Validated options with defaults applied. */
+export interface ResolvedOptions {
+  readonly source: HiSource;
+  readonly blockSize: number;
+  readonly maxBlockSize: number;
+  readonly adaptiveTargetMs: number | undefined;
+  readonly prefetchAt: number | undefined;
+  readonly keyType: KeyType;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly retryBaseDelayMs: number;
+  readonly retryMaxDelayMs: number;
+  readonly segments: Readonly<Record<string, { blockSize: number; maxBlockSize: number }>>;
+  readonly separator: string;
+  readonly nodeTag: string | undefined;
+  readonly prefix: (segment: string) => string;
+  readonly onEvent: ((event: HiLoEvent) => void) | undefined;
+}
+
+const MAX_BLOCK = 2 ** 31 - 1;
+
+function positiveInteger(name: string, value: unknown, max = MAX_BLOCK): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+    throw HiLoConfigurationError.invalidOption(name, `an integer from 1 to ${max}`, value);
+  }
+  return value;
+}
+
+function nonNegativeInteger(name: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
+    throw HiLoConfigurationError.invalidOption(name, `an integer from 0 to ${max}`, value);
+  }
+  return value;
+}
+
+/** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
+export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw HiLoConfigurationError.invalidOption('options', 'an object with at least `source`', options);
+  }
+  const { source } = options;
+  if (typeof source !== 'object' || source === null || typeof source.reserve !== 'function') {
+    throw HiLoConfigurationError.invalidOption(
+      'source',
+      'a hi source with a reserve() method (e.g. sequenceSource(client), tableSource(client) or memorySource())',
+      source,
+    );
+  }
+  const blockSize = positiveInteger('blockSize', options.blockSize ?? 100);
+  const maxBlockSize = positiveInteger('maxBlockSize', options.maxBlockSize ?? Math.max(blockSize, 1_048_576));
+  if (maxBlockSize < blockSize) {
+    throw new HiLoConfigurationError(
+      `Expected \`maxBlockSize\` (${maxBlockSize}) to be at least \`blockSize\` (${blockSize}); raise maxBlockSize or lower blockSize.`,
+    );
+  }
+  let adaptiveTargetMs: number | undefined;
+  const adaptive = options.adaptive ?? true;
+  if (adaptive === true) adaptiveTargetMs = 5000;
+  else if (adaptive === false) adaptiveTargetMs = undefined;
+  else if (typeof adaptive === 'object' && adaptive !== null) {
+    adaptiveTargetMs = positiveInteger('adaptive.targetMs', adaptive.targetMs, 86_400_000);
+  } else throw HiLoConfigurationError.invalidOption('adaptive', 'true, false or { targetMs: number }', adaptive);
+
+  let prefetchAt: number | undefined;
+  const p = options.prefetchAt ?? 0.8;
+  if (p === false) prefetchAt = undefined;
+  else if (typeof p !== 'number' || !(p > 0 && p <= 1)) {
+    throw HiLoConfigurationError.invalidOption('prefetchAt', 'a fraction in (0, 1] or false', p);
+  } else prefetchAt = p;
+
+  const keyType = options.keyType ?? 'number';
+  if (keyType !== 'number' && keyType !== 'bigint') {
+    throw HiLoConfigurationError.invalidOption('keyType', '"number" or "bigint"', keyType);
+  }
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5000, 3_600_000);
+  const retries = nonNegativeInteger('retries', options.retries ?? 5, 100);
+  const retryBaseDelayMs = nonNegativeInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, 60_000);
+  const retryMaxDelayMs = nonNegativeInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, 600_000);
+
+  const segments: Record<string, { blockSize: number; maxBlockSize: number }> = {};
+  if (options.segments !== undefined) {
+    if (typeof options.segments !== 'object' || options.segments === null) {
+      throw HiLoConfigurationError.invalidOption('segments', 'an object keyed by segment name', options.segments);
+    }
+    for (const [name, so] of Object.entries(options.segments)) {
+      validateSegment(name);
+      const b = positiveInteger(`segments.${name}.blockSize`, so?.blockSize ?? blockSize);
+      const m = positiveInteger(`segments.${name}.maxBlockSize`, so?.maxBlockSize ?? Math.max(b, maxBlockSize));
+      if (m < b) {
+        throw new HiLoConfigurationError(
+          `Expected \`segments.${name}.maxBlockSize\` (${m}) to be at least its blockSize (${b}).`,
+        );
+      }
+      segments[name] = { blockSize: b, maxBlockSize: m };
+    }
+  }
+
+  const format = options.idFormat ?? {};
+  const separator = format.separator ?? '/';
+  if (typeof separator !== 'string' || separator.length === 0 || /[|0-9]/.test(separator)) {
+    throw HiLoConfigurationError.invalidOption('idFormat.separator', 'a non-empty string without "|" or digits', separator);
+  }
+  const nodeTag = format.nodeTag;
+  if (nodeTag !== undefined && (typeof nodeTag !== 'string' || !/^[A-Za-z0-9]{1,16}$/.test(nodeTag))) {
+    throw HiLoConfigurationError.invalidOption('idFormat.nodeTag', '1 to 16 letters or digits, e.g. "A"', nodeTag);
+  }
+  const prefix = format.prefix ?? ((segment: string) => segment);
+  if (typeof prefix !== 'function') {
+    throw HiLoConfigurationError.invalidOption('idFormat.prefix', 'a function (segment) => string', prefix);
+  }
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+    throw HiLoConfigurationError.invalidOption('onEvent', 'a function', options.onEvent);
+  }
+  return {
+    source,
+    blockSize,
+    maxBlockSize,
+    adaptiveTargetMs,
+    prefetchAt,
+    keyType,
+    timeoutMs,
+    retries,
+    retryBaseDelayMs,
+    retryMaxDelayMs,
+    segments,
+    separator,
+    nodeTag,
+    prefix,
+    onEvent: options.onEvent,
+  };
+}
+
+/** Segment names: 1–128 characters, no control characters. Sources that turn them into identifiers check more. */
+export function validateSegment(segment: unknown): asserts segment is string {
+  if (typeof segment !== 'string' || segment.length === 0 || segment.length > 128 || /[\u0000-\u001f]/.test(segment)) {
+    throw HiLoConfigurationError.invalidOption('segment', 'a non-empty name of at most 128 printable characters, e.g. "orders"', segment);
+  }
+}

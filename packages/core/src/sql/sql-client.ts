@@ -1,0 +1,33 @@
+/** The databases hilo speaks to. `mysql` covers MariaDB and MySQL. */
+export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
+
+/** Rows a statement returned, and how many rows it changed. */
+export interface SqlResult<Row> {
+  readonly rows: Row[];
+  /** Rows changed by INSERT/UPDATE/DELETE; 0 for SELECT. */
+  readonly affectedRows: number;
+}
+
+/** Something that runs one SQL statement with positional parameters (`$1` on PostgreSQL, `?` elsewhere). */
+export interface SqlExecutor {
+  /** Runs `sql` with `params` and resolves with its rows. */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>>;
+}
+
+/**
+ * The driver-free shape of a database connection pool that hi sources use. Adapters wrap their ORM's
+ * driver in it; {@link pgClient}, {@link mysqlClient}, {@link sqliteClient} and {@link connect} build one.
+ *
+ * Statements through `query` run in autocommit on a pooled connection, never on a caller's transaction.
+ */
+export interface SqlClient extends SqlExecutor {
+  /** Which SQL dialect the sources must speak. */
+  readonly dialect: SqlDialect;
+  /**
+   * Runs `work` inside a transaction on one connection of its own; commits when `work` resolves, rolls
+   * back when it rejects.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Releases what this client owns (a pool it created from a URL); leaves a pool passed in alone. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+/** A contiguous range of keys `[first, last]`, both inclusive, reserved in the database for one process. */
+export interface Block {
+  readonly first: bigint;
+  readonly last: bigint;
+}
+
+/** What a generator passes to {@link HiSource.reserve}. */
+export interface ReserveRequest {
+  /** How many keys the generator would like. A source may round up (a sequence's increment); never down. */
+  readonly size: number;
+  /** Aborted when the generator's `timeoutMs` runs out or the generator closes. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Reserves blocks of keys for named segments. The database's atomic increment behind it is the one thing
+ * that makes keys unique across processes. **Contract** for every implementation:
+ * - `reserve` runs on a connection of its own and commits before it resolves: never inside a caller's
+ *   transaction, so a rolled-back business transaction never rolls back a reservation;
+ * - the blocks it returns are never returned again, by this or any other process, unless released;
+ * - it resolves only once the reservation is durable; if it rejects, the caller treats the outcome as
+ *   unknown and never uses the block;
+ * - returned blocks are in ascending order.
+ */
+export interface HiSource {
+  /** A short description for messages and `stats()`, e.g. `postgres sequence "public"."orders_hilo_seq"`. */
+  readonly description: string;
+  /**
+   * Checks (and, where configured, creates) what the segment needs in the database: the sequence or the
+   * table row. Called once per segment before its first reservation. Rejects with a
+   * `HiLoMismatchError` when the database disagrees with the configuration.
+   */
+  prepare?(segment: string, signal: AbortSignal): Promise<void>;
+  /** Reserves at least `request.size` keys for `segment`, possibly as several blocks. */
+  reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]>;
+  /**
+   * Gives back the unused tail of the most recently reserved block, only where the database can prove that
+   * nobody reserved after it (compare-and-set on the stored value). Resolves to whether it was returned.
+   */
+  release?(segment: string, unused: Block): Promise<boolean>;
+  /** Frees the source's own resources (not a pool the caller passed in). */
+  close?(): Promise<void>;
+}
+
+/** Number or bigint keys. */
+export type KeyType = 'number' | 'bigint';
+
+/** The JavaScript type of keys for a {@link KeyType}. */
+export type KeyOf<T extends KeyType> = T extends 'bigint' ? bigint : number;
