@@ -158,7 +158,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
     if (this.closed) throw new HiLoClosedError();
     const s = this.state(segment);
     const key = this.take(s);
-    if (key === undefined) void this.refill(s).catch(() => undefined);
+    if (key === undefined && s.inflight === undefined) void this.refill(s).catch(() => undefined);
     return key;
   }
 
