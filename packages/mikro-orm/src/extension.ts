@@ -1,0 +1,176 @@
+import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
+import { HiLoConfigurationError, type HiLoGeneratorOptions, type KeyType, type SqlClient } from 'hilo-core';
+import { createGeneratorFor } from './connection.js';
+import { hiloEntityManagerClass } from './entity-manager.js';
+import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
+import { HiLoFlushSubscriber } from './subscriber.js';
+
+/** Options of {@link HiLo.configure}. */
+export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source'> {
+  /**
+   * A generator to use instead of one built from the ORM's connection. It is not closed with the ORM.
+   * @default one built from the ORM's connection settings
+   * @example
+   * ```ts
+   * HiLo.configure({ generator: createHiLoGenerator({ source: memorySource() }) })
+   * ```
+   */
+  generator?: Generator;
+  /**
+   * The database connection reservations run on, instead of a small pool of its own built from the ORM's
+   * connection settings. Never the EntityManager's transaction.
+   * @default a pool of `poolSize` connections opened with the ORM's connection settings
+   * @example
+   * ```ts
+   * HiLo.configure({ client: pgClient(new pg.Pool({ connectionString })) })
+   * ```
+   */
+  client?: SqlClient;
+  /**
+   * Where blocks come from: a sequence per segment (PostgreSQL, MariaDB) or a row per segment in a hi table.
+   * @default "sequence" on PostgreSQL, "table" elsewhere
+   */
+  source?: 'sequence' | 'table';
+  /**
+   * Name of the hi table when `source` is `"table"`.
+   * @default "hilo_segments"
+   */
+  table?: string;
+  /**
+   * Schema of the sequences or hi table.
+   * @default the ORM's `schema` option, else the connection's default schema
+   */
+  schema?: string;
+  /**
+   * Connections in the pool reservations run on (when neither `client` nor `generator` is given).
+   * @default 2
+   */
+  poolSize?: number;
+}
+
+/** Something MikroORM accepts in its `extensions` list. */
+export interface HiLoExtension {
+  readonly name: string;
+  register(orm: MikroORM): void;
+}
+
+/**
+ * The MikroORM extension that gives entities marked with `hiloKey()` / `@HiLoKey()` their keys from hi/lo
+ * blocks: at `em.create()` from memory, at flush (awaiting a reservation) for whatever is still missing, and
+ * in `em.insert()` / `em.insertMany()`. Blocks are reserved on a connection of its own, never the
+ * EntityManager's transaction, and a block is reserved for every keyed entity during `MikroORM.init()`.
+ * @example
+ * ```ts
+ * const orm = await MikroORM.init(defineConfig({ clientUrl, entities: [Order], extensions: [HiLo] }));
+ * ```
+ */
+export class HiLo {
+  /** Registers the extension with default options; called by MikroORM for `extensions: [HiLo]`. */
+  static register(orm: MikroORM): void {
+    registerHiLo(orm, {});
+  }
+
+  /**
+   * The extension with options.
+   * @example
+   * ```ts
+   * defineConfig({ extensions: [HiLo.configure({ blockSize: 500 })], … })
+   * ```
+   */
+  static configure(options: HiLoOptions): HiLoExtension {
+    validate(options);
+    return { name: 'HiLo', register: (orm) => registerHiLo(orm, options) };
+  }
+
+  /**
+   * The generator serving an ORM or EntityManager, for keys outside entities (`await generator.next('orders')`).
+   * @example
+   * ```ts
+   * const next = await HiLo.generator(orm.em).next('orders');
+   * ```
+   */
+  static generator(ormOrEm: MikroORM | EntityManager): Generator {
+    const generator = runtimeFor(ormOrEm).generator;
+    if (!generator) {
+      throw new HiLoConfigurationError(
+        'No hi/lo generator is running for this ORM: no entity has a hi/lo key, or MikroORM.init() has not finished.',
+      );
+    }
+    return generator;
+  }
+}
+
+/**
+ * Config fragment that registers the extension: spread it into `defineConfig()`.
+ * @example
+ * ```ts
+ * defineConfig({ ...hiloConfig({ blockSize: 500 }), clientUrl, entities })
+ * ```
+ */
+export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions'> {
+  return { extensions: [HiLo.configure(options)] };
+}
+
+function validate(options: HiLoOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  }
+  if (options.poolSize !== undefined && !(Number.isInteger(options.poolSize) && options.poolSize >= 1)) {
+    throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', options.poolSize);
+  }
+  if (options.source !== undefined && options.source !== 'sequence' && options.source !== 'table') {
+    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', options.source);
+  }
+  if (options.generator && options.client) {
+    throw new HiLoConfigurationError('Pass either `generator` or `client` to HiLo.configure(), not both.');
+  }
+}
+
+function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
+  const config = orm.config;
+  if (config.getExtension(EXTENSION_NAME)) {
+    throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
+  }
+  const runtime = new HiLoRuntime((o) =>
+    options.generator ? Promise.resolve(options.generator) : createGeneratorFor(o, options),
+  );
+  config.registerExtension(EXTENSION_NAME, () => runtime);
+  config.set('subscribers', [...config.get('subscribers'), new HiLoFlushSubscriber(runtime)]);
+
+  // Warm-up runs when discovery is done: MikroORM.init() awaits this hook, so init fails fast when the
+  // database cannot be reached; the synchronous constructor does not, and keys then come from the flush.
+  const discovery = config.get('discovery');
+  const userHook = discovery.afterDiscovered;
+  config.set('discovery', {
+    ...discovery,
+    afterDiscovered: async (storage, platform) => {
+      await userHook?.(storage, platform);
+      const started = runtime.start(orm, storage);
+      started.catch(() => undefined);
+      await started;
+    },
+  });
+
+  // em.insert()/insertMany() bypass onCreate; an EntityManager subclass fills keys there.
+  const driver = orm.driver as unknown as { createEntityManager(useContext?: boolean): EntityManager };
+  const createEntityManager = driver.createEntityManager.bind(driver);
+  let subclassed = false;
+  driver.createEntityManager = (useContext?: boolean) => {
+    if (!subclassed) {
+      subclassed = true;
+      const base = (config.get('entityManager') ?? createEntityManager(useContext).constructor) as never;
+      config.set('entityManager', hiloEntityManagerClass(base) as never);
+    }
+    return createEntityManager(useContext);
+  };
+
+  // The generator's pool closes with the ORM; a generator the caller passed in stays theirs.
+  const close = orm.close.bind(orm);
+  orm.close = async (force?: boolean) => {
+    try {
+      await close(force);
+    } finally {
+      if (!options.generator) await runtime.close();
+    }
+  };
+}

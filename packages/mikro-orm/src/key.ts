@@ -1,0 +1,91 @@
+import { p, type EntityManager } from '@mikro-orm/core';
+import { HiLoConfigurationError } from 'hilo-core';
+import { runtimeFor } from './runtime.js';
+
+/** Options of {@link hiloKey}, {@link hiloKeyOptions} and the `@HiLoKey()` decorators. */
+export interface HiLoKeyOptions {
+  /**
+   * The key space this entity draws from: one sequence or hi-table row per segment.
+   * @default the entity's table name
+   * @example
+   * ```ts
+   * id: hiloKey({ segment: 'orders' })
+   * ```
+   */
+  segment?: string;
+}
+
+/** What the adapter recognises a hi/lo key by: a marker on its `onCreate` function. */
+export const HILO_KEY = Symbol.for('hilo-mikro-orm.key');
+
+/** The `onCreate` hook of a hi/lo key, carrying its options. */
+export interface HiLoOnCreate {
+  (entity: object, em: EntityManager): number | bigint | string | undefined;
+  readonly [HILO_KEY]: HiLoKeyOptions;
+}
+
+/** Whether `value` is the `onCreate` hook of a hi/lo key. */
+export function isHiLoOnCreate(value: unknown): value is HiLoOnCreate {
+  return typeof value === 'function' && HILO_KEY in value;
+}
+
+function validate(options: HiLoKeyOptions): HiLoKeyOptions {
+  if (options === null || typeof options !== 'object') {
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  }
+  if (options.segment !== undefined && (typeof options.segment !== 'string' || options.segment.trim() === '')) {
+    throw HiLoConfigurationError.invalidOption('segment', 'a non-empty string', options.segment);
+  }
+  return { ...options };
+}
+
+function createOnCreate(options: HiLoKeyOptions): HiLoOnCreate {
+  // Synchronous on purpose: MikroORM stores whatever onCreate returns, so a Promise would become the key.
+  // When memory is empty this returns undefined and the flush-time fallback awaits a key instead.
+  const onCreate = (entity: object, em: EntityManager) => runtimeFor(em).keyFromMemory(entity);
+  return Object.assign(onCreate, { [HILO_KEY]: options }) as HiLoOnCreate;
+}
+
+/**
+ * Property options that make a primary key a hi/lo key: `primary`, `autoincrement: false` and an
+ * `onCreate` hook that takes a key from memory, so `em.create()` returns an entity with its key set.
+ * For decorators and `EntitySchema`; spread them and add a `type`.
+ * @example
+ * ```ts
+ * @PrimaryKey({ ...hiloKeyOptions(), type: 'bigint' })
+ * id!: number;
+ * ```
+ */
+export function hiloKeyOptions(options: HiLoKeyOptions = {}): {
+  primary: true;
+  autoincrement: false;
+  onCreate: HiLoOnCreate;
+} {
+  return { primary: true, autoincrement: false, onCreate: createOnCreate(validate(options)) };
+}
+
+/**
+ * A `defineEntity` primary key property whose value is assigned from a hi/lo block in memory at
+ * `em.create()`: a `bigint` column mapped to a JavaScript `number`.
+ * @example
+ * ```ts
+ * const Order = defineEntity({
+ *   name: 'Order',
+ *   properties: { id: hiloKey(), placedAt: p.datetime() },
+ * });
+ * ```
+ */
+export function hiloKey(options: HiLoKeyOptions = {}) {
+  return p.bigint('number').primary().autoincrement(false).onCreate(createOnCreate(validate(options)) as never);
+}
+
+/**
+ * Like {@link hiloKey}, for keys kept as JavaScript `bigint` (beyond `Number.MAX_SAFE_INTEGER`).
+ * @example
+ * ```ts
+ * properties: { id: hiloBigintKey() }
+ * ```
+ */
+export function hiloBigintKey(options: HiLoKeyOptions = {}) {
+  return p.bigint('bigint').primary().autoincrement(false).onCreate(createOnCreate(validate(options)) as never);
+}

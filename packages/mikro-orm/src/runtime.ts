@@ -1,0 +1,196 @@
+import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
+import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
+import { HILO_KEY, isHiLoOnCreate } from './key.js';
+
+/** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
+export const EXTENSION_NAME = 'hilo-mikro-orm';
+
+/** How a key is stored on the entity, read from the property's mapped type. */
+type KeyRuntime = 'number' | 'bigint' | 'string';
+
+/** One entity class with a hi/lo key. */
+export interface KeyedEntity {
+  readonly className: string;
+  readonly segment: string;
+  /** Property name of the key. */
+  readonly property: string;
+  readonly runtime: KeyRuntime;
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * What one ORM instance knows about hi/lo: its generator, its keyed entities, and how to start and stop.
+ * Reached from any EntityManager (forks included) through the ORM's configuration.
+ */
+export class HiLoRuntime {
+  readonly #entities = new Map<unknown, KeyedEntity>();
+  readonly #createGenerator: (orm: MikroORM) => Promise<Generator>;
+  #generator: Generator | undefined;
+  #starting: Promise<Generator | undefined> | undefined;
+  #closed = false;
+
+  constructor(createGenerator: (orm: MikroORM) => Promise<Generator>) {
+    this.#createGenerator = createGenerator;
+  }
+
+  /** The entities with a hi/lo key, by class. */
+  get entities(): ReadonlyMap<unknown, KeyedEntity> {
+    return this.#entities;
+  }
+
+  /** The generator, once {@link start} has created it. */
+  get generator(): Generator | undefined {
+    return this.#generator;
+  }
+
+  /**
+   * Finds the hi/lo keys in the discovered metadata, checks them, creates the generator and reserves a block
+   * for every segment, so the first `em.create()` is already served from memory.
+   */
+  start(orm: MikroORM, storage: MetadataStorage): Promise<Generator | undefined> {
+    this.#starting ??= (async () => {
+      for (const meta of storage.getAll().values()) this.#collect(meta);
+      if (this.#entities.size === 0) return undefined;
+      const generator = await this.#createGenerator(orm);
+      this.#generator = generator;
+      if (this.#closed) {
+        await generator.close();
+        return undefined;
+      }
+      await generator.warm([...new Set([...this.#entities.values()].map((e) => e.segment))]);
+      return generator;
+    })();
+    return this.#starting;
+  }
+
+  #collect(meta: EntityMetadata): void {
+    if (meta.embeddable || meta.virtual || !meta.class) return;
+    const keys = meta.props.filter((prop) => isHiLoOnCreate(prop.onCreate));
+    if (keys.length === 0) return;
+    const prop = keys[0] as EntityProperty;
+    if (keys.length > 1 || !prop.primary || meta.primaryKeys.length !== 1) {
+      throw new HiLoConfigurationError(
+        `Entity ${meta.className} marks ${keys.map((k) => `"${k.name}"`).join(', ')} as hi/lo key with primary keys [${meta.primaryKeys.join(', ')}]; a hi/lo key must be the entity's only primary key.`,
+      );
+    }
+    if (prop.autoincrement) {
+      throw new HiLoConfigurationError(
+        `Entity ${meta.className}.${prop.name} is a hi/lo key but has \`autoincrement: true\`; remove it (hiloKey() sets \`autoincrement: false\`), the database must not generate this key.`,
+      );
+    }
+    const options = isHiLoOnCreate(prop.onCreate) ? prop.onCreate[HILO_KEY] : undefined;
+    const root = meta.root ?? meta;
+    this.#entities.set(meta.class, {
+      className: meta.className,
+      segment: options?.segment ?? root.tableName ?? meta.tableName,
+      property: prop.name,
+      runtime: runtimeOf(prop),
+    });
+  }
+
+  /** The key entry for an entity instance or class, or undefined when it has no hi/lo key. */
+  entryFor(entityOrClass: object): KeyedEntity | undefined {
+    const cls = typeof entityOrClass === 'function' ? entityOrClass : entityOrClass.constructor;
+    return this.#entities.get(cls);
+  }
+
+  /**
+   * A key for `entity` from memory, or `undefined` when none is in memory (a reservation is then under way
+   * and the flush fills the key).
+   */
+  keyFromMemory(entity: object): number | bigint | string | undefined {
+    const entry = this.entryFor(entity);
+    if (!entry || !this.#generator) return undefined;
+    const key = this.#generator.tryNextSync(entry.segment);
+    return key === undefined ? undefined : convert(key, entry);
+  }
+
+  /** Sets a key on every entity in `entities` whose key is still missing; one bulk reservation per segment. */
+  async fillMissing(entities: Iterable<object>): Promise<object[]> {
+    const missing = new Map<KeyedEntity, object[]>();
+    for (const entity of entities) {
+      const entry = this.entryFor(entity);
+      if (!entry || (entity as Record<string, unknown>)[entry.property] != null) continue;
+      const list = missing.get(entry) ?? [];
+      list.push(entity);
+      missing.set(entry, list);
+    }
+    if (missing.size === 0) return [];
+    const generator = await this.ready();
+    const filled: object[] = [];
+    await Promise.all(
+      [...missing].map(async ([entry, list]) => {
+        const keys = await generator.reserve(entry.segment, list.length);
+        list.forEach((entity, i) => {
+          (entity as Record<string, unknown>)[entry.property] = convert(keys[i] as number | bigint, entry);
+          filled.push(entity);
+        });
+      }),
+    );
+    return filled;
+  }
+
+  /** `count` keys for the entity class `entry`, converted to the property's type. */
+  async keys(entry: KeyedEntity, count: number): Promise<Array<number | bigint | string>> {
+    const generator = await this.ready();
+    return (await generator.reserve(entry.segment, count)).map((key) => convert(key, entry));
+  }
+
+  /** The generator, waiting for start-up if it is still under way. */
+  async ready(): Promise<Generator> {
+    const generator = this.#generator ?? (await this.#starting);
+    if (!generator) {
+      throw new HiLoConfigurationError(
+        'The hi/lo generator is not running: MikroORM has not finished discovery, or no entity has a hi/lo key. Create the ORM with `await MikroORM.init(config)` and mark keys with hiloKey() or @HiLoKey().',
+      );
+    }
+    return generator;
+  }
+
+  /** Closes the generator (gives back unused keys where the source can prove it is safe). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#starting?.catch(() => undefined);
+    await this.#generator?.close();
+  }
+}
+
+/** The generator shape this adapter uses; `HiLoGenerator` of either key type. */
+export type Generator = HiLoGenerator<number> | HiLoGenerator<bigint>;
+
+function runtimeOf(prop: EntityProperty): KeyRuntime {
+  const runtime = String(prop.runtimeType ?? '');
+  if (runtime === 'bigint' || runtime === 'string') return runtime;
+  return 'number';
+}
+
+function convert(key: number | bigint, entry: KeyedEntity): number | bigint | string {
+  switch (entry.runtime) {
+    case 'bigint':
+      return BigInt(key);
+    case 'string':
+      return String(key);
+    default:
+      if (typeof key === 'bigint') {
+        if (key > SAFE) {
+          throw new HiLoOverflowError(
+            `Key ${key} of segment "${entry.segment}" exceeds Number.MAX_SAFE_INTEGER, but ${entry.className}.${entry.property} holds a number; map it as bigint (hiloBigintKey()).`,
+          );
+        }
+        return Number(key);
+      }
+      return key;
+  }
+}
+
+/** The runtime registered by the `HiLo` extension on the ORM this EntityManager belongs to. */
+export function runtimeFor(em: Pick<EntityManager, 'config'>): HiLoRuntime {
+  const runtime = em.config.getExtension<HiLoRuntime>(EXTENSION_NAME);
+  if (!runtime) {
+    throw new HiLoConfigurationError(
+      'An entity has a hi/lo key, but the HiLo extension is not registered; add it to the MikroORM config: `defineConfig({ extensions: [HiLo], … })`.',
+    );
+  }
+  return runtime;
+}
