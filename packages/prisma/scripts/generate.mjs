@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Runs `prisma generate` for the given schemas (default: test/prisma/*.prisma) without network access.
+// Prisma's CLI insists on a schema-engine binary even though `generate` never starts it, and would download
+// one; pointing PRISMA_SCHEMA_ENGINE_BINARY at a stub that only explains itself keeps generation offline.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const prismaCli = createRequire(import.meta.url).resolve('prisma/build/index.js');
+
+let schemas = process.argv.slice(2);
+if (schemas.length === 0) {
+  const dir = path.join(here, '..', 'test', 'prisma');
+  schemas = readdirSync(dir).filter((f) => f.endsWith('.prisma')).map((f) => path.join(dir, f));
+}
+
+const stubDir = mkdtempSync(path.join(tmpdir(), 'hilo-prisma-'));
+const stub = path.join(stubDir, 'schema-engine');
+writeFileSync(stub, '#!/bin/sh\necho "schema engine stub (hilo-prisma scripts/generate.mjs): migrate and db push are not available" >&2\nexit 1\n');
+chmodSync(stub, 0o755);
+
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? stub,
+  CHECKPOINT_DISABLE: '1',
+  PRISMA_HIDE_UPDATE_MESSAGE: '1',
+};
+let failed = false;
+try {
+  for (const schema of schemas) {
+    const r = spawnSync(process.execPath, [prismaCli, 'generate', '--no-hints', '--schema', schema], { env, stdio: 'inherit' });
+    if (r.status !== 0) {
+      process.stderr.write(`prisma generate failed for ${schema}\n`);
+      failed = true;
+      break;
+    }
+  }
+} finally {
+  rmSync(stubDir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

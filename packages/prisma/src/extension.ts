@@ -1,0 +1,151 @@
+import { Prisma } from '@prisma/client/extension';
+import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
+import {
+  resolveMetadata,
+  type HiLoKeyOf,
+  type HiLoModelKey,
+  type HiLoPrismaMetadata,
+  type PrismaModelName,
+  type ResolvedModel,
+  type RuntimeDataModelLike,
+} from './metadata.js';
+import { collectKeySlots, type KeySlot } from './walk-args.js';
+import { createKeySupply, type HiLoPrismaConnectionOptions, type KeySupply } from './key-supply.js';
+
+/** Options of {@link hilo}. */
+export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
+  /**
+   * Which field is each model's key: import `hiloMetadata` from the `hilo.ts` the generator writes, or
+   * write it by hand (relations are then read from the client).
+   * @example
+   * ```ts
+   * import { hiloMetadata } from './generated/prisma/hilo.js';
+   * prisma.$extends(hilo({ metadata: hiloMetadata, url: process.env.DATABASE_URL }));
+   * ```
+   */
+  metadata: M;
+};
+
+const FILLED = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert', 'update']);
+const INT_MAX = 2_147_483_647;
+
+/** Turns a generator key into the field's JavaScript type, refusing Int overflow instead of wrapping. */
+function toFieldKey(model: string, key: HiLoModelKey, value: number | bigint): number | bigint {
+  if (key.type === 'BigInt') return typeof value === 'bigint' ? value : BigInt(value);
+  if (value > INT_MAX) {
+    throw new HiLoOverflowError(
+      `Key ${value} of segment "${key.segment}" does not fit ${model}.${key.field}, an Int (at most ${INT_MAX}); make the field BigInt.`,
+    );
+  }
+  return Number(value);
+}
+
+function keyedModel(models: ReadonlyMap<string, ResolvedModel>, name: string | undefined): ResolvedModel & { key: HiLoModelKey } {
+  const model = name === undefined ? undefined : models.get(name);
+  if (model?.key === undefined) {
+    throw new HiLoConfigurationError(
+      `Model ${name ?? '(unknown)'} has no hi/lo key; tag it with \`/// @hilo\` in schema.prisma (or add it to \`metadata.models\`) and run \`prisma generate\`.`,
+    );
+  }
+  return model as ResolvedModel & { key: HiLoModelKey };
+}
+
+async function fillSlots(supply: KeySupply, slots: readonly KeySlot[]): Promise<void> {
+  const bySegment = new Map<string, KeySlot[]>();
+  for (const slot of slots) {
+    const segment = slot.model.key!.segment;
+    const list = bySegment.get(segment);
+    if (list) list.push(slot);
+    else bySegment.set(segment, [slot]);
+  }
+  await Promise.all(
+    [...bySegment].map(async ([segment, list]) => {
+      const keys = await supply.take(segment, list.length);
+      list.forEach((slot, i) => {
+        const key = slot.model.key!;
+        slot.target[key.field] = toFieldKey(slot.model.name, key, keys[i]!);
+      });
+    }),
+  );
+}
+
+/**
+ * A Prisma client extension that fills missing hi/lo keys before a query leaves the process — in
+ * `create`, `createMany`, `createManyAndReturn`, `upsert` and every nested create at any depth — and adds
+ * `nextId()` and `reserveIds(n)` to each model. Reservations run on a connection of their own, never on
+ * the caller's transaction.
+ * @example
+ * ```ts
+ * const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) })
+ *   .$extends(hilo({ metadata: hiloMetadata, url }));
+ * const id = await prisma.order.nextId(); // bigint for a BigInt key
+ * await prisma.$hilo.close();
+ * ```
+ */
+export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOptions<M>) {
+  if (typeof options !== 'object' || options === null) {
+    throw HiLoConfigurationError.invalidOption('options', 'an object with `metadata` and `url`, `client` or `generator`', options);
+  }
+  const metadata = options.metadata;
+  // fail on a bad option at start-up rather than at the first insert
+  resolveMetadata(metadata, undefined);
+  const supply = createKeySupply(options, metadata);
+
+  return Prisma.defineExtension((client) => {
+    let models: ReadonlyMap<string, ResolvedModel> | undefined;
+    const getModels = (): ReadonlyMap<string, ResolvedModel> =>
+      (models ??= resolveMetadata(metadata, (client as { _runtimeDataModel?: RuntimeDataModelLike })._runtimeDataModel));
+
+    return client.$extends({
+      name: 'hilo',
+      model: {
+        $allModels: {
+          /**
+           * The next hi/lo key of this model, from memory when a block is in hand.
+           * @example
+           * ```ts
+           * const id = await prisma.order.nextId();
+           * ```
+           */
+          async nextId<T>(this: T): Promise<HiLoKeyOf<M, PrismaModelName<T>>> {
+            const model = keyedModel(getModels(), Prisma.getExtensionContext(this).$name);
+            const [key] = await supply.take(model.key.segment, 1);
+            return toFieldKey(model.name, model.key, key!) as HiLoKeyOf<M, PrismaModelName<T>>;
+          },
+          /**
+           * `count` hi/lo keys of this model at once, in increasing order, for batches.
+           * @example
+           * ```ts
+           * const ids = await prisma.orderItem.reserveIds(1000);
+           * ```
+           */
+          async reserveIds<T>(this: T, count: number): Promise<HiLoKeyOf<M, PrismaModelName<T>>[]> {
+            if (!Number.isInteger(count) || count < 0) {
+              throw HiLoConfigurationError.invalidOption('count', 'a non-negative integer', count);
+            }
+            const model = keyedModel(getModels(), Prisma.getExtensionContext(this).$name);
+            if (count === 0) return [];
+            const keys = await supply.take(model.key.segment, count);
+            return keys.map((k) => toFieldKey(model.name, model.key, k)) as HiLoKeyOf<M, PrismaModelName<T>>[];
+          },
+        },
+      },
+      query: {
+        $allModels: {
+          async $allOperations({ model, operation, args, query }) {
+            if (!FILLED.has(operation)) return query(args);
+            const prepared = collectKeySlots(getModels(), model, operation, args);
+            if (prepared.slots.length > 0) await fillSlots(supply, prepared.slots);
+            return query(prepared.args as typeof args);
+          },
+        },
+      },
+      client: {
+        /** hilo's key supply: `close()` it at shutdown, `warm()` it at start-up, `generator()` for stats. */
+        $hilo: supply.handle,
+      },
+    });
+  });
+}
+
+export type { HiLoGenerator };

@@ -1,0 +1,138 @@
+import { HiLoConfigurationError } from 'hilo-core';
+import type { HiLoModelMetadata, HiLoPrismaMetadata } from '../metadata.js';
+
+/** The part of Prisma's DMMF field the generator reads. */
+export interface DmmfFieldLike {
+  readonly name: string;
+  readonly kind: string;
+  readonly type: string;
+  readonly isId: boolean;
+  readonly dbName?: string | null;
+  readonly documentation?: string;
+  readonly default?: unknown;
+}
+
+/** The part of Prisma's DMMF model the generator reads. */
+export interface DmmfModelLike {
+  readonly name: string;
+  readonly dbName: string | null;
+  readonly documentation?: string;
+  readonly fields: readonly DmmfFieldLike[];
+  readonly primaryKey: { readonly fields: readonly string[] } | null;
+}
+
+/** Options of one `/// @hilo(...)` comment. */
+export interface HiLoCommentOptions {
+  segment?: string;
+  blockSize?: number;
+}
+
+const TAG = /@hilo\b(?:\s*\(([^)]*)\))?/;
+
+/**
+ * Reads `@hilo` or `@hilo(segment: "orders", blockSize: 500)` from a `///` documentation comment.
+ * Returns undefined when the comment has no `@hilo` tag.
+ */
+export function parseHiLoComment(documentation: string | undefined, where: string): HiLoCommentOptions | undefined {
+  if (documentation === undefined) return undefined;
+  const match = TAG.exec(documentation);
+  if (match === null) return undefined;
+  const options: HiLoCommentOptions = {};
+  const body = (match[1] ?? '').trim();
+  if (body === '') return options;
+  const pair = /\s*([A-Za-z]+)\s*:\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,\s]+)\s*(?:,|$)/y;
+  let at = 0;
+  while (at < body.length) {
+    pair.lastIndex = at;
+    const m = pair.exec(body);
+    if (m === null) {
+      throw new HiLoConfigurationError(
+        `Cannot read the @hilo options of ${where}: "${body}". Write them as \`@hilo(segment: "orders", blockSize: 500)\`.`,
+      );
+    }
+    at = pair.lastIndex;
+    const [, name, raw = ''] = m;
+    if (name === 'segment') {
+      if (!/^["']/.test(raw)) {
+        throw new HiLoConfigurationError(`The @hilo segment of ${where} must be a quoted string, got ${raw}; write segment: "${raw}".`);
+      }
+      options.segment = raw.slice(1, -1);
+    } else if (name === 'blockSize') {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1) {
+        throw new HiLoConfigurationError(`The @hilo blockSize of ${where} must be a positive integer, got ${raw}.`);
+      }
+      options.blockSize = n;
+    } else {
+      throw new HiLoConfigurationError(`Unknown @hilo option "${name}" on ${where}; the options are segment and blockSize.`);
+    }
+  }
+  return options;
+}
+
+function isAutoincrement(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'autoincrement';
+}
+
+/**
+ * Builds hilo's metadata from the DMMF: every model's relations, and for models tagged `/// @hilo` (on the
+ * model or on its `@id` field) the key field, its type and its segment (the table name unless given).
+ */
+export function buildMetadata(models: readonly DmmfModelLike[], provider?: string): HiLoPrismaMetadata {
+  const out: Record<string, HiLoModelMetadata> = {};
+  for (const model of models) {
+    const table = model.dbName ?? model.name;
+    const relations: Record<string, string> = {};
+    for (const f of model.fields) if (f.kind === 'object') relations[f.name] = f.type;
+    const idFields = model.fields.filter((f) => f.isId);
+    const tagged =
+      parseHiLoComment(model.documentation, `model ${model.name}`) ??
+      idFields.map((f) => parseHiLoComment(f.documentation, `${model.name}.${f.name}`)).find((o) => o !== undefined);
+    if (tagged === undefined) {
+      out[model.name] = { table, relations };
+      continue;
+    }
+    const id = idFields[0];
+    if (idFields.length !== 1 || id === undefined || model.primaryKey !== null) {
+      throw new HiLoConfigurationError(
+        `Model ${model.name} is tagged @hilo but has no single-field @id; hilo fills one Int or BigInt @id field.`,
+      );
+    }
+    if (id.type !== 'Int' && id.type !== 'BigInt') {
+      throw new HiLoConfigurationError(
+        `Model ${model.name} is tagged @hilo but its @id \`${id.name}\` is ${id.type}; make it Int or BigInt (BigInt recommended).`,
+      );
+    }
+    if (isAutoincrement(id.default)) {
+      throw new HiLoConfigurationError(
+        `Model ${model.name} is tagged @hilo but \`${id.name}\` has @default(autoincrement()); replace it with @default(dbgenerated("hilo_missing_key('${tagged.segment ?? table}')")).`,
+      );
+    }
+    out[model.name] = {
+      table,
+      key: {
+        field: id.name,
+        type: id.type,
+        segment: tagged.segment ?? table,
+        column: id.dbName ?? id.name,
+        ...(tagged.blockSize === undefined ? {} : { blockSize: tagged.blockSize }),
+      },
+      relations,
+    };
+  }
+  return provider === undefined ? { models: out } : { provider, models: out };
+}
+
+/** The TypeScript module the generator writes: the metadata `as const`, so key types flow into the client. */
+export function renderMetadataModule(metadata: HiLoPrismaMetadata): string {
+  return [
+    '// Written by the hilo-prisma generator during `prisma generate`. Do not edit.',
+    '/* eslint-disable */',
+    '',
+    '/** Which field is each model\'s hi/lo key, its type and segment, and each model\'s relations. */',
+    `export const hiloMetadata = ${JSON.stringify(metadata, null, 2)} as const;`,
+    '',
+    'export default hiloMetadata;',
+    '',
+  ].join('\n');
+}
