@@ -1,1 +1,5 @@
-export {};
+export { HiLoGeneratedColumn } from './hilo-generated-column.js';
+export type { HiLoColumnOptions } from './column-options.js';
+export { hiloKeyTransformer, hiloBigIntKeyTransformer } from './key-transformer.js';
+export { installHiLo, withHiLo, hiloOf, HiLoTypeOrm, type HiLoTypeOrmOptions } from './install.js';
+export { dataSourceClient } from './driver-client.js';

@@ -1,0 +1,101 @@
+import { HiLoConfigurationError } from 'hilo-core';
+
+/** Options of {@link HiLoGeneratedColumn}. */
+export interface HiLoColumnOptions {
+  /**
+   * The key space this column draws from: one sequence or hi-table row per segment.
+   * @default the entity's table name
+   * @example
+   * ```ts
+   * @HiLoGeneratedColumn({ segment: 'orders' }) id!: number;
+   * ```
+   */
+  segment?: string;
+  /**
+   * Keys reserved per round trip for this segment (overrides the `blockSize` given to `installHiLo`).
+   * @default the installation's `blockSize` (100)
+   */
+  blockSize?: number;
+  /**
+   * JavaScript type of the key: `'number'` (refuses keys above `Number.MAX_SAFE_INTEGER`) or `'bigint'`.
+   * @default "number"
+   */
+  keyType?: 'number' | 'bigint';
+  /**
+   * Database column type. `'int'` caps keys at 2,147,483,647.
+   * @default "bigint"
+   */
+  type?: 'bigint' | 'int' | 'integer';
+  /**
+   * Database column name.
+   * @default the property name (after the DataSource's naming strategy)
+   */
+  name?: string;
+  /**
+   * Column comment in the database.
+   * @default none
+   */
+  comment?: string;
+}
+
+/** {@link HiLoColumnOptions} after validation, with defaults applied (segment stays optional: it needs the table). */
+export interface ResolvedColumnOptions {
+  readonly segment: string | undefined;
+  readonly blockSize: number | undefined;
+  readonly keyType: 'number' | 'bigint';
+  readonly type: 'bigint' | 'int' | 'integer';
+  readonly name: string | undefined;
+  readonly comment: string | undefined;
+}
+
+const KNOWN = new Set(['segment', 'blockSize', 'keyType', 'type', 'name', 'comment']);
+
+/** Largest key a column of this type holds. */
+export function maxKeyFor(type: ResolvedColumnOptions['type']): bigint {
+  return type === 'bigint' ? 9_223_372_036_854_775_807n : 2_147_483_647n;
+}
+
+/** Validates decorator options; throws `HiLoConfigurationError` naming the bad value. */
+export function resolveColumnOptions(options: HiLoColumnOptions | undefined, where: string): ResolvedColumnOptions {
+  const o = options ?? {};
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+    throw HiLoConfigurationError.invalidOption(`${where} options`, 'an object', o);
+  }
+  for (const key of Object.keys(o)) {
+    if (!KNOWN.has(key)) {
+      throw new HiLoConfigurationError(
+        `Unknown option \`${key}\` in ${where}; expected one of ${[...KNOWN].map((k) => `\`${k}\``).join(', ')}.`,
+      );
+    }
+  }
+  const { segment, blockSize, name, comment } = o;
+  if (
+    segment !== undefined &&
+    (typeof segment !== 'string' || segment.length === 0 || segment.length > 128 || /[\u0000-\u001f]/.test(segment))
+  ) {
+    throw HiLoConfigurationError.invalidOption(`${where} segment`, 'a non-empty name of at most 128 printable characters, e.g. "orders"', segment);
+  }
+  if (blockSize !== undefined && (typeof blockSize !== 'number' || !Number.isInteger(blockSize) || blockSize < 1 || blockSize > 2 ** 31 - 1)) {
+    throw HiLoConfigurationError.invalidOption(`${where} blockSize`, 'an integer from 1 to 2147483647', blockSize);
+  }
+  const keyType = o.keyType ?? 'number';
+  if (keyType !== 'number' && keyType !== 'bigint') {
+    throw HiLoConfigurationError.invalidOption(`${where} keyType`, '"number" or "bigint"', keyType);
+  }
+  const type = o.type ?? 'bigint';
+  if (type !== 'bigint' && type !== 'int' && type !== 'integer') {
+    throw HiLoConfigurationError.invalidOption(`${where} type`, '"bigint", "int" or "integer"', type);
+  }
+  if (keyType === 'bigint' && type !== 'bigint') {
+    throw new HiLoConfigurationError(
+      `${where}: keyType "bigint" needs a bigint column, got type ${JSON.stringify(type)}; use type "bigint" or keyType "number".`,
+    );
+  }
+  if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {
+    throw HiLoConfigurationError.invalidOption(`${where} name`, 'a non-empty column name', name);
+  }
+  if (comment !== undefined && typeof comment !== 'string') {
+    throw HiLoConfigurationError.invalidOption(`${where} comment`, 'a string', comment);
+  }
+  return { segment, blockSize, keyType, type, name, comment };
+}

@@ -1,0 +1,51 @@
+import { PrimaryColumn } from 'typeorm';
+import { HiLoConfigurationError } from 'hilo-core';
+import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
+import { keyTransformer } from './key-transformer.js';
+
+// Declared hi/lo columns by declaring class; read when a DataSource is wired (inheritance walks the chain).
+const declared = new WeakMap<object, Map<string, ResolvedColumnOptions>>();
+
+/**
+ * Marks the primary key property of an entity as a hi/lo key: a bigint (or int) primary column whose value
+ * hilo assigns at `create()` (or, at the latest, just before INSERT). Works without
+ * `emitDecoratorMetadata`. Bad options throw `HiLoConfigurationError` when the class is declared.
+ * @example
+ * ```ts
+ * @Entity()
+ * class Order {
+ *   @HiLoGeneratedColumn() id!: number;
+ * }
+ * ```
+ */
+export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecorator {
+  const resolved = resolveColumnOptions(options, '@HiLoGeneratedColumn()');
+  return (target: object, propertyKey: string | symbol) => {
+    const owner = (target as { constructor?: unknown }).constructor;
+    if (typeof propertyKey !== 'string' || typeof owner !== 'function') {
+      throw new HiLoConfigurationError(
+        `@HiLoGeneratedColumn() goes on a named instance property of an entity class, got ${String(propertyKey)}.`,
+      );
+    }
+    PrimaryColumn({
+      type: resolved.type,
+      transformer: keyTransformer(resolved.keyType),
+      ...(resolved.name === undefined ? {} : { name: resolved.name }),
+      ...(resolved.comment === undefined ? {} : { comment: resolved.comment }),
+    })(target, propertyKey);
+    let columns = declared.get(owner);
+    if (!columns) declared.set(owner, (columns = new Map()));
+    columns.set(propertyKey, resolved);
+  };
+}
+
+/** The hi/lo options of `propertyName` declared on `target` or one of its base classes. */
+export function findHiLoColumn(target: unknown, propertyName: string): ResolvedColumnOptions | undefined {
+  let current: unknown = target;
+  while (typeof current === 'function' && current !== Function.prototype) {
+    const options = declared.get(current)?.get(propertyName);
+    if (options) return options;
+    current = Object.getPrototypeOf(current);
+  }
+  return undefined;
+}

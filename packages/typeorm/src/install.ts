@@ -1,0 +1,403 @@
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import type {
+  DataSource,
+  EntityManager,
+  EntityMetadata,
+  EntitySubscriberInterface,
+  EntityTarget,
+  InsertEvent,
+  ObjectLiteral,
+} from 'typeorm';
+import {
+  createHiLoGenerator,
+  HiLoConfigurationError,
+  HiLoOverflowError,
+  type HiLoGenerator,
+  type HiLoGeneratorOptions,
+  type HiSource,
+  type SqlClient,
+} from 'hilo-core';
+import { maxKeyFor } from './column-options.js';
+import { dataSourceClient } from './driver-client.js';
+import { findHiLoColumn } from './hilo-generated-column.js';
+import { forgetFresh, installFreshEntityShortcut, markFresh } from './fresh-entities.js';
+import { defaultSource } from './default-source.js';
+
+/** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
+type PassedGeneratorOptions = Pick<
+  HiLoGeneratorOptions<'bigint'>,
+  'blockSize' | 'maxBlockSize' | 'adaptive' | 'prefetchAt' | 'timeoutMs' | 'retries' | 'onEvent'
+>;
+
+/** Options of {@link installHiLo} and {@link withHiLo}. */
+export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
+  /**
+   * Where blocks are reserved: `'sequence'` (one PostgreSQL sequence per segment), `'table'` (one row per
+   * segment in a hi table), or a hi source of your own built on `client`.
+   * @default "sequence" on PostgreSQL, "table" elsewhere
+   * @example
+   * ```ts
+   * await installHiLo(dataSource, { source: 'table', table: 'hilo_segments' });
+   * ```
+   */
+  source?: 'sequence' | 'table' | ((client: SqlClient) => HiSource);
+  /**
+   * Name of the hi table for `source: 'table'`.
+   * @default "hilo_segments"
+   */
+  table?: string;
+  /**
+   * Schema of the sequences or the hi table.
+   * @default the connection's default schema
+   */
+  schema?: string;
+  /**
+   * The connection reservations use. By default a pooled connection of the DataSource's own driver (never
+   * the one a transaction holds); pass one of your own for SQLite or replicated MySQL, e.g. hilo-core's
+   * `await connect(url)`.
+   * @default the DataSource's driver pool
+   */
+  client?: SqlClient;
+  /**
+   * Reserve a block for every hi/lo segment during installation, so that `create()` has keys at once and a
+   * database without the hi/lo objects fails at start-up rather than at the first insert.
+   * @default true
+   */
+  warm?: boolean;
+}
+
+/** What hilo knows about one entity's key column. */
+interface KeyColumn {
+  readonly column: ColumnMetadata;
+  readonly segment: string;
+  readonly keyType: 'number' | 'bigint';
+  readonly max: bigint;
+}
+
+const installations = new WeakMap<DataSource, HiLoTypeOrm>();
+const KNOWN_OPTIONS = new Set([
+  'source',
+  'table',
+  'schema',
+  'client',
+  'warm',
+  'blockSize',
+  'maxBlockSize',
+  'adaptive',
+  'prefetchAt',
+  'timeoutMs',
+  'retries',
+  'onEvent',
+]);
+
+function validateOptions(options: HiLoTypeOrmOptions): void {
+  if (typeof options !== 'object' || options === null) {
+    throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new HiLoConfigurationError(
+        `Unknown option \`${key}\` for installHiLo(); expected one of ${[...KNOWN_OPTIONS].map((k) => `\`${k}\``).join(', ')}.`,
+      );
+    }
+  }
+  const { source } = options;
+  if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
+    throw HiLoConfigurationError.invalidOption('source', '"sequence", "table" or a function (client) => HiSource', source);
+  }
+  if (options.warm !== undefined && typeof options.warm !== 'boolean') {
+    throw HiLoConfigurationError.invalidOption('warm', 'true or false', options.warm);
+  }
+}
+
+/**
+ * hilo wired into one DataSource: the generator, the entities with hi/lo keys and their segments.
+ * Get it from {@link installHiLo} or {@link hiloOf}.
+ */
+export class HiLoTypeOrm {
+  /** The DataSource this installation serves. */
+  readonly dataSource: DataSource;
+  /** The generator behind every key (bigint keys; columns with `keyType: 'number'` convert). */
+  readonly generator: HiLoGenerator<bigint>;
+  readonly #columns: Map<EntityMetadata, KeyColumn>;
+  readonly #subscriber: EntitySubscriberInterface;
+  #closed = false;
+
+  /** @internal use {@link installHiLo}. */
+  constructor(dataSource: DataSource, generator: HiLoGenerator<bigint>, columns: Map<EntityMetadata, KeyColumn>) {
+    this.dataSource = dataSource;
+    this.generator = generator;
+    this.#columns = columns;
+    this.#subscriber = { beforeInsert: (event: InsertEvent<ObjectLiteral>) => this.#beforeInsert(event) };
+  }
+
+  /** The segments of this DataSource's hi/lo entities. */
+  get segments(): string[] {
+    return [...new Set([...this.#columns.values()].map((c) => c.segment))];
+  }
+
+  /**
+   * The segment an entity's keys come from.
+   * @example
+   * ```ts
+   * hiloOf(dataSource).segmentOf(Order) // "order"
+   * ```
+   */
+  segmentOf(target: EntityTarget<ObjectLiteral>): string {
+    return this.#keyColumn(this.dataSource.getMetadata(target)).segment;
+  }
+
+  /**
+   * A new key for an entity, reserving a block if none is in memory.
+   * @example
+   * ```ts
+   * const id = await hiloOf(dataSource).next(Order);
+   * ```
+   */
+  async next(target: EntityTarget<ObjectLiteral>): Promise<number | bigint> {
+    const key = this.#keyColumn(this.dataSource.getMetadata(target));
+    return this.#convert(key, await this.generator.next(key.segment));
+  }
+
+  /** Stops handing out keys and returns the unused tail of each block where the source can prove it is safe. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (installations.get(this.dataSource) === this) installations.delete(this.dataSource);
+    const subscribers = this.dataSource.subscribers;
+    const index = subscribers.indexOf(this.#subscriber);
+    if (index >= 0) subscribers.splice(index, 1);
+    await this.generator.close();
+  }
+
+  /** @internal registers the subscriber and the create() hook. */
+  attach(): void {
+    this.dataSource.subscribers.push(this.#subscriber);
+    hookCreate(this.dataSource.manager);
+  }
+
+  /**
+   * Gives every new entity in `value` (an entity or array from `create()`, and the objects reachable through
+   * relations that cascade inserts) a key from memory. Entities that already have a key are left alone;
+   * when no key is in memory the entity stays without one and `beforeInsert` assigns it.
+   */
+  assignCreated(value: unknown, metadata: EntityMetadata, seen = new Set<object>()): void {
+    if (Array.isArray(value)) {
+      for (const item of value) this.assignCreated(item, metadata, seen);
+      return;
+    }
+    if (typeof value !== 'object' || value === null || value instanceof Promise || seen.has(value)) return;
+    seen.add(value);
+    const actual = metadata.findInheritanceMetadata(value);
+    const key = this.#columns.get(actual);
+    if (key && key.column.getEntityValue(value) == null) {
+      const next = this.generator.tryNextSync(key.segment);
+      if (next !== undefined) {
+        const converted = this.#convert(key, next);
+        key.column.setEntityValue(value, converted);
+        markFresh(this.dataSource, actual, value, converted);
+      }
+    }
+    for (const relation of actual.relations) {
+      if (!relation.isCascadeInsert || relation.isLazy) continue;
+      this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
+    }
+  }
+
+  #beforeInsert(event: InsertEvent<ObjectLiteral>): Promise<void> | undefined {
+    const entity = event.entity as ObjectLiteral | undefined;
+    const key = entity && this.#columns.get(event.metadata);
+    if (!entity || !key) return undefined;
+    // An INSERT of this object is on its way: from now on, saving it again must look at the table.
+    forgetFresh(entity);
+    if (key.column.getEntityValue(entity) != null) return undefined;
+    return this.generator.next(key.segment).then((next) => {
+      key.column.setEntityValue(entity, this.#convert(key, next));
+    });
+  }
+
+  #keyColumn(metadata: EntityMetadata): KeyColumn {
+    const key = this.#columns.get(metadata);
+    if (!key) {
+      throw new HiLoConfigurationError(
+        `Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`,
+      );
+    }
+    return key;
+  }
+
+  #convert(key: KeyColumn, value: bigint): number | bigint {
+    if (value > key.max) {
+      throw new HiLoOverflowError(
+        `Key ${value} for segment "${key.segment}" does not fit the ${key.column.type} column ${key.column.entityMetadata.name}.${key.column.propertyName}; use a bigint column.`,
+      );
+    }
+    if (key.keyType === 'bigint') return value;
+    if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new HiLoOverflowError(
+        `Key ${value} for segment "${key.segment}" is beyond Number.MAX_SAFE_INTEGER; declare ${key.column.entityMetadata.name}.${key.column.propertyName} with keyType: 'bigint'.`,
+      );
+    }
+    return Number(value);
+  }
+}
+
+const hooked = new WeakSet<EntityManager>();
+
+/**
+ * TypeORM has no hook at `create()`: wrap the manager's method (repositories delegate to it). Loading
+ * rows never goes through `create()`, so loaded entities consume no keys.
+ */
+function hookCreate(manager: EntityManager): void {
+  if (hooked.has(manager)) return;
+  hooked.add(manager);
+  const create = manager.create;
+  const wrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, plain?: unknown) {
+    const result: unknown = (create as (t: unknown, p?: unknown) => unknown).call(this, target, plain);
+    const installation = installations.get(this.dataSource);
+    if (installation) installation.assignCreated(result, this.dataSource.getMetadata(target));
+    return result;
+  };
+  Object.defineProperty(manager, 'create', { value: wrapped, writable: true, configurable: true });
+}
+
+const wrappedDataSources = new WeakSet<DataSource>();
+
+/** Query runners and transactions get managers from `createEntityManager`: hook those too. */
+function hookDataSource(dataSource: DataSource): void {
+  if (wrappedDataSources.has(dataSource)) return;
+  wrappedDataSources.add(dataSource);
+  const createEntityManager = dataSource.createEntityManager;
+  dataSource.createEntityManager = function (this: DataSource, ...args: Parameters<DataSource['createEntityManager']>) {
+    const manager = createEntityManager.apply(this, args);
+    hookCreate(manager);
+    return manager;
+  };
+  const destroy = dataSource.destroy;
+  dataSource.destroy = async function (this: DataSource) {
+    // Before the pool closes: returning unused keys needs the database.
+    await installations.get(this)?.close();
+    return destroy.call(this);
+  };
+}
+
+function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColumn> {
+  const columns = new Map<EntityMetadata, KeyColumn>();
+  const blockSizes = new Map<string, { blockSize: number | undefined; where: string }>();
+  for (const metadata of dataSource.entityMetadatas) {
+    for (const column of metadata.columns) {
+      const options = findHiLoColumn(column.target, column.propertyName) ?? findHiLoColumn(metadata.target, column.propertyName);
+      if (!options) continue;
+      const where = `${metadata.name}.${column.propertyName}`;
+      if (!column.isPrimary || metadata.primaryColumns.length !== 1) {
+        throw new HiLoConfigurationError(
+          `@HiLoGeneratedColumn() on ${where} must be the entity's only primary column, but ${metadata.name} has ` +
+            `${metadata.primaryColumns.map((c) => c.propertyName).join(', ')}; remove the other primary columns or use a plain @Column() with hiloOf(dataSource).next().`,
+        );
+      }
+      if (column.isGenerated) {
+        throw new HiLoConfigurationError(
+          `${where} is both @HiLoGeneratedColumn() and database-generated (@Generated/@PrimaryGeneratedColumn); keep only @HiLoGeneratedColumn().`,
+        );
+      }
+      const segment = options.segment ?? metadata.tableName;
+      const previous = blockSizes.get(segment);
+      if (previous && previous.blockSize !== options.blockSize && options.blockSize !== undefined && previous.blockSize !== undefined) {
+        throw new HiLoConfigurationError(
+          `Segment "${segment}" gets blockSize ${previous.blockSize} from ${previous.where} and ${options.blockSize} from ${where}; give them the same blockSize or different segments.`,
+        );
+      }
+      if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
+      columns.set(metadata, { column, segment, keyType: options.keyType, max: maxKeyFor(options.type) });
+    }
+  }
+  return columns;
+}
+
+/**
+ * Wires hilo into an initialized DataSource: finds the `@HiLoGeneratedColumn()` entities, reserves a block
+ * for each segment on a connection of the DataSource's own pool, and from then on gives entities keys at
+ * `create()` and, at the latest, just before INSERT. `dataSource.destroy()` closes it.
+ * @example
+ * ```ts
+ * await dataSource.initialize();
+ * await installHiLo(dataSource, { blockSize: 100 });
+ * const order = dataSource.getRepository(Order).create({ total: 10 }); // order.id is set
+ * ```
+ */
+export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOptions = {}): Promise<HiLoTypeOrm> {
+  validateOptions(options);
+  if (!dataSource.isInitialized) {
+    throw new HiLoConfigurationError(
+      'installHiLo() needs an initialized DataSource; call it after `await dataSource.initialize()`, or wrap the DataSource with withHiLo() before initializing.',
+    );
+  }
+  if (installations.has(dataSource)) {
+    throw new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.');
+  }
+  const columns = discoverKeyColumns(dataSource);
+  const { source, table, schema, client: givenClient, warm = true, ...generatorOptions } = options;
+  const client = givenClient ?? dataSourceClient(dataSource);
+  const segments: Record<string, { blockSize: number }> = {};
+  for (const key of columns.values()) {
+    const declared = findHiLoColumn(key.column.target, key.column.propertyName) ?? findHiLoColumn(key.column.entityMetadata.target, key.column.propertyName);
+    if (declared?.blockSize !== undefined) segments[key.segment] = { blockSize: declared.blockSize };
+  }
+  const hiSource =
+    typeof source === 'function'
+      ? source(client)
+      : defaultSource(client, { kind: source, table, schema, blockSize: generatorOptions.blockSize });
+  const generator = createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
+  const installation = new HiLoTypeOrm(dataSource, generator, columns);
+  try {
+    if (warm && installation.segments.length > 0) await generator.warm(installation.segments);
+  } catch (error) {
+    await generator.close().catch(() => undefined);
+    throw error;
+  }
+  installFreshEntityShortcut();
+  hookDataSource(dataSource);
+  installations.set(dataSource, installation);
+  installation.attach();
+  return installation;
+}
+
+/**
+ * The one-line wiring: returns the same DataSource, whose `initialize()` installs hilo (see
+ * {@link installHiLo}) once the connection is up. Options are checked at once.
+ * @example
+ * ```ts
+ * export const dataSource = withHiLo(new DataSource({ type: 'postgres', url, entities: [Order] }));
+ * await dataSource.initialize(); // keys for Order are reserved
+ * ```
+ */
+export function withHiLo<T extends DataSource>(dataSource: T, options: HiLoTypeOrmOptions = {}): T {
+  validateOptions(options);
+  const initialize = dataSource.initialize;
+  dataSource.initialize = async function (this: T) {
+    await initialize.call(this);
+    try {
+      await installHiLo(this, options);
+    } catch (error) {
+      await this.destroy().catch(() => undefined);
+      throw error;
+    }
+    return this;
+  };
+  return dataSource;
+}
+
+/**
+ * The hilo installation of a DataSource.
+ * @example
+ * ```ts
+ * const id = await hiloOf(dataSource).next(Order);
+ * ```
+ */
+export function hiloOf(dataSource: DataSource): HiLoTypeOrm {
+  const installation = installations.get(dataSource);
+  if (!installation) {
+    throw new HiLoConfigurationError('hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().');
+  }
+  return installation;
+}

@@ -1,0 +1,182 @@
+import type { DataSource } from 'typeorm';
+import type { TestDatabase } from '@hilo/testing';
+import type { HiLoTypeOrm, HiLoTypeOrmOptions } from 'hilo-typeorm';
+import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem, Tag } from './entities.js';
+import { openDataSource } from './data-source.js';
+import { dataStatements, insertsByTable, type StatementLog } from './statement-log.js';
+
+/**
+ * The adapter behaviours every ORM integration must show, written against TypeORM here. Each `it` states a
+ * property of the adapter, not of TypeORM, so the suite can move to packages/testing with an ORM driver.
+ */
+export function typeormAdapterSuite(db: TestDatabase, hiloOptions: HiLoTypeOrmOptions = {}): void {
+  let dataSource: DataSource;
+  let hilo: HiLoTypeOrm;
+  let log: StatementLog;
+
+  beforeAll(async () => {
+    ({ dataSource, hilo, log } = await openDataSource(db, hiloOptions));
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+  });
+
+  function newOrderGraph(manager = dataSource.manager, n = 0): Order {
+    return manager.create(Order, {
+      customer: { name: `customer ${n}` },
+      items: [
+        { sku: `a-${n}`, quantity: 1 },
+        { sku: `b-${n}`, quantity: 2 },
+      ],
+      tags: [{ label: `tag ${n}` }],
+      total: 3,
+    });
+  }
+
+  function newIdentityGraph(n = 0): IdOrder {
+    return dataSource.manager.create(IdOrder, {
+      customer: { name: `customer ${n}` },
+      items: [
+        { sku: `a-${n}`, quantity: 1 },
+        { sku: `b-${n}`, quantity: 2 },
+      ],
+      tags: [{ label: `tag ${n}` }],
+      total: 3,
+    });
+  }
+
+  it('assigns keys at create() to the entity and to the new entities nested in it', () => {
+    const order = newOrderGraph();
+    const keys = [order.id, order.customer.id, ...order.items.map((i) => i.id)];
+    for (const key of keys) expect(typeof key).toBe('number');
+    expect(typeof order.tags[0]!.id).toBe('bigint');
+    expect(new Set(keys.slice(2)).size).toBe(2);
+    expect(hilo.segments.sort()).toEqual(['customers', 'items', 'orders', 'tags']);
+  });
+
+  it('assigns keys through repositories, query-runner managers and transactions', async () => {
+    expect(typeof dataSource.getRepository(Customer).create({ name: 'repo' }).id).toBe('number');
+    expect(dataSource.getRepository(Customer).create([{ name: 'x' }, { name: 'y' }]).every((c) => typeof c.id === 'number')).toBe(true);
+    const runner = dataSource.createQueryRunner();
+    try {
+      expect(typeof runner.manager.create(Customer, { name: 'runner' }).id).toBe('number');
+    } finally {
+      await runner.release();
+    }
+    await dataSource.transaction(async (manager) => {
+      const customer = manager.getRepository(Customer).create({ name: 'tx' });
+      expect(typeof customer.id).toBe('number');
+      await manager.save(customer);
+    });
+  });
+
+  it('leaves keys the application set alone, and does not key relations that do not cascade inserts', () => {
+    const customer = dataSource.manager.create(Customer, { id: 123456789, name: 'mine' });
+    expect(customer.id).toBe(123456789);
+    const item = dataSource.manager.create(OrderItem, { sku: 'x', quantity: 1, order: { total: 1 } });
+    expect(typeof item.id).toBe('number');
+    expect(item.order.id).toBeUndefined();
+  });
+
+  it('saves a graph of new entities with one multi-row INSERT per table, no SELECT and no RETURNING of keys', async () => {
+    const orders = [0, 1, 2].map((n) => newOrderGraph(dataSource.manager, n));
+    const statements = await log.capture(() => dataSource.manager.save(orders));
+    const data = dataStatements(statements);
+    const inserts = insertsByTable(data);
+    expect([...inserts.keys()].sort()).toEqual(['customers', 'order_items', 'order_tags', 'orders', 'tags']);
+    for (const [, list] of inserts) expect(list).toHaveLength(1);
+    expect(data).toHaveLength(5);
+    expect(data.join('\n')).not.toMatch(/SELECT|UPDATE/i);
+    // TypeORM returns database defaults (`total`), never the key: it was sent, not generated
+    expect(data.join('\n')).not.toMatch(/RETURNING[^\n]*["`]id["`]/i);
+
+    const loaded = await dataSource.getRepository(Order).find({
+      where: { id: orders[1]!.id },
+      relations: { customer: true, items: true, tags: true },
+    });
+    expect(loaded).toHaveLength(1);
+    const [order] = loaded;
+    expect(order!.id).toBe(orders[1]!.id);
+    expect(order!.customerId).toBe(orders[1]!.customer.id);
+    expect(order!.customer.id).toBe(orders[1]!.customer.id);
+    expect(order!.items.map((i) => i.id).sort()).toEqual(orders[1]!.items.map((i) => i.id).sort());
+    expect(order!.tags[0]!.id).toBe(orders[1]!.tags[0]!.id);
+  });
+
+  it('needs no more statements than TypeORM identity keys for the same graph', async () => {
+    const hiloStatements = await log.capture(() => dataSource.manager.save([0, 1, 2].map((n) => newOrderGraph(dataSource.manager, n))));
+    const identityStatements = await log.capture(() => dataSource.manager.save([0, 1, 2].map((n) => newIdentityGraph(n))));
+    expect(hiloStatements.length).toBeLessThanOrEqual(identityStatements.length);
+    // the identity path is the reference: it must have inserted the same tables
+    expect(insertsByTable(identityStatements).size).toBe(insertsByTable(hiloStatements).size);
+    expect(await dataSource.getRepository(IdOrderItem).count()).toBeGreaterThan(0);
+    expect(await dataSource.getRepository(IdCustomer).count()).toBeGreaterThan(0);
+    expect(await dataSource.getRepository(IdTag).count()).toBeGreaterThan(0);
+  });
+
+  it('updates instead of inserting when an entity is saved again', async () => {
+    const customer = dataSource.manager.create(Customer, { name: 'first' });
+    await dataSource.manager.save(customer);
+    customer.name = 'second';
+    const statements = dataStatements(await log.capture(() => dataSource.manager.save(customer)));
+    expect(statements.some((s) => /^UPDATE/i.test(s))).toBe(true);
+    expect(statements.some((s) => /^INSERT/i.test(s))).toBe(false);
+    expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: customer.id })).name).toBe('second');
+  });
+
+  it('checks the table when the application replaced the key hilo gave', async () => {
+    const existing = await dataSource.manager.save(dataSource.manager.create(Customer, { name: 'existing' }));
+    const replacement = dataSource.manager.create(Customer, { name: 'replaced' });
+    replacement.id = existing.id;
+    await dataSource.manager.save(replacement);
+    expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('replaced');
+  });
+
+  it('assigns missing keys before insert for new X(), insert(), query-builder inserts and cascades', async () => {
+    const plain = new Customer();
+    plain.name = 'constructed';
+    const order = new Order();
+    order.customer = plain;
+    order.total = 1;
+    const item = new OrderItem();
+    item.sku = 'c';
+    item.quantity = 1;
+    order.items = [item];
+    order.tags = [];
+    await dataSource.manager.save(order);
+    expect(typeof order.id).toBe('number');
+    expect(typeof plain.id).toBe('number');
+    expect(typeof item.id).toBe('number');
+
+    const values = [{ name: 'insert 1' }, { name: 'insert 2' }];
+    await dataSource.getRepository(Customer).insert(values);
+    const qb = { name: 'query builder' };
+    await dataSource.createQueryBuilder().insert().into(Customer).values(qb).execute();
+    const ids = [...values, qb].map((v) => (v as { id?: number }).id);
+    for (const id of ids) expect(typeof id).toBe('number');
+    expect(await dataSource.getRepository(Customer).countBy(ids.map((id) => ({ id: id! })))).toBe(3);
+  });
+
+  it('reads keys back as numbers or bigints, never strings', async () => {
+    const order = await dataSource.manager.save(newOrderGraph());
+    const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { tags: true, items: true } });
+    expect(typeof loaded.id).toBe('number');
+    expect(typeof loaded.customerId).toBe('number');
+    expect(typeof loaded.items[0]!.id).toBe('number');
+    expect(typeof loaded.tags[0]!.id).toBe('bigint');
+    expect(typeof order.id).toBe('number');
+  });
+
+  it('consumes no keys when loading entities', async () => {
+    await dataSource.manager.save([0, 1, 2, 3].map((n) => newOrderGraph(dataSource.manager, n)));
+    const issued = () => Object.values(hilo.generator.stats()).reduce((sum, s) => sum + s.keysIssued, 0);
+    const before = issued();
+    const loaded = await dataSource.getRepository(Order).find({ relations: { customer: true, items: true, tags: true } });
+    expect(loaded.length).toBeGreaterThan(3);
+    await dataSource.getRepository(Customer).find();
+    await dataSource.getRepository(OrderItem).findBy({ quantity: 1 });
+    expect(issued()).toBe(before);
+    dataSource.manager.create(Customer, { name: 'after' });
+    expect(issued()).toBe(before + 1);
+  });
+}
