@@ -58,7 +58,7 @@ export type HiLoKeyOf<M extends HiLoPrismaMetadata, Model> = Model extends keyof
   : number | bigint;
 
 /** The model name Prisma records on a model delegate (`prisma.order` → `'Order'`). */
-export type PrismaModelName<T> = T extends { [K: symbol]: { meta: { name: infer N } } } ? N : string;
+export type PrismaModelName<T> = T extends { [K: symbol]: { types: { payload: { name: infer N } } } } ? N : string;
 
 /** The shape of the Prisma client's private runtime data model, of which hilo reads relation fields only. */
 export interface RuntimeDataModelLike {

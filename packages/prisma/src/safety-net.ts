@@ -32,7 +32,7 @@ function pgLiteral(text: string): string {
 }
 
 /**
- * PostgreSQL: `create or replace function hilo_missing_key(segment text)` that raises SQLSTATE 23502 with a
+ * PostgreSQL: `create or replace function hilo_missing_key(segment text)` that raises (SQLSTATE P0001) with a
  * message saying the row came without a hi/lo key. Used as the key column's default —
  * `@default(dbgenerated("hilo_missing_key('orders')"))` — it keeps the key optional in Prisma's types while
  * no row can reach the table without one.
@@ -48,7 +48,6 @@ export function missingKeyFunctionSql(options: MissingKeyFunctionOptions = {}): 
     `language plpgsql volatile as $hilo$`,
     `begin`,
     `  raise exception using`,
-    `    errcode = '23502',`,
     `    message = format('hilo: a row of segment %s arrived without a key', quote_literal(segment)),`,
     `    hint = 'Insert through the Prisma client extended with hilo(...), or assign the key with nextId().';`,
     `end`,
