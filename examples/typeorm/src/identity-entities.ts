@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+
+// The same model with TypeORM's own database-generated keys, to measure the identity path side by side.
+
+@Entity('identity_customers')
+export class IdentityCustomer {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: 'varchar', length: 200 }) email!: string;
+  @Column({ type: 'varchar', length: 200 }) name!: string;
+}
+
+@Entity('identity_orders')
+export class IdentityOrder {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: 'int' }) customerId!: number;
+  @ManyToOne(() => IdentityCustomer) @JoinColumn({ name: 'customerId' }) customer?: IdentityCustomer;
+  @OneToMany(() => IdentityOrderItem, (item) => item.order, { cascade: true }) items!: IdentityOrderItem[];
+  @CreateDateColumn({ type: 'timestamptz' }) placedAt!: Date;
+}
+
+@Entity('identity_order_items')
+export class IdentityOrderItem {
+  @PrimaryGeneratedColumn() id!: number;
+  @ManyToOne(() => IdentityOrder, (order) => order.items, { onDelete: 'CASCADE' }) order?: IdentityOrder;
+  @Column({ type: 'varchar', length: 40 }) sku!: string;
+  @Column({ type: 'int' }) quantity!: number;
+  @Column({ type: 'int' }) priceCents!: number;
+}
