@@ -1,0 +1,64 @@
+import type { SqlClient } from '../sql/sql-client.js';
+import type { SqlHiSource } from '../sql/sql-hi-source.js';
+import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../sql/sequence-source.js';
+import { toBigInt } from '../sql/table-source.js';
+
+/** PostgreSQL SQL of the sequence source. */
+export const postgresSequenceStatements: SequenceStatements = {
+  createSequence: (q, incrementBy, start, minValue) =>
+    `create sequence if not exists ${q} as bigint increment by ${incrementBy} minvalue ${minValue} start with ${start}`,
+  async readIncrement(client, _q, schema, name) {
+    const { rows } = await client.query<{ i: unknown }>(
+      'select increment_by::text as i from pg_sequences where schemaname = coalesce($1, current_schema()) and sequencename = $2',
+      [schema ?? null, name],
+    );
+    return rows[0] === undefined ? undefined : toBigInt(rows[0].i, 'INCREMENT BY');
+  },
+  async nextValues(client, q, count) {
+    // the quoted name travels as a parameter: `regclass` parses it, nothing is spliced into SQL
+    const { rows } =
+      count === 1
+        ? await client.query<{ v: unknown }>('select nextval($1::regclass)::text as v', [q])
+        : await client.query<{ v: unknown }>('select nextval($1::regclass)::text as v from generate_series(1, $2::int)', [q, count]);
+    return rows.map((row) => toBigInt(row.v, 'nextval'));
+  },
+  raiseTo(client, q, incrementBy, target) {
+    return client.transaction(async (tx) => {
+      // ALTER SEQUENCE blocks nextval and setval until commit, so the value read below cannot move meanwhile
+      await tx.query(`alter sequence ${q} increment by ${incrementBy}`);
+      const { rows } = await tx.query<{ l: unknown; c: unknown }>(`select last_value::text as l, is_called as c from ${q}`);
+      const last = toBigInt(rows[0]?.l, 'last_value');
+      const next = rows[0]?.c === true ? last + incrementBy : last;
+      if (next >= target) return false;
+      await tx.query('select setval($1::regclass, $2::bigint, false)', [q, target]);
+      return true;
+    });
+  },
+  async list(client, schema) {
+    const { rows } = await client.query<{ n: string; s: string; v: unknown; i: unknown }>(
+      `select sequencename as n, schemaname as s, last_value::text as v, increment_by::text as i from pg_sequences
+        where schemaname = coalesce($1, current_schema()) and sequencename like $2 order by sequencename`,
+      [schema ?? null, `%${SEQUENCE_SUFFIX.replaceAll('_', '\\_')}`],
+    );
+    return rows.map((row) => ({
+      name: row.n,
+      object: `"${row.s}"."${row.n}"`,
+      value: row.v === null || row.v === undefined ? undefined : toBigInt(row.v, 'last_value'),
+      increment: toBigInt(row.i, 'increment_by'),
+    }));
+  },
+};
+
+/**
+ * PostgreSQL sequences, one per segment: `nextval` with INCREMENT BY = `increment`; several increments in
+ * one round trip when a reservation needs more. Creates missing sequences (race-free) and refuses one whose
+ * INCREMENT BY does not fit.
+ *
+ * @example
+ * ```ts
+ * const source = postgresSequenceSource(pgClient(pool), { increment: 100 });
+ * ```
+ */
+export function postgresSequenceSource(client: SqlClient, options: SequenceSourceOptions): SqlHiSource {
+  return createSequenceSource(client, options, postgresSequenceStatements);
+}

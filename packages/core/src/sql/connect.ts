@@ -1,0 +1,141 @@
+import { HiLoConfigurationError } from '../errors.js';
+import { mysqlClient, type MysqlPoolLike } from './mysql-client.js';
+import { pgClient, type PgPoolLike } from './pg-client.js';
+import type { SqlClient } from './sql-client.js';
+import { sqliteClient, type SqliteDatabaseLike } from './sqlite-client.js';
+import { toHiLoError } from './driver-errors.js';
+
+/** Options of {@link connect}. */
+export interface ConnectOptions {
+  /**
+   * Most connections the pool opens (PostgreSQL, MariaDB/MySQL).
+   * @default 10
+   */
+  readonly poolSize?: number;
+  /**
+   * How long to wait for a connection (and, on SQLite, for a locked database) before failing with
+   * `HiLoSourceUnavailableError`.
+   * @default 5000
+   */
+  readonly connectTimeoutMs?: number;
+}
+
+/** `url` with its password replaced by `***`, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+async function load<T>(specifier: string, url: string): Promise<T> {
+  try {
+    return (await import(specifier)) as T;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE') {
+      const name = specifier.split('/')[0];
+      throw new HiLoConfigurationError(
+        `connect("${redactUrl(url)}") needs the \`${name}\` package, which is not installed: run \`npm install ${name}\`.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+interface PgModule {
+  default: { Pool: new (config: Record<string, unknown>) => PgPoolLike & { on(event: 'error', listener: () => void): unknown } };
+}
+interface MysqlModule {
+  default: { createPool(config: Record<string, unknown>): MysqlPoolLike & { pool?: { on?(event: string, listener: () => void): unknown } } };
+}
+interface BetterSqliteModule {
+  default: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike & { pragma(sql: string): unknown };
+}
+interface NodeSqliteModule {
+  DatabaseSync: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike;
+}
+
+function sqlitePath(url: string): string {
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) path = path.slice(2);
+  if (path === '') throw new HiLoConfigurationError(`Expected a file after "sqlite:" (e.g. "sqlite:app.db"), got "${url}".`);
+  return path;
+}
+
+async function openSqlite(url: string, timeoutMs: number): Promise<SqlClient> {
+  const path = sqlitePath(url);
+  let db: SqliteDatabaseLike;
+  try {
+    let better: BetterSqliteModule | undefined;
+    try {
+      better = await load<BetterSqliteModule>('better-sqlite3', url);
+    } catch (error) {
+      if (!(error instanceof HiLoConfigurationError)) throw error;
+    }
+    if (better) {
+      const database = new better.default(path, { timeout: timeoutMs });
+      db = database;
+    } else {
+      // Node.js ≥ 22.5 ships SQLite: the fallback when better-sqlite3 is not installed
+      const { DatabaseSync } = await load<NodeSqliteModule>('node:sqlite', url);
+      db = new DatabaseSync(path, { timeout: timeoutMs });
+    }
+  } catch (error) {
+    if (error instanceof HiLoConfigurationError) throw error;
+    throw toHiLoError(error, { dialect: 'sqlite', action: `opening ${redactUrl(url)}` });
+  }
+  return sqliteClient(db, { ownsDatabase: true });
+}
+
+/**
+ * Opens a connection pool of its own from a URL and wraps it as a {@link SqlClient}; `close()` ends it.
+ * Accepts `postgres://`, `postgresql://`, `mysql://`, `mariadb://` and `sqlite:PATH`. The driver (`pg`,
+ * `mysql2`, `better-sqlite3` or the built-in `node:sqlite`) is loaded only when its scheme is used.
+ *
+ * @example
+ * ```ts
+ * const client = await connect('postgres://app@localhost:5432/shop');
+ * const source = sequenceSource(client, { increment: 100 });
+ * ```
+ */
+export async function connect(url: string, options: ConnectOptions = {}): Promise<SqlClient> {
+  if (typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
+  const poolSize = options.poolSize ?? 10;
+  const timeoutMs = options.connectTimeoutMs ?? 5000;
+  if (!Number.isInteger(poolSize) || poolSize < 1) throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', poolSize);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw HiLoConfigurationError.invalidOption('connectTimeoutMs', 'a positive integer', timeoutMs);
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
+  switch (scheme) {
+    case 'postgres':
+    case 'postgresql': {
+      const pg = await load<PgModule>('pg', url);
+      const pool = new pg.default.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: timeoutMs });
+      // a killed idle connection is reported here; the pool drops it and the next query reconnects
+      pool.on('error', () => undefined);
+      return pgClient(pool, { ownsPool: true });
+    }
+    case 'mysql':
+    case 'mariadb': {
+      const mysql = await load<MysqlModule>('mysql2/promise', url);
+      const pool = mysql.default.createPool({
+        uri: url.replace(/^mariadb:/i, 'mysql:'),
+        connectionLimit: poolSize,
+        connectTimeout: timeoutMs,
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      return mysqlClient(pool, { ownsPool: true });
+    }
+    case 'sqlite':
+      return openSqlite(url, timeoutMs);
+    default:
+      throw new HiLoConfigurationError(
+        `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite:, got "${redactUrl(url)}".`,
+      );
+  }
+}

@@ -1,0 +1,66 @@
+import { createHiLoGenerator, type HiLoGenerator } from '../generator.js';
+import type { HiLoGeneratorOptions } from '../options.js';
+import type { KeyOf, KeyType } from '../types.js';
+import type { SequenceStrategy } from './sequence-source.js';
+import type { SqlClient } from './sql-client.js';
+import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
+import type { TableStrategy } from './table-source.js';
+
+/** Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. */
+export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<HiLoGeneratorOptions<K>, 'source'> {
+  /** The database connection (`connect(url)`, `pgClient(pool)`, or an ORM adapter's client). */
+  readonly client: SqlClient;
+  /**
+   * A sequence per segment (PostgreSQL, MariaDB) or a row per segment in a hi table.
+   * @default 'sequence' on PostgreSQL, 'table' elsewhere
+   */
+  readonly source?: SqlSourceKind;
+  /**
+   * The hi table of `source: 'table'`.
+   * @default 'hilo_segments'
+   */
+  readonly table?: string;
+  /** Schema (PostgreSQL) or database (MySQL) of the table or sequences. */
+  readonly schema?: string;
+  /**
+   * Strategy of the sequence or table.
+   * @default 'pooled-lo'
+   */
+  readonly strategy?: SequenceStrategy | TableStrategy;
+  /**
+   * Whether missing sequences, table and rows are created on first use.
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/**
+ * A generator over a SQL hi source in one call: a sequence per segment on PostgreSQL (INCREMENT BY =
+ * `blockSize`), a `hilo_segments` table elsewhere.
+ *
+ * @example
+ * ```ts
+ * const hilo = createHiLo({ client: await connect(process.env.DATABASE_URL!), blockSize: 100 });
+ * const id = await hilo.next('orders');
+ * ```
+ */
+export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOptions<K>): HiLoGenerator<KeyOf<K>> {
+  const { client, source: kind = defaultSourceKind(options.client), table, schema, strategy, create, ...generatorOptions } = options;
+  const common = {
+    ...(schema === undefined ? {} : { schema }),
+    ...(create === undefined ? {} : { create }),
+  };
+  const source =
+    kind === 'sequence'
+      ? sequenceSource(client, {
+          increment: generatorOptions.blockSize ?? 100,
+          ...common,
+          ...(strategy === undefined ? {} : { strategy: strategy as SequenceStrategy }),
+        })
+      : tableSource(client, {
+          ...common,
+          ...(table === undefined ? {} : { table }),
+          ...(strategy === undefined ? {} : { strategy: strategy as TableStrategy }),
+        });
+  return createHiLoGenerator<K>({ ...generatorOptions, source } as HiLoGeneratorOptions<K>);
+}

@@ -1,0 +1,70 @@
+import { mariadbSequenceStatements } from '../mysql/mariadb-sequence-source.js';
+import { postgresSequenceStatements } from '../postgres/postgres-sequence-source.js';
+import { qualifiedName, validateIdentifier } from '../identifiers.js';
+import type { SequenceSourceOptions } from './sequence-source.js';
+import { DEFAULT_SEQUENCE_INCREMENT } from './schema.js';
+import type { SqlClient } from './sql-client.js';
+import type { FloorResult } from './sql-hi-source.js';
+import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
+import type { TableSourceOptions } from './table-source.js';
+import { toHiLoError } from './driver-errors.js';
+
+/** Options of {@link raiseFloor}. */
+export interface RaiseFloorOptions {
+  /** The segment to raise. */
+  readonly segment: string;
+  /** The table whose existing keys every future key must exceed, e.g. `orders`. */
+  readonly table: string;
+  /**
+   * Its key column.
+   * @default 'id'
+   */
+  readonly column?: string;
+  /** That table's schema (PostgreSQL) or database (MySQL). */
+  readonly schema?: string;
+  /**
+   * The segment's source kind.
+   * @default 'sequence' on PostgreSQL, 'table' elsewhere
+   */
+  readonly source?: SqlSourceKind;
+  /**
+   * How the source is configured (hi table name, sequence naming, strategy, …). For sequences without
+   * `increment`, the existing sequence's INCREMENT BY is used.
+   */
+  readonly sourceOptions?: Partial<SequenceSourceOptions> & TableSourceOptions;
+}
+
+/**
+ * Raises a segment so that every future key is above the largest key already in `table.column` (after
+ * importing rows, or when adopting hi/lo on an existing table). Never moves a segment backwards, so it is
+ * safe to run at any time (Quarkus #31899). Creates the sequence or row when missing.
+ *
+ * @example
+ * ```ts
+ * await raiseFloor(client, { segment: 'orders', table: 'orders', column: 'id' });
+ * ```
+ */
+export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions): Promise<FloorResult> {
+  const kind = options.source ?? defaultSourceKind(client);
+  const from = {
+    table: options.table,
+    ...(options.column === undefined ? {} : { column: options.column }),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  };
+  const sourceOptions = options.sourceOptions ?? {};
+  if (kind === 'table') return tableSource(client, sourceOptions).raiseFloor(options.segment, from);
+  let increment = sourceOptions.increment;
+  if (increment === undefined) {
+    const name = validateIdentifier('sequence', (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment));
+    const quoted = qualifiedName(client.dialect, 'sequence', name, sourceOptions.schema);
+    const statements = client.dialect === 'postgres' ? postgresSequenceStatements : mariadbSequenceStatements;
+    try {
+      const existing = client.dialect === 'sqlite' ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
+      // a `hilo` sequence advances by 1 and cannot tell its maxLo: that strategy needs `increment`
+      increment = existing === undefined ? DEFAULT_SEQUENCE_INCREMENT : Number(existing);
+    } catch (error) {
+      throw toHiLoError(error, { dialect: client.dialect, action: `reading the increment of sequence ${quoted}` });
+    }
+  }
+  return sequenceSource(client, { ...sourceOptions, increment }).raiseFloor(options.segment, from);
+}

@@ -1,0 +1,36 @@
+export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql-client.js';
+export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './pg-client.js';
+export {
+  mysqlClient,
+  type MysqlPoolLike,
+  type MysqlPoolConnectionLike,
+  type MysqlQueryableLike,
+  type MysqlClientOptions,
+} from './mysql-client.js';
+export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './sqlite-client.js';
+export { connect, redactUrl, type ConnectOptions } from './connect.js';
+export { toHiLoError, isTransientDriverError, type ErrorContext } from './driver-errors.js';
+export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sql-hi-source.js';
+export { sequenceSource, tableSource, defaultSourceKind, type SqlSourceKind } from './sources.js';
+export { SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStrategy } from './sequence-source.js';
+export { DEFAULT_TABLE, type TableSourceOptions, type TableStrategy } from './table-source.js';
+export { schemaSql, ensureSchema, DEFAULT_SEQUENCE_INCREMENT, type SchemaOptions } from './schema.js';
+export { raiseFloor, type RaiseFloorOptions } from './floor.js';
+export { status, type StatusOptions } from './status.js';
+export { createHiLo, type CreateHiLoOptions } from './create-hilo.js';
+export { postgresSequenceSource } from '../postgres/postgres-sequence-source.js';
+export { postgresTableSource } from '../postgres/postgres-table-source.js';
+export { mariadbSequenceSource } from '../mysql/mariadb-sequence-source.js';
+export { mysqlTableSource } from '../mysql/mysql-table-source.js';
+export { sqliteTableSource } from '../sqlite/sqlite-table-source.js';
+export {
+  blockFromValue,
+  blocksFromValues,
+  mergeBlocks,
+  rangeReserve,
+  rangeRelease,
+  floorValue,
+  STRATEGIES,
+  type HiLoStrategy,
+} from '../strategies.js';
+export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from '../identifiers.js';

@@ -1,0 +1,92 @@
+import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
+import { isTransientDriverError } from './driver-errors.js';
+
+/** The part of a `pg` query result hilo reads. */
+export interface PgQueryResultLike {
+  readonly rows: unknown[];
+  readonly rowCount: number | null;
+}
+
+/** The part of a `pg` `PoolClient` hilo uses (declared here so core never imports `pg`). */
+export interface PgPoolClientLike {
+  query(text: string, values?: unknown[]): Promise<PgQueryResultLike>;
+  /** `release(true)` or `release(error)` destroys the connection instead of returning it to the pool. */
+  release(destroy?: boolean | Error): void;
+}
+
+/** The part of a `pg` `Pool` hilo uses. */
+export interface PgPoolLike {
+  query(text: string, values?: unknown[]): Promise<PgQueryResultLike>;
+  connect(): Promise<PgPoolClientLike>;
+  end(): Promise<void>;
+}
+
+/** Options of {@link pgClient}. */
+export interface PgClientOptions {
+  /**
+   * Whether `close()` ends the pool. Leave it false for a pool your application shares.
+   * @default false
+   */
+  readonly ownsPool?: boolean;
+}
+
+/** Parameters as `pg` accepts them everywhere: bigint as decimal text. */
+export function driverParams(params: readonly unknown[] | undefined): unknown[] {
+  return params === undefined ? [] : params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
+}
+
+function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
+  return {
+    async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      const result = await target.query(sql, driverParams(params));
+      const rows = (Array.isArray(result.rows) ? result.rows : []) as Row[];
+      return { rows, affectedRows: result.rowCount ?? 0 };
+    },
+  };
+}
+
+/**
+ * Wraps a `pg` `Pool` as a {@link SqlClient}. Each `query` runs in autocommit on a pooled connection;
+ * `transaction` takes a connection of its own. Attach an `error` listener to your pool (as `pg` asks) so an
+ * idle connection killed by the server does not crash the process.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const client = pgClient(new pg.Pool({ connectionString: process.env.DATABASE_URL }));
+ * ```
+ */
+export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
+  const direct = executor(pool);
+  return {
+    dialect: 'postgres',
+    query: direct.query,
+    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      const connection = await pool.connect();
+      let broken: unknown;
+      try {
+        await connection.query('begin');
+        const tx = executor(connection);
+        let result: T;
+        try {
+          result = await work(tx);
+        } catch (error) {
+          await connection.query('rollback').catch((rollbackError: unknown) => {
+            broken = rollbackError;
+          });
+          throw error;
+        }
+        await connection.query('commit');
+        return result;
+      } catch (error) {
+        if (isTransientDriverError(error, 'postgres')) broken ??= error;
+        throw error;
+      } finally {
+        connection.release(broken === undefined ? undefined : true);
+      }
+    },
+    async close(): Promise<void> {
+      if (options.ownsPool) await pool.end();
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
+import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
+import { blocksFromValues, floorValue, incrementsFor, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
+import type { Block, ReserveRequest } from '../types.js';
+import { abortable } from './abortable.js';
+import { isDuplicateError, toHiLoError } from './driver-errors.js';
+import type { SqlClient } from './sql-client.js';
+import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
+import { retryLostConnection, toBigInt } from './table-source.js';
+
+/** Strategies a sequence source supports. */
+export type SequenceStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'pooled' | 'hilo'>;
+
+/** Options of a sequence source: one database sequence per segment. */
+export interface SequenceSourceOptions {
+  /**
+   * Keys per `nextval`: the sequence's INCREMENT BY for `pooled-lo`/`pooled`, `maxLo` for `hilo` (whose
+   * sequence advances by 1). A reservation asks for as many increments as its size needs, in one round trip.
+   *
+   * @example
+   * ```ts
+   * sequenceSource(client, { increment: 100 });
+   * ```
+   */
+  readonly increment: number;
+  /** The sequences' schema (PostgreSQL) or database (MariaDB); default: the connection's. */
+  readonly schema?: string;
+  /**
+   * The sequence name of a segment; it must match `IDENTIFIER_PATTERN`.
+   * @default (segment) => `${segment}_hilo_seq`
+   */
+  readonly name?: (segment: string) => string;
+  /**
+   * What a sequence value means: `pooled-lo` (first key of the block; EF Core, Hibernate pooled-lo),
+   * `pooled` (last key; Hibernate pooled) or `hilo` (a hi counter: keys `hi × increment …`).
+   * @default 'pooled-lo'
+   */
+  readonly strategy?: SequenceStrategy;
+  /**
+   * Whether `prepare` creates a missing sequence. An existing one is always checked: an INCREMENT BY that
+   * does not fit `increment` and `strategy` is refused with `HiLoMismatchError`.
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/** Suffix of default sequence names; `status()` lists sequences that end with it. */
+export const SEQUENCE_SUFFIX = '_hilo_seq';
+
+/** The SQL one database speaks for a sequence source. Names arrive validated and quoted. */
+export interface SequenceStatements {
+  createSequence(sequence: string, incrementBy: bigint, start: bigint, minValue: bigint): string;
+  /** The sequence's INCREMENT BY, or undefined when it does not exist. */
+  readIncrement(client: SqlClient, sequence: string, schema: string | undefined, name: string): Promise<bigint | undefined>;
+  /** `count` values of `nextval`, in one round trip. */
+  nextValues(client: SqlClient, sequence: string, count: number): Promise<bigint[]>;
+  /** Makes the next value at least `target` without ever moving back; resolves with whether it moved. */
+  raiseTo(client: SqlClient, sequence: string, incrementBy: bigint, target: bigint): Promise<boolean>;
+  /** The sequences of `schema` whose names end with {@link SEQUENCE_SUFFIX}. */
+  list(client: SqlClient, schema: string | undefined): Promise<{ name: string; object: string; value: bigint | undefined; increment: bigint }[]>;
+}
+
+/** Builds a sequence source from one database's statements. */
+export function createSequenceSource(client: SqlClient, options: SequenceSourceOptions, sql: SequenceStatements): SqlHiSource {
+  const dialect = client.dialect;
+  if (typeof options !== 'object' || options === null) throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
+  const { increment: inc } = options;
+  if (typeof inc !== 'number' || !Number.isSafeInteger(inc) || inc < 1) throw HiLoConfigurationError.invalidOption('increment', 'a positive integer', inc);
+  const increment = BigInt(inc);
+  const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'pooled', 'hilo'] as const, 'a sequence source');
+  const create = options.create ?? true;
+  const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
+  const nameOf = options.name ?? ((segment: string) => `${segment}${SEQUENCE_SUFFIX}`);
+  const incrementBy = strategy === 'hilo' ? 1n : increment;
+  const start = strategy === 'pooled' ? increment : strategy === 'hilo' ? 0n : 1n;
+  const minValue = strategy === 'hilo' ? 0n : 1n;
+  const prepared = new Map<string, Promise<void>>();
+
+  function sequenceOf(segment: string): { name: string; quoted: string } {
+    validateSegment(segment);
+    const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, nameOf(segment));
+    return { name, quoted: qualifiedName(dialect, 'sequence', name, schema) };
+  }
+
+  const describeSeq = (quoted: string) => `${dialect} sequence ${quoted}`;
+  const fail = (error: unknown, action: string, quoted: string) =>
+    toHiLoError(error, {
+      dialect,
+      action: `${action} (${describeSeq(quoted)})`,
+      missingHint: `Run \`hilo init\` or pass \`create: true\` to create sequence ${quoted}.`,
+    });
+
+  async function check(segment: string, name: string, quoted: string): Promise<void> {
+    let actual = await sql.readIncrement(client, quoted, schema, name);
+    if (actual === undefined && create) {
+      try {
+        await client.query(sql.createSequence(quoted, incrementBy, start, minValue));
+      } catch (error) {
+        // `if not exists` still races in PostgreSQL's catalog: the loser sees a duplicate, which is fine
+        if (!isDuplicateError(error, dialect)) throw error;
+      }
+      actual = await sql.readIncrement(client, quoted, schema, name);
+    }
+    if (actual === undefined) {
+      throw new HiLoSourceError(
+        `Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` or pass \`create: true\`.`,
+      );
+    }
+    if (actual !== incrementBy) {
+      throw new HiLoMismatchError(
+        `Sequence ${quoted} has INCREMENT BY ${actual}, but hilo is configured with increment ${increment} and strategy "${strategy}", which needs INCREMENT BY ${incrementBy}; using it could hand out duplicate keys (efcore.pg #843). ` +
+          (strategy === 'hilo'
+            ? `Use strategy "pooled-lo" with increment ${actual}, or a sequence that advances by 1.`
+            : `Set \`increment: ${actual}\`, or change the sequence while no application uses it (ALTER SEQUENCE … INCREMENT BY ${incrementBy}).`),
+      );
+    }
+  }
+
+  function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+    const { name, quoted } = sequenceOf(segment);
+    let done = prepared.get(segment);
+    if (!done) {
+      done = retryLostConnection(() => check(segment, name, quoted)).catch((error: unknown) => {
+        prepared.delete(segment);
+        throw fail(error, `preparing segment "${segment}"`, quoted);
+      });
+      prepared.set(segment, done);
+    }
+    return abortable(done, signal, `preparing segment "${segment}"`);
+  }
+
+  async function reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
+    const size = request.size;
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) throw HiLoConfigurationError.invalidOption('size', 'a positive integer', size);
+    const { quoted } = sequenceOf(segment);
+    await prepare(segment, request.signal);
+    const action = `reserving ${size} keys for segment "${segment}"`;
+    const blocks: Block[] = [];
+    // `hilo` hi 0 and a `pooled` value below `increment` hold fewer keys (keys < 1 are skipped): top up
+    while (keyCount(blocks) < BigInt(size)) {
+      const missing = Number(BigInt(size) - keyCount(blocks));
+      const work = retryLostConnection(() => sql.nextValues(client, quoted, incrementsFor(missing, inc))).catch((error: unknown) => {
+        throw fail(error, action, quoted);
+      });
+      const values = await abortable(work, request.signal, action);
+      blocks.push(...blocksFromValues(strategy, values, increment));
+    }
+    return blocks.length > 1 ? mergeBlocks(sortBlocks(blocks)) : blocks;
+  }
+
+  async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
+    const { quoted } = sequenceOf(segment);
+    await prepare(segment);
+    const source = qualifiedName(dialect, 'floor table', from.table, from.schema);
+    const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
+    try {
+      const cast = dialect === 'postgres' ? `max(${column})::text` : `cast(max(${column}) as char)`;
+      const { rows } = await client.query<{ m: unknown }>(`select ${cast} as m from ${source}`);
+      const raw = rows[0]?.m;
+      if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
+      const maxKey = toBigInt(raw, `max(${column})`);
+      const raised = await sql.raiseTo(client, quoted, incrementBy, floorValue(strategy, maxKey, increment));
+      return { segment, maxKey, raised };
+    } catch (error) {
+      throw toHiLoError(error, { dialect, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });
+    }
+  }
+
+  async function status(): Promise<SegmentStatus[]> {
+    try {
+      const found = await sql.list(client, schema);
+      return found.map((s) => ({
+        segment: s.name.slice(0, -SEQUENCE_SUFFIX.length),
+        source: 'sequence' as const,
+        object: s.object,
+        value: s.value,
+        increment: s.increment,
+      }));
+    } catch (error) {
+      throw toHiLoError(error, { dialect, action: 'listing hi/lo sequences' });
+    }
+  }
+
+  return {
+    kind: 'sequence',
+    dialect,
+    strategy,
+    description: `${dialect} sequence per segment${schema === undefined ? '' : ` in schema ${schema}`} (${strategy}, increment ${increment})`,
+    prepare,
+    reserve,
+    raiseFloor,
+    status,
+    schemaSql: (segments) => segments.map((segment) => sql.createSequence(sequenceOf(segment).quoted, incrementBy, start, minValue)),
+  };
+}
+
+function sortBlocks(blocks: readonly Block[]): Block[] {
+  return [...blocks].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+}

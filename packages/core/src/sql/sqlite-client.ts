@@ -1,0 +1,109 @@
+import { HiLoSourceError } from '../errors.js';
+import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
+
+/** The part of a prepared statement hilo uses; `better-sqlite3` and `node:sqlite` both have it. */
+export interface SqliteStatementLike {
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number | bigint };
+  /** `better-sqlite3`: whether the statement returns rows. */
+  readonly reader?: boolean;
+  /** `node:sqlite`: the statement's result columns (empty when it returns none). */
+  columns?(): unknown[];
+}
+
+/**
+ * The part of a `better-sqlite3` `Database` or a `node:sqlite` `DatabaseSync` hilo uses (declared here so
+ * core never imports a driver).
+ */
+export interface SqliteDatabaseLike {
+  prepare(sql: string): SqliteStatementLike;
+  close(): unknown;
+  /** `better-sqlite3`: a transaction is open on this connection. */
+  readonly inTransaction?: boolean;
+  /** `node:sqlite`: a transaction is open on this connection. */
+  readonly isTransaction?: boolean;
+}
+
+/** Options of {@link sqliteClient}. */
+export interface SqliteClientOptions {
+  /**
+   * Whether `close()` closes the database connection.
+   * @default false
+   */
+  readonly ownsDatabase?: boolean;
+}
+
+function returnsRows(statement: SqliteStatementLike, sql: string): boolean {
+  if (typeof statement.reader === 'boolean') return statement.reader;
+  if (typeof statement.columns === 'function') return statement.columns().length > 0;
+  return /^\s*(select|with|pragma|values)\b|\breturning\b/i.test(sql);
+}
+
+function sqliteParams(params: readonly unknown[] | undefined): unknown[] {
+  return params === undefined ? [] : params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+}
+
+function run<Row>(db: SqliteDatabaseLike, sql: string, params?: readonly unknown[]): SqlResult<Row> {
+  const statement = db.prepare(sql);
+  const values = sqliteParams(params);
+  if (returnsRows(statement, sql)) {
+    const rows = statement.all(...values) as Row[];
+    return { rows, affectedRows: /\breturning\b/i.test(sql) ? rows.length : 0 };
+  }
+  const { changes } = statement.run(...values);
+  return { rows: [], affectedRows: Number(changes) };
+}
+
+/**
+ * Wraps a `better-sqlite3` `Database` or a `node:sqlite` `DatabaseSync` as a {@link SqlClient}. SQLite has
+ * one transaction per connection, so give hilo a connection of its own (`connect('sqlite:app.db')` opens
+ * one with a busy timeout for multi-process use): a reservation refuses to run while a transaction is open
+ * on this connection, since it would join it.
+ *
+ * @example
+ * ```ts
+ * import Database from 'better-sqlite3';
+ * const db = new Database('app.db');
+ * db.pragma('busy_timeout = 5000');
+ * const client = sqliteClient(db);
+ * ```
+ */
+export function sqliteClient(db: SqliteDatabaseLike, options: SqliteClientOptions = {}): SqlClient {
+  // one connection: operations of this client run one after another, never interleaved
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = tail.then(work, work);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+  const inTransaction = () => db.inTransaction === true || db.isTransaction === true;
+
+  return {
+    dialect: 'sqlite',
+    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      return exclusive(async () => run<Row>(db, sql, params));
+    },
+    transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      return exclusive(async () => {
+        if (inTransaction()) {
+          throw new HiLoSourceError(
+            'The SQLite connection given to hilo is inside a transaction, which a reservation would join. Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
+          );
+        }
+        run(db, 'begin immediate');
+        const tx: SqlExecutor = { query: async <Row>(sql: string, params?: readonly unknown[]) => run<Row>(db, sql, params) };
+        try {
+          const result = await work(tx);
+          run(db, 'commit');
+          return result;
+        } catch (error) {
+          if (inTransaction()) run(db, 'rollback');
+          throw error;
+        }
+      });
+    },
+    async close(): Promise<void> {
+      if (options.ownsDatabase) await exclusive(async () => void db.close());
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { SequenceSourceOptions } from './sequence-source.js';
+import type { SqlClient } from './sql-client.js';
+import type { SegmentStatus } from './sql-hi-source.js';
+import { sequenceSource, tableSource } from './sources.js';
+import type { TableSourceOptions } from './table-source.js';
+
+/** Options of {@link status}. */
+export interface StatusOptions {
+  /**
+   * The hi table to read.
+   * @default 'hilo_segments'
+   */
+  readonly table?: string;
+  /** Schema (PostgreSQL) or database (MySQL) of the hi table and the sequences; default: the connection's. */
+  readonly schema?: string;
+}
+
+/**
+ * Every segment hilo finds in the database: the rows of the hi table and the sequences named
+ * `<segment>_hilo_seq`, with their stored values. For `hilo status`.
+ *
+ * @example
+ * ```ts
+ * for (const s of await status(client)) console.log(s.segment, s.source, s.value);
+ * ```
+ */
+export async function status(client: SqlClient, options: StatusOptions = {}): Promise<SegmentStatus[]> {
+  const tableOptions: TableSourceOptions = {
+    ...(options.table === undefined ? {} : { table: options.table }),
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+  };
+  const found = await tableSource(client, tableOptions).status();
+  if (client.dialect !== 'sqlite') {
+    const sequenceOptions: SequenceSourceOptions = { increment: 1, ...(options.schema === undefined ? {} : { schema: options.schema }) };
+    found.push(...(await sequenceSource(client, sequenceOptions).status()));
+  }
+  return found;
+}

@@ -1,0 +1,263 @@
+import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
+import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
+import { floorValue, validateStrategy, type HiLoStrategy } from '../strategies.js';
+import type { Block, ReserveRequest } from '../types.js';
+import { abortable } from './abortable.js';
+import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from './driver-errors.js';
+import type { SqlClient } from './sql-client.js';
+import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
+
+/** Strategies a table source supports. `range` keeps the last reserved key, `pooled-lo` the next free one. */
+export type TableStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'range' | 'hilo'>;
+
+/** Options of a table source: one row per segment in a table. */
+export interface TableSourceOptions {
+  /**
+   * The hi table.
+   * @default 'hilo_segments'
+   */
+  readonly table?: string;
+  /** Its schema (PostgreSQL) or database (MySQL); default: the connection's. Not used on SQLite. */
+  readonly schema?: string;
+  /**
+   * What the stored value means: `pooled-lo` (next free key; any block size), `range` (last reserved key,
+   * RavenDB's `Max`; any block size), or `hilo` (next hi; blocks of `increment` keys).
+   * @default 'pooled-lo'
+   */
+  readonly strategy?: TableStrategy;
+  /**
+   * `hilo` only: keys per hi (`maxLo`); reservations are rounded up to a multiple of it.
+   * @default 1000
+   */
+  readonly increment?: number;
+  /**
+   * Column names, to share a table with another tool (e.g. Hibernate's `sequence_name`/`next_val`).
+   * @default { segment: 'segment', value: 'next_value' }
+   */
+  readonly columns?: { readonly segment?: string; readonly value?: string };
+  /**
+   * Whether `prepare` creates the table and the segment's row when missing. Without it, a missing table
+   * or row is an error that says to run `hilo init`.
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/** The SQL one database speaks for a table source. Identifiers arrive validated and quoted. */
+export interface TableStatements {
+  createTable(table: string, segment: string, value: string): string;
+  /** Inserts a row unless it exists; params `[segment, initialValue]`. */
+  insertRow(table: string, segment: string, value: string): string;
+  /** Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a row. */
+  advance(client: SqlClient, table: string, segment: string, value: string, key: string, amount: bigint): Promise<bigint | undefined>;
+  /** Params `[newValue, segment, expected]`. */
+  compareAndSet(table: string, segment: string, value: string): string;
+  /** Sets the value where it is below; params `[value, segment, value]`. */
+  raiseTo(table: string, segment: string, value: string): string;
+  /** Selects the largest value of a column as text, as `m`. */
+  maxOf(table: string, column: string): string;
+  /** Selects every row as `s` (segment) and `v` (value as text). */
+  readAll(table: string, segment: string, value: string): string;
+}
+
+/** Default table name of table sources. */
+export const DEFAULT_TABLE = 'hilo_segments';
+
+/** Reads a database integer that arrives as text, number or bigint. */
+export function toBigInt(value: unknown, what: string): bigint {
+  if (typeof value === 'bigint') return value;
+  if ((typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value))) {
+    return BigInt(value);
+  }
+  throw new HiLoSourceError(`Expected ${what} to be an integer, got ${String(value)}. Is the column an integer type?`);
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw HiLoConfigurationError.invalidOption(name, 'a positive integer', value);
+  }
+  return value;
+}
+
+/** Runs `work`; if an established connection died, once more (a reservation retried is a gap, never a duplicate). */
+export async function retryLostConnection<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isLostConnection(error)) throw error;
+    return work();
+  }
+}
+
+/** Builds a table source from one database's statements. */
+export function createTableSource(client: SqlClient, options: TableSourceOptions, sql: TableStatements): SqlHiSource {
+  const dialect = client.dialect;
+  const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'range', 'hilo'] as const, 'a table source');
+  const increment = BigInt(positiveInteger('increment', options.increment ?? 1000));
+  const create = options.create ?? true;
+  const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
+  const schema = dialect === 'sqlite' ? undefined : options.schema;
+  const table = qualifiedName(dialect, 'table', tableName, schema);
+  const seg = quoteIdentifier(dialect, validateIdentifier('segment column', options.columns?.segment ?? 'segment'));
+  const val = quoteIdentifier(dialect, validateIdentifier('value column', options.columns?.value ?? 'next_value'));
+  const initial = strategy === 'pooled-lo' ? 1n : 0n;
+  const description = `${dialect} table ${table}`;
+  const missingHint = `Run \`hilo init\` or pass \`create: true\` to create table ${table}.`;
+  const prepared = new Map<string, Promise<void>>();
+
+  const fail = (error: unknown, action: string) => toHiLoError(error, { dialect, action: `${action} (${description})`, missingHint });
+
+  async function createTable(): Promise<void> {
+    try {
+      await client.query(sql.createTable(table, seg, val));
+    } catch (error) {
+      // two processes creating the table at once: one wins, the other sees a duplicate
+      if (!isDuplicateError(error, dialect)) throw error;
+    }
+  }
+
+  async function insertRow(segment: string): Promise<void> {
+    try {
+      await client.query(sql.insertRow(table, seg, val), [segment, initial]);
+    } catch (error) {
+      if (create && isMissingObjectError(error, dialect)) {
+        await createTable();
+        await client.query(sql.insertRow(table, seg, val), [segment, initial]);
+      } else throw error;
+    }
+  }
+
+  function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+    validateSegment(segment);
+    let done = prepared.get(segment);
+    if (!done) {
+      const work = async () => {
+        if (!create) {
+          const { rows } = await client.query(`${sql.readAll(table, seg, val)} where ${seg} = ${dialect === 'postgres' ? '$1' : '?'}`, [segment]);
+          if (rows.length === 0) {
+            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}. Run \`hilo init ${segment}\` or pass \`create: true\`.`);
+          }
+          return;
+        }
+        await insertRow(segment);
+      };
+      done = retryLostConnection(work).catch((error: unknown) => {
+        prepared.delete(segment);
+        throw fail(error, `preparing segment "${segment}"`);
+      });
+      prepared.set(segment, done);
+    }
+    return abortable(done, signal, `preparing segment "${segment}"`);
+  }
+
+  async function advance(segment: string, amount: bigint): Promise<bigint> {
+    let value = await sql.advance(client, table, seg, val, segment, amount);
+    if (value === undefined) {
+      // the row vanished after prepare (or prepare was skipped): create it again only if allowed
+      if (!create) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}. Run \`hilo init ${segment}\` or pass \`create: true\`.`);
+      await insertRow(segment);
+      value = await sql.advance(client, table, seg, val, segment, amount);
+      if (value === undefined) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
+    }
+    return value;
+  }
+
+  async function reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
+    const size = positiveInteger('size', request.size);
+    await prepare(segment, request.signal);
+    const action = `reserving ${size} keys for segment "${segment}"`;
+    const work = retryLostConnection(async (): Promise<Block[]> => {
+      if (strategy === 'hilo') {
+        const his = BigInt(Math.ceil(size / Number(increment)));
+        const next = await advance(segment, his);
+        const first = (next - his) * increment;
+        const block = { first: first < 1n ? 1n : first, last: next * increment - 1n };
+        return block.first <= block.last ? [block] : [];
+      }
+      const amount = BigInt(size);
+      const value = await advance(segment, amount);
+      // pooled-lo stores the next free key, range the last reserved one
+      const last = strategy === 'pooled-lo' ? value - 1n : value;
+      return [{ first: last - amount + 1n, last }];
+    }).catch((error: unknown) => {
+      throw fail(error, action);
+    });
+    const blocks = await abortable(work, request.signal, action);
+    if (blocks.length === 0 || blocks.reduce((n, b) => n + b.last - b.first + 1n, 0n) < BigInt(size)) {
+      // only hi 0 of `hilo` is short (key 0 is skipped): top up
+      const more = await reserve(segment, request);
+      return [...blocks, ...more];
+    }
+    return blocks;
+  }
+
+  async function release(segment: string, unused: Block): Promise<boolean> {
+    validateSegment(segment);
+    if (strategy === 'hilo' || unused.first > unused.last) return false;
+    const expected = strategy === 'pooled-lo' ? unused.last + 1n : unused.last;
+    const next = strategy === 'pooled-lo' ? unused.first : unused.first - 1n;
+    try {
+      const { affectedRows } = await client.query(sql.compareAndSet(table, seg, val), [next, segment, expected]);
+      return affectedRows === 1;
+    } catch (error) {
+      throw fail(error, `returning unused keys of segment "${segment}"`);
+    }
+  }
+
+  async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
+    await prepare(segment);
+    const source = qualifiedName(dialect, 'floor table', from.table, dialect === 'sqlite' ? undefined : from.schema);
+    const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
+    try {
+      const { rows } = await client.query<{ m: unknown }>(sql.maxOf(source, column));
+      const raw = rows[0]?.m;
+      if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
+      const maxKey = toBigInt(raw, `max(${column})`);
+      const target = floorValue(strategy, maxKey, increment);
+      const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
+      return { segment, maxKey, raised: affectedRows === 1 };
+    } catch (error) {
+      throw toHiLoError(error, { dialect, action: `raising the floor of segment "${segment}" above ${source}.${column}` });
+    }
+  }
+
+  async function status(): Promise<SegmentStatus[]> {
+    try {
+      const { rows } = await client.query<{ s: unknown; v: unknown }>(`${sql.readAll(table, seg, val)} order by ${seg}`);
+      return rows.map((row) => ({
+        segment: String(row.s),
+        source: 'table' as const,
+        object: table,
+        value: row.v === null || row.v === undefined ? undefined : toBigInt(row.v, 'the stored value'),
+      }));
+    } catch (error) {
+      if (isMissingObjectError(error, dialect)) return [];
+      throw fail(error, 'reading segments');
+    }
+  }
+
+  return {
+    kind: 'table',
+    dialect,
+    strategy,
+    description,
+    prepare,
+    reserve,
+    release,
+    raiseFloor,
+    status,
+    schemaSql(segments: readonly string[]): string[] {
+      const statements = [sql.createTable(table, seg, val)];
+      for (const segment of segments) {
+        validateSegment(segment);
+        // literal seed rows for migration files: quotes doubled, the only escaping standard SQL needs
+        const escaped = dialect === 'mysql' ? segment.replaceAll('\\', '\\\\') : segment;
+        const literal = `'${escaped.replaceAll("'", "''")}'`;
+        const insert = sql.insertRow(table, seg, val);
+        let n = 0;
+        statements.push(insert.replace(/\$\d+|\?/g, () => (n++ === 0 ? literal : initial.toString())));
+      }
+      return statements;
+    },
+  };
+}
