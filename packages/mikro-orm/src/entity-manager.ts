@@ -35,7 +35,13 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
       } else if (Array.isArray(data)) {
         data = await withKeys(this, runtime, entitiesOrName, data);
       }
-      return (super.insertMany as (...args: unknown[]) => Promise<never>)(entitiesOrName, data, options);
+      const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(entitiesOrName, data, options);
+      // Without RETURNING the driver knows no ids for plain rows; the keys are ours, so report them.
+      const entry = keyedEntry(this, runtime, data === undefined ? (entitiesOrName as object[])[0]?.constructor : entitiesOrName);
+      if (entry && Array.isArray(data) && result.some((id) => id == null)) {
+        return data.map((row) => (row as Row)[entry.property]) as never;
+      }
+      return result as never;
     }
   }
 
@@ -48,8 +54,7 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
 async function withKeys(em: EntityManager, runtime: HiLoRuntime, entityName: unknown, rows: unknown[]): Promise<unknown[]> {
   const entities = rows.filter((row) => isEntity(row)) as object[];
   await runtime.fillMissing(entities);
-  const meta = em.getMetadata().find(entityName as EntityName);
-  const entry: KeyedEntity | undefined = meta?.class ? runtime.entryFor(meta.class) : undefined;
+  const entry = keyedEntry(em, runtime, entityName);
   if (!entry) return rows;
   const missing = rows.filter((row) => !isEntity(row) && (row as Row)[entry.property] == null);
   if (missing.length === 0) return rows;
@@ -58,4 +63,10 @@ async function withKeys(em: EntityManager, runtime: HiLoRuntime, entityName: unk
   return rows.map((row) =>
     !isEntity(row) && (row as Row)[entry.property] == null ? { ...(row as Row), [entry.property]: keys[i++] } : row,
   );
+}
+
+function keyedEntry(em: EntityManager, runtime: HiLoRuntime, entityName: unknown): KeyedEntity | undefined {
+  if (entityName == null) return undefined;
+  const meta = em.getMetadata().find(entityName as EntityName);
+  return meta?.class ? runtime.entryFor(meta.class) : undefined;
 }

@@ -131,8 +131,9 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
   if (config.getExtension(EXTENSION_NAME)) {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
+  const { generator } = options;
   const runtime = new HiLoRuntime((o) =>
-    options.generator ? Promise.resolve(options.generator) : createGeneratorFor(o, options),
+    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options),
   );
   config.registerExtension(EXTENSION_NAME, () => runtime);
   config.set('subscribers', [...config.get('subscribers'), new HiLoFlushSubscriber(runtime)]);
@@ -170,7 +171,7 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     try {
       await close(force);
     } finally {
-      if (!options.generator) await runtime.close();
+      await runtime.close();
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
+import type { OwnedGenerator } from './connection.js';
 import { HILO_KEY, isHiLoOnCreate } from './key.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
@@ -25,12 +26,13 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  */
 export class HiLoRuntime {
   readonly #entities = new Map<unknown, KeyedEntity>();
-  readonly #createGenerator: (orm: MikroORM) => Promise<Generator>;
+  readonly #createGenerator: (orm: MikroORM) => Promise<OwnedGenerator>;
+  #owned: OwnedGenerator | undefined;
   #generator: Generator | undefined;
   #starting: Promise<Generator | undefined> | undefined;
   #closed = false;
 
-  constructor(createGenerator: (orm: MikroORM) => Promise<Generator>) {
+  constructor(createGenerator: (orm: MikroORM) => Promise<OwnedGenerator>) {
     this.#createGenerator = createGenerator;
   }
 
@@ -52,12 +54,14 @@ export class HiLoRuntime {
     this.#starting ??= (async () => {
       for (const meta of storage.getAll().values()) this.#collect(meta);
       if (this.#entities.size === 0) return undefined;
-      const generator = await this.#createGenerator(orm);
-      this.#generator = generator;
+      const owned = await this.#createGenerator(orm);
+      this.#owned = owned;
       if (this.#closed) {
-        await generator.close();
+        await owned.close();
         return undefined;
       }
+      const generator = owned.generator;
+      this.#generator = generator;
       await generator.warm([...new Set([...this.#entities.values()].map((e) => e.segment))]);
       return generator;
     })();
@@ -148,11 +152,12 @@ export class HiLoRuntime {
     return generator;
   }
 
-  /** Closes the generator (gives back unused keys where the source can prove it is safe). */
+  /** Closes the generator (gives back unused keys where the source can prove it is safe) and its pool. */
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
     await this.#starting?.catch(() => undefined);
-    await this.#generator?.close();
+    await this.#owned?.close();
   }
 }
 
