@@ -1,0 +1,87 @@
+import 'reflect-metadata';
+import { Column, DataSource, Entity, Generated, PrimaryColumn } from 'typeorm';
+import { describePostgres } from '@hilo/testing';
+import { HiLoConfigurationError, memorySource } from 'hilo-core';
+import { HiLoGeneratedColumn, installHiLo, withHiLo } from 'hilo-typeorm';
+import { Tag } from './support/entities.js';
+
+@Entity('composite_keys')
+class CompositeKey {
+  @HiLoGeneratedColumn() id!: number;
+  @PrimaryColumn({ type: 'int' }) version!: number;
+}
+
+@Entity('doubly_generated')
+class DoublyGenerated {
+  @HiLoGeneratedColumn() @Generated('increment') id!: number;
+  @Column({ type: 'int' }) n!: number;
+}
+
+@Entity('split_a')
+class SplitA {
+  @HiLoGeneratedColumn({ segment: 'shared', blockSize: 10 }) id!: number;
+}
+
+@Entity('split_b')
+class SplitB {
+  @HiLoGeneratedColumn({ segment: 'shared', blockSize: 20 }) id!: number;
+}
+
+describePostgres('typeorm: bad configurations fail at initialization with a clear error', (db) => {
+  async function initialized(entities: Function[]): Promise<DataSource> {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url, entities });
+    await dataSource.initialize();
+    return dataSource;
+  }
+
+  it.each([
+    ['a composite primary key', CompositeKey, /CompositeKey\.id must be the entity's only primary column, but CompositeKey has id, version/],
+    ['a key the database also generates', DoublyGenerated, /DoublyGenerated\.id is both @HiLoGeneratedColumn\(\) and database-generated/],
+  ])('refuses %s', async (_name, entity, message) => {
+    const dataSource = await initialized([entity]);
+    try {
+      const attempt = installHiLo(dataSource, { source: () => memorySource() });
+      await expect(attempt).rejects.toThrow(HiLoConfigurationError);
+      await expect(installHiLo(dataSource, { source: () => memorySource() })).rejects.toThrow(message);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('refuses two block sizes for one segment', async () => {
+    const dataSource = await initialized([SplitA, SplitB]);
+    try {
+      await expect(installHiLo(dataSource, { source: () => memorySource() })).rejects.toThrow(
+        /Segment "shared" gets blockSize 10 from SplitA\.id and 20 from SplitB\.id/,
+      );
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('refuses to install on a DataSource that is not initialized, or twice', async () => {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [Tag] });
+    await expect(installHiLo(dataSource)).rejects.toThrow(/needs an initialized DataSource; call it after `await dataSource.initialize\(\)`/);
+    await dataSource.initialize();
+    try {
+      await installHiLo(dataSource, { source: () => memorySource() });
+      await expect(installHiLo(dataSource, { source: () => memorySource() })).rejects.toThrow(/already installed/);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('fails initialize() and closes the connection when the hi source cannot prepare a segment', async () => {
+    const dataSource = withHiLo(new DataSource({ type: 'postgres', url: db.url, entities: [Tag] }), {
+      source: () => ({
+        description: 'a source whose database refuses',
+        async reserve() {
+          throw new HiLoConfigurationError('permission denied for sequence tags_hilo_seq');
+        },
+      }),
+      retries: 0,
+    });
+    await expect(dataSource.initialize()).rejects.toThrow(/permission denied/);
+    expect(dataSource.isInitialized).toBe(false);
+  });
+});
