@@ -11,3 +11,4 @@ export {
   randomName,
   type TestDatabase,
 } from './databases.ts';
+export { runHiSourceConformance, type HiSourceConformanceOptions, type ConformanceSource, type SourceSettings } from './conformance/hi-source-suite.ts';

@@ -1,9 +1,8 @@
-import { HiLoConfigurationError } from '../errors.js';
+import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../errors.js';
 import { mysqlClient, type MysqlPoolLike } from './mysql-client.js';
 import { pgClient, type PgPoolLike } from './pg-client.js';
 import type { SqlClient } from './sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './sqlite-client.js';
-import { toHiLoError } from './driver-errors.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
@@ -87,7 +86,11 @@ async function openSqlite(url: string, timeoutMs: number): Promise<SqlClient> {
     }
   } catch (error) {
     if (error instanceof HiLoConfigurationError) throw error;
-    throw toHiLoError(error, { dialect: 'sqlite', action: `opening ${redactUrl(url)}` });
+    // a missing folder or an unreadable file: the database cannot be reached, like a closed port
+    throw new HiLoSourceUnavailableError(
+      `Cannot open the SQLite database "${path}": ${(error as Error).message}. Check that its folder exists and is writable.`,
+      { cause: error },
+    );
   }
   return sqliteClient(db, { ownsDatabase: true });
 }

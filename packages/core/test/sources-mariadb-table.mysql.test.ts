@@ -1,0 +1,13 @@
+import { fileURLToPath } from 'node:url';
+import { runHiSourceConformance } from '@hilo/testing';
+import { connect, mysqlTableSource } from '../src/sql/index.js';
+
+runHiSourceConformance({
+  name: 'mariadb table',
+  kind: 'mysql',
+  connect,
+  makeSource: (client, { hostileName }) => mysqlTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'table', options: {} } },
+  releases: true,
+  checksIncrement: false,
+});

@@ -1,0 +1,13 @@
+import { fileURLToPath } from 'node:url';
+import { runHiSourceConformance } from '@hilo/testing';
+import { connect, postgresTableSource } from '../src/sql/index.js';
+
+runHiSourceConformance({
+  name: 'postgres table',
+  kind: 'postgres',
+  connect,
+  makeSource: (client, { hostileName }) => postgresTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'table', options: {} } },
+  releases: true,
+  checksIncrement: false,
+});

@@ -1,0 +1,58 @@
+/**
+ * Child process of the hi-source conformance suite: reserves keys through a SQL hi source in a tight loop,
+ * hands them out in order with a tiny generator of its own, and prints every range it handed out as
+ * `first-last` lines (compact: one line per block), then `done`.
+ *
+ * argv[2] is JSON: { url, source: 'sequence' | 'table', options, segment, keys, blockSize, pauseMs? }.
+ * Run with `node --import tsx reserve-worker.ts '<json>'`; it imports core's sources, no build needed.
+ */
+import { connect, sequenceSource, tableSource } from '../../src/sql/index.js';
+
+interface WorkerSpec {
+  url: string;
+  source: 'sequence' | 'table';
+  options: Record<string, unknown>;
+  segment: string;
+  keys: number;
+  blockSize: number;
+  pauseMs?: number;
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as WorkerSpec;
+const client = await connect(spec.url, { poolSize: 2 });
+const source =
+  spec.source === 'sequence'
+    ? sequenceSource(client, spec.options as unknown as Parameters<typeof sequenceSource>[1])
+    : tableSource(client, spec.options);
+const signal = new AbortController().signal;
+
+let handedOut = 0;
+let previous = -1n;
+let round = 0;
+const out: string[] = [];
+const flush = () => {
+  if (out.length > 0) process.stdout.write(`${out.join('\n')}\n`);
+  out.length = 0;
+};
+while (handedOut < spec.keys) {
+  // alternate sizes so sequence sources also fetch several increments in one round trip
+  const size = spec.blockSize * ((round++ % 3) + 1);
+  const blocks = await source.reserve(spec.segment, { size, signal });
+  for (const block of blocks) {
+    if (block.first <= previous) throw new Error(`keys went backwards: ${block.first} after ${previous}`);
+    const take = BigInt(Math.min(spec.keys - handedOut, Number(block.last - block.first + 1n)));
+    if (take <= 0n) break;
+    // the tiny generator: keys first … first + take - 1 are handed out, in order
+    const last = block.first + take - 1n;
+    out.push(`${block.first}-${last}`);
+    handedOut += Number(take);
+    previous = last;
+  }
+  if (spec.pauseMs !== undefined) {
+    flush();
+    await new Promise((resolve) => setTimeout(resolve, spec.pauseMs));
+  }
+}
+out.push('done');
+flush();
+await client.close();
