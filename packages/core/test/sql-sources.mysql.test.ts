@@ -1,0 +1,68 @@
+import { describeMysql, randomName } from '@hilo/testing';
+import type { SqlClient } from 'hilo-core';
+import { connect, ensureSchema, raiseFloor, sequenceSource, status, tableSource } from '../src/sql/index.js';
+
+const signal = new AbortController().signal;
+
+describeMysql('mariadb sources', (db) => {
+  let client: SqlClient;
+  beforeAll(async () => {
+    client = await connect(db.url);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('should fetch several increments of a MariaDB sequence in one statement', async () => {
+    const source = sequenceSource(client, { increment: 10 });
+    expect(await source.reserve('bulk', { size: 35, signal })).toEqual([{ first: 1n, last: 40n }]);
+    expect(await source.reserve('bulk', { size: 1, signal })).toEqual([{ first: 41n, last: 50n }]);
+  });
+
+  it('should hand out hilo blocks from a table (hi × maxLo, never key 0)', async () => {
+    const source = tableSource(client, { table: 'hilo_classic', strategy: 'hilo', increment: 1000 });
+    expect(await source.reserve('orders', { size: 10, signal })).toEqual([{ first: 1n, last: 999n }]);
+    expect(await source.reserve('orders', { size: 1500, signal })).toEqual([{ first: 1000n, last: 2999n }]);
+  });
+
+  it('should raise a MariaDB sequence above existing keys and never lower it', async () => {
+    await client.query('create table floor_rows (id bigint primary key)');
+    await client.query('insert into floor_rows values (777)');
+    expect(await raiseFloor(client, { source: 'sequence', segment: 'floored', table: 'floor_rows' })).toEqual({
+      segment: 'floored',
+      maxKey: 777n,
+      raised: true,
+    });
+    const source = sequenceSource(client, { increment: 100 });
+    expect(await source.reserve('floored', { size: 100, signal })).toEqual([{ first: 778n, last: 877n }]);
+    await client.query('delete from floor_rows');
+    await client.query('insert into floor_rows values (5)');
+    expect((await raiseFloor(client, { source: 'sequence', segment: 'floored', table: 'floor_rows' })).raised).toBe(false);
+    expect(await source.reserve('floored', { size: 100, signal })).toEqual([{ first: 878n, last: 977n }]);
+  });
+
+  it('should create schema objects once when many processes prepare at the same time', async () => {
+    const clients = await Promise.all(Array.from({ length: 8 }, () => connect(db.url, { poolSize: 1 })));
+    try {
+      const segment = randomName('race');
+      const table = randomName('hi');
+      await Promise.all(clients.map((c) => sequenceSource(c, { increment: 10 }).prepare(segment)));
+      await Promise.all(clients.map((c) => tableSource(c, { table }).prepare(segment)));
+      const blocks = await Promise.all(clients.map((c) => tableSource(c, { table }).reserve(segment, { size: 5, signal })));
+      expect(new Set(blocks.map((b) => b[0]!.first)).size).toBe(8);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  });
+
+  it('should list table rows and sequences in status()', async () => {
+    await ensureSchema(client, { source: 'table', table: 'status_hi', segments: ['a', 'b'] });
+    await ensureSchema(client, { source: 'sequence', segments: ['listed'], increment: 5 });
+    const found = await status(client, { table: 'status_hi' });
+    expect(found.filter((s) => s.source === 'table').map((s) => [s.segment, s.value])).toEqual([
+      ['a', 1n],
+      ['b', 1n],
+    ]);
+    expect(found.find((s) => s.segment === 'listed')).toMatchObject({ source: 'sequence', value: 1n, increment: 5n });
+  });
+});
