@@ -1,0 +1,79 @@
+import { InvalidArgumentError } from 'commander';
+
+/** Largest `--block-size`: what core's generator accepts (a 32-bit signed integer). */
+export const MAX_BLOCK_SIZE = 2 ** 31 - 1;
+
+/** Where hi blocks come from: a database sequence per segment, or one row per segment in a hi table. */
+export type SourceKind = 'sequence' | 'table';
+
+/** `--source`: `sequence` or `table`. */
+export function parseSource(value: string): SourceKind {
+  if (value === 'sequence' || value === 'table') return value;
+  throw new InvalidArgumentError(`Expected "sequence" or "table", got ${JSON.stringify(value)}.`);
+}
+
+/** A decimal integer from `min` to `max`, written without sign, spaces, exponent or fraction. */
+function integer(value: string, min: number, max: number, example: string): number {
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new InvalidArgumentError(`Expected an integer from ${min} to ${max} (e.g. ${example}), got ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+/** `--block-size`: keys reserved per round trip, 1 … 2³¹−1. */
+export function parseBlockSize(value: string): number {
+  return integer(value, 1, MAX_BLOCK_SIZE, '100');
+}
+
+/** `--count`: how many keys `next` prints, 1 … 2⁵³−1. */
+export function parseCount(value: string): number {
+  return integer(value, 1, Number.MAX_SAFE_INTEGER, '1000');
+}
+
+const SCHEMES = /^(postgres|postgresql|mysql|mariadb):\/\/|^sqlite:/i;
+
+/** `--url`: checked for a scheme hilo speaks before anything connects. */
+export function parseUrl(value: string): string {
+  if (!SCHEMES.test(value)) {
+    const shown = value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+    throw new InvalidArgumentError(
+      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite: (e.g. postgres://app@localhost:5432/shop), got ${JSON.stringify(shown)}.`,
+    );
+  }
+  if (/^sqlite:(\/\/)?$/i.test(value)) {
+    throw new InvalidArgumentError(`Expected a file after "sqlite:" (e.g. sqlite:app.db), got ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** What `floor --from` names: a table, optionally schema-qualified, and a column. */
+export interface ColumnRef {
+  readonly schema?: string;
+  readonly table: string;
+  readonly column: string;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** `--from TABLE[.COLUMN]` or `--from SCHEMA.TABLE.COLUMN`; the column defaults to `id`. */
+export function parseColumnRef(value: string): ColumnRef {
+  const parts = value.split('.');
+  if (parts.length > 3 || !parts.every((part) => NAME.test(part))) {
+    throw new InvalidArgumentError(
+      `Expected TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN made of letters, digits and "_" (e.g. orders.id), got ${JSON.stringify(value)}.`,
+    );
+  }
+  if (parts.length === 3) return { schema: parts[0]!, table: parts[1]!, column: parts[2]! };
+  return { table: parts[0]!, column: parts[1] ?? 'id' };
+}
+
+/** `--table NAME`: the hi table, a plain SQL identifier. */
+export function parseTableName(value: string): string {
+  if (!NAME.test(value)) {
+    throw new InvalidArgumentError(
+      `Expected a table name of letters, digits and "_" starting with a letter or "_" (e.g. hilo_segments), got ${JSON.stringify(value)}.`,
+    );
+  }
+  return value;
+}

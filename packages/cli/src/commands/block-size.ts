@@ -1,0 +1,22 @@
+import { HiLoMismatchError, sequenceSource } from 'hilo-core';
+import { DEFAULT_BLOCK_SIZE, type Target } from '../open.js';
+
+/**
+ * The block size for `segment`. A table takes any size: `--block-size` or the default. A sequence's block
+ * size is its INCREMENT BY: without `--block-size`, an existing sequence's increment is used (so
+ * `hilo next orders` works after `hilo init --block-size 1000 orders`); a `--block-size` that differs from
+ * it is refused, since it could hand out duplicate keys.
+ */
+export async function resolveBlockSize(target: Target, segment: string, explicit: number | undefined): Promise<number> {
+  if (target.kind !== 'sequence') return explicit ?? DEFAULT_BLOCK_SIZE;
+  const sequences = await sequenceSource(target.client, { increment: 1, create: false }).status();
+  const existing = sequences.find((row) => row.segment === segment);
+  const increment = existing?.increment;
+  if (increment === undefined) return explicit ?? DEFAULT_BLOCK_SIZE;
+  if (explicit !== undefined && BigInt(explicit) !== increment) {
+    throw new HiLoMismatchError(
+      `Sequence ${existing!.object} of segment "${segment}" has INCREMENT BY ${increment}, not ${explicit}: pass --block-size ${increment} or leave it out.`,
+    );
+  }
+  return Number(increment);
+}

@@ -1,0 +1,145 @@
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import {
+  parseBlockSize,
+  parseColumnRef,
+  parseCount,
+  parseSource,
+  parseTableName,
+  parseUrl,
+} from './arguments.js';
+import { runFloor } from './commands/floor.js';
+import { runInit } from './commands/init.js';
+import { runNext } from './commands/next.js';
+import { runStatus } from './commands/status.js';
+import type { CliIo } from './io.js';
+import { DEFAULT_BLOCK_SIZE } from './open.js';
+
+/**
+ * What a segment name may look like on the command line: letters, digits and `_ . - : / @`, starting with a
+ * letter, digit or `_`, at most 128 characters. Stricter than the library (whose table rows take any
+ * text) so that quotes, spaces, semicolons and control characters from a script never reach a database;
+ * sequences need a SQL identifier and are checked again by core before anything connects.
+ */
+export const SEGMENT_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:\/@-]{0,127}$/;
+
+function parseSegment(value: string): string {
+  if (!SEGMENT_PATTERN.test(value)) {
+    const shown = JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+    throw new InvalidArgumentError(
+      `Expected a segment name of 1 to 128 letters, digits or "_.-:/@", starting with a letter, digit or "_" (e.g. orders), got ${shown}.`,
+    );
+  }
+  return value;
+}
+
+function collectSegment(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), parseSegment(value)];
+}
+
+const URL_HELP = 'database URL: postgres://…, postgresql://…, mysql://…, mariadb://… or sqlite:PATH';
+const SOURCE_HELP = 'hi source: "sequence" (one sequence per segment) or "table" (one row per segment) (default: sequence on PostgreSQL, table elsewhere)';
+const TABLE_HELP = 'hi table of the table source (default: hilo_segments)';
+
+function withCommonOptions(command: Command, options: { table: boolean }): Command {
+  command
+    .addOption(new Option('--url <url>', URL_HELP).env('HILO_URL').argParser(parseUrl).makeOptionMandatory())
+    .addOption(new Option('--source <kind>', SOURCE_HELP).argParser(parseSource));
+  if (options.table) command.addOption(new Option('--table <name>', TABLE_HELP).argParser(parseTableName));
+  return command;
+}
+
+/** What the action of the subcommand that ran left behind, for error messages. */
+export interface ProgramState {
+  /** The subcommand being run (`next`, …), once commander has chosen it. */
+  command?: string;
+}
+
+/**
+ * Builds the `hilo` command line. Commander never calls `process.exit`: errors come back as exceptions so
+ * that {@link main} decides the exit status, and every message goes to `io`.
+ */
+export function createProgram(io: CliIo, state: ProgramState = {}): Command {
+  const program = new Command('hilo')
+    .description('Create, inspect and draw from hi/lo key segments in PostgreSQL, MariaDB/MySQL or SQLite.')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
+    });
+  program.hook('preAction', (_program, action) => {
+    state.command = action.name();
+  });
+
+  withCommonOptions(
+    program
+      .command('init')
+      .description('create the sequence, or the hi table and row, of each segment unless it exists (idempotent)')
+      .addArgument(new Argument('<segment...>', 'segments to create, e.g. orders customers').argParser(collectSegment)),
+    { table: true },
+  )
+    .option('--block-size <n>', `keys per reservation; a sequence's INCREMENT BY (default: ${DEFAULT_BLOCK_SIZE})`, parseBlockSize)
+    .option('--sql', 'print the SQL statements instead of running them (for migrations)')
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init --url mysql://root@localhost/shop --block-size 1000 orders')
+    .action(async (segments: string[], options) => runInit(segments, options, io));
+
+  withCommonOptions(
+    program
+      .command('next')
+      .description('reserve keys of a segment and print them, one per line, in increasing order')
+      .addArgument(new Argument('<segment>', 'the segment, e.g. orders').argParser(parseSegment)),
+    { table: true },
+  )
+    .option(
+      '--block-size <n>',
+      `keys per round trip; a sequence's INCREMENT BY (default: an existing sequence's increment, else ${DEFAULT_BLOCK_SIZE})`,
+      parseBlockSize,
+    )
+    .option('--count <n>', 'how many keys to print; millions stream in constant memory', parseCount, 1)
+    .addHelpText('after', '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop --count 1000000 orders > keys.txt')
+    .action(async (segment: string, options) => runNext(segment, options, io));
+
+  withCommonOptions(program.command('status').description('list the segments in the database with their stored values'), {
+    table: true,
+  })
+    .option('--json', 'print the segments as JSON (values as strings)')
+    .action(async (options) => runStatus(options, io));
+
+  withCommonOptions(
+    program
+      .command('floor')
+      .description('raise a segment so that every future key is above the largest key of a column; never lowers it')
+      .addArgument(new Argument('<segment>', 'the segment, e.g. orders').argParser(parseSegment)),
+    { table: true },
+  )
+    .addOption(
+      new Option('--from <table[.column]>', 'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)')
+        .argParser(parseColumnRef)
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--block-size <n>',
+      `a sequence's INCREMENT BY when floor creates it (default: an existing sequence's increment, else ${DEFAULT_BLOCK_SIZE})`,
+      parseBlockSize,
+    )
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  hilo floor --url postgres://app@localhost/shop orders --from orders.id')
+    .action(async (segment: string, options) => runFloor(segment, options, io));
+
+  for (const command of program.commands) {
+    // one line per error, ending with where to read more
+    command.configureOutput({
+      ...program.configureOutput(),
+      outputError: (text, write) =>
+        write(`hilo ${command.name()}: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see \`hilo ${command.name()} --help\`)\n`),
+    });
+  }
+  program.configureOutput({
+    ...program.configureOutput(),
+    outputError: (text, write) => write(`hilo: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see \`hilo --help\`)\n`),
+  });
+  return program;
+}

@@ -1,0 +1,104 @@
+import type { TestDatabase } from '@hilo/testing';
+import { hilo, isIncreasing, keysOf } from './run-cli.js';
+
+/** Runs one SQL statement on the test database (to create tables of "existing" rows). */
+export type Execute = (sql: string) => Promise<void>;
+
+/**
+ * The command's behaviour on one database and source kind: concurrent processes never share a key, and
+ * `floor` lifts a segment above existing rows without ever lowering it.
+ */
+export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute: () => Execute): void {
+  const url = () => db.url;
+
+  it(`six concurrent \`hilo next --count 20000\` print 120,000 distinct keys, each process increasing (${source})`, async () => {
+    const segment = `orders_${source}`;
+    const init = await hilo(['init', '--url', url(), '--source', source, '--block-size', '50', segment]);
+    expect(init.stderr).toBe('');
+    expect(init.code).toBe(0);
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, () => hilo(['next', '--url', url(), '--source', source, '--count', '20000', segment])),
+    );
+    const all = new Set<bigint>();
+    for (const run of runs) {
+      const keys = keysOf(run);
+      expect(run.stderr).toBe('');
+      expect(keys).toHaveLength(20_000);
+      expect(isIncreasing(keys)).toBe(true);
+      for (const key of keys) all.add(key);
+    }
+    expect(all.size).toBe(120_000);
+  });
+
+  it(`init is idempotent and reports a block size that contradicts the database (${source})`, async () => {
+    const segment = `idem_${source}`;
+    for (let i = 0; i < 2; i++) {
+      const run = await hilo(['init', '--url', url(), '--source', source, '--block-size', '20', '--json', segment]);
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ segment, source })]);
+    }
+    const next = await hilo(['next', '--url', url(), '--source', source, '--block-size', '30', segment]);
+    if (source === 'sequence') {
+      // INCREMENT BY 20 in the database: using 30 could hand out duplicates
+      expect(next.code).toBe(2);
+      expect(next.stderr).toMatch(/INCREMENT BY 20.*--block-size 20/);
+    } else {
+      expect(keysOf(next)).toHaveLength(1);
+    }
+  });
+
+  it(`floor lifts a segment above max(id) of an existing table and never lowers it (${source})`, async () => {
+    const run = execute();
+    const items = `items_${source}`;
+    const small = `small_${source}`;
+    await run(`create table ${items} (id bigint primary key)`);
+    await run(`insert into ${items} (id) values (7), (4242), (300)`);
+    await run(`create table ${small} (code bigint)`);
+    await run(`insert into ${small} (code) values (10)`);
+    const segment = `floor_${source}`;
+    expect((await hilo(['init', '--url', url(), '--source', source, segment])).code).toBe(0);
+    const before = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '3', segment]));
+    expect(before[0]!).toBeLessThan(4242n);
+
+    const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', items, '--json']);
+    expect(floor.code).toBe(0);
+    expect(JSON.parse(floor.stdout)).toEqual(expect.objectContaining({ segment, maxKey: '4242', raised: true }));
+    const after = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
+    expect(after.every((key) => key > 4242n)).toBe(true);
+
+    // a lower maximum, or the same one again, moves nothing
+    for (const from of [`${small}.code`, `${items}.id`]) {
+      const again = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', from, '--json']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual(expect.objectContaining({ raised: false }));
+    }
+    const later = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
+    expect(later[0]!).toBeGreaterThan(after.at(-1)!);
+  });
+
+  it(`floor creates a missing segment above existing rows, and status shows it (${source})`, async () => {
+    const run = execute();
+    const legacy = `legacy_${source}`;
+    await run(`create table ${legacy} (legacy_id bigint)`);
+    await run(`insert into ${legacy} (legacy_id) values (99999)`);
+    const segment = `adopted_${source}`;
+    const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', `${legacy}.legacy_id`]);
+    expect(floor.code).toBe(0);
+    expect(floor.stdout).toMatch(/raised/);
+    const [key] = keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
+    expect(key!).toBeGreaterThan(99999n);
+    const status = await hilo(['status', '--url', url(), '--source', source, '--json']);
+    expect(status.code).toBe(0);
+    const rows = JSON.parse(status.stdout) as { segment: string; source: string }[];
+    expect(rows).toContainEqual(expect.objectContaining({ segment, source }));
+    expect(rows.every((row) => row.source === source)).toBe(true);
+  });
+
+  it(`floor names a missing table or column in one line and exits 1 (${source})`, async () => {
+    const segment = `missing_${source}`;
+    const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', 'no_such_table']);
+    expect(floor.code).toBe(1);
+    expect(floor.stderr.trim().split('\n')).toHaveLength(1);
+    expect(floor.stderr).toMatch(/no_such_table/);
+  });
+}

@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { main } from 'hilo-cli';
+import { ensureBuilt, hilo, isIncreasing, keysOf } from './run-cli.js';
+
+beforeAll(ensureBuilt, 120_000);
+
+const PG = 'postgres://postgres@127.0.0.1:1/nothing_listens_here';
+
+/** Asserts the run was refused as bad input: status 2 and one line on stderr naming the problem. */
+function expectUsageError(run: { code: number | null; stdout: string; stderr: string }, mentions: RegExp): void {
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe('');
+  const lines = run.stderr.split('\n').filter((line) => line !== '');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(mentions);
+}
+
+describe('hilo: bad input exits 2 with one line saying what to fix', () => {
+  it.each([
+    ['a block size of 0', ['next', '--url', PG, '--block-size', '0', 'orders'], /--block-size.*integer from 1/],
+    ['a negative block size', ['next', '--url', PG, '--block-size', '-5', 'orders'], /--block-size.*integer from 1.*"-5"/],
+    ['a negative block size in init', ['init', '--url', PG, '--block-size=-1', 'orders'], /--block-size.*"-1"/],
+    ['a fractional block size', ['init', '--url', PG, '--block-size', '2.5', 'orders'], /--block-size.*"2\.5"/],
+    ['a non-numeric count', ['next', '--url', PG, '--count', 'lots', 'orders'], /--count.*integer.*"lots"/],
+    ['a count of 0', ['next', '--url', PG, '--count', '0', 'orders'], /--count/],
+    ['an unknown URL scheme', ['next', '--url', 'oracle://db/x', 'orders'], /postgres:\/\/.*mysql:\/\/.*"oracle:\/\/db\/x"/],
+    ['a URL without scheme', ['status', '--url', 'localhost:5432/shop'], /Expected a URL starting with/],
+    ['an unknown source', ['next', '--url', PG, '--source', 'file', 'orders'], /"sequence" or "table".*"file"/],
+    ['a missing segment', ['next', '--url', PG], /missing required argument 'segment'/],
+    ['no segment for init', ['init', '--url', PG], /missing required argument 'segment'/],
+    ['a missing --url', ['next', 'orders'], /--url/],
+    ['a missing --from', ['floor', '--url', PG, 'orders'], /--from/],
+    ['a hostile --from', ['floor', '--url', PG, 'orders', '--from', 'orders; drop table x'], /TABLE\.COLUMN/],
+    ['a hostile --table', ['init', '--url', PG, '--source', 'table', '--table', 'x"y', 'orders'], /table name/],
+    ['an unknown option', ['next', '--url', PG, '--blocksize', '5', 'orders'], /unknown option '--blocksize'/],
+    ['an unknown subcommand', ['reserve', '--url', PG], /unknown command 'reserve'/],
+  ])('%s', async (_name, args, mentions) => {
+    expectUsageError(await hilo(args), mentions);
+  });
+
+  it.each([
+    ['SQL in a segment name', 'x"; drop table t; --'],
+    ['a quote', "o'rders"],
+    ['a newline', 'orders\nother'],
+    ['an empty name', ''],
+    ['spaces', 'my orders'],
+    ['a name longer than 128 characters', 'o'.repeat(129)],
+  ])('rejects %s in a segment name before connecting', async (_name, segment) => {
+    for (const source of ['sequence', 'table']) {
+      expectUsageError(await hilo(['next', '--url', PG, '--source', source, '--', segment]), /segment name/);
+    }
+  });
+
+  it('rejects a segment that cannot name a sequence, even with the database down', async () => {
+    // "orders.v2" is a fine table row but not a SQL identifier: core says so before connecting
+    expectUsageError(await hilo(['next', '--url', PG, '--source', 'sequence', 'orders.v2']), /sequence.*name/);
+  });
+
+  it('prints help for each subcommand on stdout and exits 0', async () => {
+    for (const command of ['init', 'next', 'status', 'floor']) {
+      const run = await hilo([command, '--help']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Usage: hilo ${command}`);
+      expect(run.stdout).toContain('--source <kind>');
+    }
+  });
+});
+
+describe('hilo: an unreachable database exits 1 within 15 s', () => {
+  it.each([
+    ['postgres, sequence', ['next', '--url', PG, 'orders']],
+    ['postgres, table', ['next', '--url', PG, '--source', 'table', '--count', '5', 'orders']],
+    ['postgres, status', ['status', '--url', PG]],
+    ['postgres, init', ['init', '--url', PG, 'orders']],
+    ['mariadb, table', ['next', '--url', 'mariadb://root@127.0.0.1:1/nothing', 'orders']],
+    ['mysql, floor', ['floor', '--url', 'mysql://root@127.0.0.1:1/nothing', 'orders', '--from', 'orders']],
+  ])('%s', async (_name, args) => {
+    const run = await hilo(args, { timeoutMs: 20_000 });
+    expect(run.code).toBe(1);
+    expect(run.ms).toBeLessThan(15_000);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toMatch(/could not be reached|ECONNREFUSED/);
+  });
+});
+
+describe('hilo on SQLite (table source)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hilo-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('init is idempotent, next prints increasing keys, status lists the segment', async () => {
+    const url = `sqlite:${join(dir, 'keys.db')}`;
+    for (let i = 0; i < 2; i++) expect((await hilo(['init', '--url', url, 'orders', 'customers'])).code).toBe(0);
+    const first = keysOf(await hilo(['next', '--url', url, '--count', '250', 'orders']));
+    const second = keysOf(await hilo(['next', '--url', url, '--count', '3', 'orders']));
+    expect(first).toHaveLength(250);
+    expect(isIncreasing([...first, ...second])).toBe(true);
+    const status = await hilo(['status', '--url', url, '--json']);
+    expect(status.code).toBe(0);
+    const rows = JSON.parse(status.stdout) as { segment: string; source: string; value: string }[];
+    expect(rows.map((r) => r.segment).sort()).toEqual(['customers', 'orders']);
+    // unused keys went back to the row, so the next key follows the last printed one
+    expect(rows.find((r) => r.segment === 'orders')?.value).toBe(String(second.at(-1)! + 1n));
+  });
+
+  it('refuses a segment nobody created (a typo must not start a key space at 1)', async () => {
+    const url = `sqlite:${join(dir, 'typo.db')}`;
+    expect((await hilo(['init', '--url', url, 'orders'])).code).toBe(0);
+    const run = await hilo(['next', '--url', url, 'ordres']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/"ordres".*hilo init/);
+  });
+
+  it('runs in-process through main(argv, io)', async () => {
+    const url = `sqlite:${join(dir, 'in-process.db')}`;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const chunks: Buffer[] = [];
+    stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    expect(await main(['init', '--url', url, 'orders'], { stdout, stderr })).toBe(0);
+    chunks.length = 0;
+    expect(await main(['next', '--url', url, '--count', '4', 'orders'], { stdout, stderr })).toBe(0);
+    expect(Buffer.concat(chunks).toString()).toBe('1\n2\n3\n4\n');
+    expect(await main(['next', '--url', url, '--count', 'x', 'orders'], { stdout, stderr })).toBe(2);
+  });
+});
