@@ -20,28 +20,16 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
   class HiLoEntityManager extends Base {
     override async insert(entityNameOrEntity: unknown, data?: unknown, options?: unknown): Promise<never> {
       const runtime = runtimeFor(this);
-      if (data === undefined) {
-        await runtime.fillMissing([entityNameOrEntity as object]);
-      } else {
-        [data] = await withKeys(this, runtime, entityNameOrEntity, [data]);
-      }
-      return (super.insert as (...args: unknown[]) => Promise<never>)(entityNameOrEntity, data, options);
+      const rows = await withKeys(this, runtime, entityNameOrEntity, data === undefined ? undefined : [data]);
+      const result = await (super.insert as (...args: unknown[]) => Promise<unknown>)(entityNameOrEntity, rows?.[0], options);
+      return (keysOf(this, runtime, entityNameOrEntity, rows)?.[0] ?? result) as never;
     }
 
     override async insertMany(entitiesOrName: unknown, data?: unknown, options?: unknown): Promise<never> {
       const runtime = runtimeFor(this);
-      if (data === undefined) {
-        await runtime.fillMissing(entitiesOrName as object[]);
-      } else if (Array.isArray(data)) {
-        data = await withKeys(this, runtime, entitiesOrName, data);
-      }
-      const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(entitiesOrName, data, options);
-      // Without RETURNING the driver knows no ids for plain rows; the keys are ours, so report them.
-      const entry = keyedEntry(this, runtime, data === undefined ? (entitiesOrName as object[])[0]?.constructor : entitiesOrName);
-      if (entry && Array.isArray(data) && result.some((id) => id == null)) {
-        return data.map((row) => (row as Row)[entry.property]) as never;
-      }
-      return result as never;
+      const rows = await withKeys(this, runtime, entitiesOrName, data as unknown[] | undefined);
+      const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(entitiesOrName, rows, options);
+      return (keysOf(this, runtime, entitiesOrName, rows) ?? result) as never;
     }
   }
 
@@ -50,11 +38,20 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
   return HiLoEntityManager as unknown as EntityManagerClass;
 }
 
-/** Rows with a key wherever the entity has a hi/lo key and the row has none; rows are copied, not mutated. */
-async function withKeys(em: EntityManager, runtime: HiLoRuntime, entityName: unknown, rows: unknown[]): Promise<unknown[]> {
-  const entities = rows.filter((row) => isEntity(row)) as object[];
-  await runtime.fillMissing(entities);
-  const entry = keyedEntry(em, runtime, entityName);
+/**
+ * Fills missing keys: on entity instances in place (`entityOrName` is an entity or an array of them and
+ * `rows` is undefined), on plain rows in copies. Returns the rows to pass on.
+ */
+async function withKeys(
+  em: EntityManager,
+  runtime: HiLoRuntime,
+  entityOrName: unknown,
+  rows: unknown[] | undefined,
+): Promise<unknown[] | undefined> {
+  const instances = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
+  await runtime.fillMissing(instances.filter(isEntity) as object[]);
+  if (!rows) return rows;
+  const entry = keyedEntry(em, runtime, entityOrName);
   if (!entry) return rows;
   const missing = rows.filter((row) => !isEntity(row) && (row as Row)[entry.property] == null);
   if (missing.length === 0) return rows;
@@ -65,8 +62,22 @@ async function withKeys(em: EntityManager, runtime: HiLoRuntime, entityName: unk
   );
 }
 
+/**
+ * The keys of the inserted rows as the entity holds them. MikroORM reports none for plain rows without
+ * RETURNING, and database-form strings for bigint columns; the keys are ours, so report them as assigned.
+ */
+function keysOf(em: EntityManager, runtime: HiLoRuntime, entityOrName: unknown, rows: unknown[] | undefined): unknown[] | undefined {
+  const list = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
+  const first = list[0];
+  const entry = keyedEntry(em, runtime, rows ? entityOrName : (first as object | undefined)?.constructor);
+  if (!entry) return undefined;
+  const keys = list.map((row) => (row as Row)[entry.property]);
+  return keys.some((key) => key == null) ? undefined : keys;
+}
+
 function keyedEntry(em: EntityManager, runtime: HiLoRuntime, entityName: unknown): KeyedEntity | undefined {
   if (entityName == null) return undefined;
+  if (typeof entityName === 'object' && isEntity(entityName)) return runtime.entryFor(entityName);
   const meta = em.getMetadata().find(entityName as EntityName);
   return meta?.class ? runtime.entryFor(meta.class) : undefined;
 }

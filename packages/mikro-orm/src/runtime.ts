@@ -1,6 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
-import type { OwnedGenerator } from './connection.js';
 import { HILO_KEY, isHiLoOnCreate } from './key.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
@@ -159,6 +158,12 @@ export class HiLoRuntime {
     await this.#starting?.catch(() => undefined);
     await this.#owned?.close();
   }
+}
+
+/** A generator and how to release what was opened for it. */
+export interface OwnedGenerator {
+  readonly generator: Generator;
+  close(): Promise<void>;
 }
 
 /** The generator shape this adapter uses; `HiLoGenerator` of either key type. */

@@ -20,6 +20,9 @@ export class HiLoFlushSubscriber implements EventSubscriber {
       .filter((cs) => cs.type === ChangeSetType.CREATE)
       .map((cs) => cs.entity as object);
     const filled = await this.#runtime.fillMissing(created);
-    for (const entity of filled) uow.recomputeSingleChangeSet(entity);
+    if (filled.length === 0) return;
+    // Children computed their foreign keys while the parent's key was missing: recompute every new
+    // entity, not only the ones that got a key here.
+    for (const entity of created) uow.recomputeSingleChangeSet(entity);
   }
 }

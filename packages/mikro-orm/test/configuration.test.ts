@@ -1,0 +1,61 @@
+import { MikroORM, defineEntity, p } from '@mikro-orm/core';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { HiLoConfigurationError } from 'hilo-core';
+import { HiLo, hiloConfig, hiloKey, hiloKeyOptions } from '../src/index.js';
+
+const Note = defineEntity({ name: 'Note', properties: { id: hiloKey(), text: p.string() } });
+
+describe('mikro-orm: configuration', () => {
+  it('should tell what to add when an entity has a hi/lo key but the extension is missing', async () => {
+    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+    try {
+      expect(() => orm.em.fork().create(Note, { text: 'x' })).toThrow(/extensions: \[HiLo\]/);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('should serve keys at em.create() on in-memory SQLite, registered with hiloConfig()', async () => {
+    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], ...hiloConfig() });
+    try {
+      await orm.schema.create();
+      const em = orm.em.fork();
+      const notes = [em.create(Note, { text: 'a' }), em.create(Note, { text: 'b' })];
+      expect(notes.map((n) => n.id)).toEqual([1, 2]);
+      await em.flush();
+      expect(await orm.em.fork().count(Note)).toBe(2);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('should reject a hi/lo key that is also autoincrement, naming the property', async () => {
+    const Bad = defineEntity({ name: 'Bad', properties: { id: hiloKey().autoincrement(), text: p.string() } });
+    await expect(
+      MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Bad], extensions: [HiLo] }),
+    ).rejects.toThrow(/Bad\.id .*autoincrement/);
+  });
+
+  it('should reject a hi/lo key that is not the only primary key', async () => {
+    const Pair = defineEntity({
+      name: 'Pair',
+      properties: { id: hiloKey(), other: p.integer().primary(), text: p.string() },
+    });
+    await expect(
+      MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Pair], extensions: [HiLo] }),
+    ).rejects.toThrow(/only primary key/);
+  });
+
+  it('should validate options up front', () => {
+    expect(() => hiloKey({ segment: '' })).toThrow(HiLoConfigurationError);
+    expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow('Expected `segment` to be a non-empty string, got 42.');
+    expect(() => HiLo.configure({ poolSize: 0 })).toThrow('Expected `poolSize` to be a positive integer, got 0.');
+    expect(() => HiLo.configure({ source: 'nope' as never })).toThrow(/"sequence" or "table"/);
+  });
+
+  it('should refuse to be registered twice', async () => {
+    await expect(
+      MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo, HiLo.configure({})] }),
+    ).rejects.toThrow(/registered twice/);
+  });
+});
