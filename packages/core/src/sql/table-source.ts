@@ -1,6 +1,6 @@
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
-import { floorValue, validateStrategy, type HiLoStrategy } from '../strategies.js';
+import { floorValue, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';
 import { abortable } from './abortable.js';
 import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from './driver-errors.js';
@@ -186,7 +186,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     if (blocks.length === 0 || blocks.reduce((n, b) => n + b.last - b.first + 1n, 0n) < BigInt(size)) {
       // only hi 0 of `hilo` is short (key 0 is skipped): top up
       const more = await reserve(segment, request);
-      return [...blocks, ...more];
+      return mergeBlocks([...blocks, ...more]);
     }
     return blocks;
   }
