@@ -17,3 +17,4 @@ export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './options.j
 export { createHiLoGenerator, type HiLoGenerator } from './generator.js';
 export { memorySource, type MemorySource, type MemorySourceOptions } from './memory-source.js';
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
+export * from './sql/index.js';
