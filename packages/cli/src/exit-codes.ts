@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { HiLoConfigurationError, HiLoMismatchError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceUnavailableError, HiLoTimeoutError, redactUrl } from 'hilo-core';
+import { TIMEOUT_MS } from './open.js';
 
 /** Exit statuses of the `hilo` command (**contract**). */
 export const ExitCode = {
@@ -24,8 +25,34 @@ export function exitCodeFor(error: unknown): ExitStatus {
   return ExitCode.failure;
 }
 
-/** The error's message on one line: the contract promises a single line saying what to fix. */
-export function oneLine(error: unknown): string {
+/** The driver's own words at the bottom of a chain of causes (`connect ECONNREFUSED 127.0.0.1:5432`). */
+function rootCause(error: unknown): string | undefined {
+  let current: unknown = error;
+  while (current instanceof HiLoError && current.cause !== undefined) current = current.cause;
+  if (current instanceof HiLoTimeoutError) return `no answer within ${TIMEOUT_MS / 1000} s`;
+  if (current instanceof HiLoError || current === undefined || current === null) return undefined;
+  const inner = current instanceof AggregateError ? current.errors[0] : current;
+  const message = inner instanceof Error && inner.message ? inner.message : (inner as { code?: unknown }).code;
+  return typeof message === 'string' && message !== '' ? message : undefined;
+}
+
+function unreachable(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof HiLoSourceUnavailableError || e instanceof HiLoTimeoutError) return true;
+  }
+  return false;
+}
+
+/**
+ * The error's message on one line: the contract promises a single line saying what to fix. A database
+ * that cannot be reached is said so plainly, with the driver's reason and the URL (password hidden).
+ */
+export function oneLine(error: unknown, url?: string): string {
+  if (unreachable(error)) {
+    const reason = rootCause(error) ?? (error instanceof Error ? error.message : String(error));
+    const where = url === undefined ? 'the database' : redactUrl(url);
+    return `could not reach ${where} (${reason.replace(/\s*\n\s*/g, ' ')}); check that the database runs and accepts connections.`;
+  }
   const text = error instanceof Error ? error.message : String(error);
   // core's hints speak to library users; on the command line only the `hilo init` half applies
   return text.replace(/ or pass `create: true`/g, '').replace(/\s*\n\s*/g, ' ').trim() || String(error);

@@ -26,7 +26,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     if (error instanceof OutputClosedError) return ExitCode.ok;
     // commander has printed its own one-line message (or the help)
     if (error instanceof CommanderError) return exitCodeFor(error);
-    io.stderr.write(`hilo${state.command ? ` ${state.command}` : ''}: ${oneLine(error)}\n`);
+    io.stderr.write(`hilo${state.command ? ` ${state.command}` : ''}: ${oneLine(error, state.url)}\n`);
     return exitCodeFor(error);
   }
 }

@@ -4,6 +4,9 @@ import type { SourceKind } from './arguments.js';
 /** Block size when `--block-size` is not given and no existing sequence says otherwise. */
 export const DEFAULT_BLOCK_SIZE = 100;
 
+/** How long connecting, and each reservation, may take before the command gives up (exit 1). */
+export const TIMEOUT_MS = 5000;
+
 /** Options every subcommand shares. */
 export interface TargetOptions {
   readonly url: string;
@@ -29,6 +32,7 @@ export interface Target {
    * touching the database, so a bad name is reported as bad input even when the database is down.
    */
   checkSegments(segments: readonly string[]): void;
+  /** Ends the pool; never rejects. */
   close(): Promise<void>;
 }
 
@@ -37,7 +41,7 @@ export interface Target {
  * fails within the connect timeout (5 s) when the database cannot be reached.
  */
 export async function openTarget(options: TargetOptions): Promise<Target> {
-  const client = await connect(options.url, { poolSize: 2, connectTimeoutMs: 5000 });
+  const client = await connect(options.url, { poolSize: 2, connectTimeoutMs: TIMEOUT_MS });
   const kind: SourceKind = options.source ?? (client.dialect === 'postgres' ? 'sequence' : 'table');
   const tableOptions = options.table === undefined ? {} : { table: options.table };
   const source: Target['source'] = ({ blockSize, create }) =>
@@ -49,6 +53,7 @@ export async function openTarget(options: TargetOptions): Promise<Target> {
     source,
     // schemaSql() validates every name it turns into SQL text and runs nothing
     checkSegments: (segments) => void source({ blockSize: DEFAULT_BLOCK_SIZE, create: false }).schemaSql(segments),
-    close: () => client.close(),
+    // a pool that never connected may reject on close; that must not hide the error that ended the command
+    close: () => client.close().catch(() => undefined),
   };
 }

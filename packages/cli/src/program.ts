@@ -52,6 +52,8 @@ function withCommonOptions(command: Command, options: { table: boolean }): Comma
 export interface ProgramState {
   /** The subcommand being run (`next`, …), once commander has chosen it. */
   command?: string;
+  /** Its `--url`, for messages (with the password hidden). */
+  url?: string;
 }
 
 /**
@@ -71,6 +73,8 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     });
   program.hook('preAction', (_program, action) => {
     state.command = action.name();
+    const url: unknown = action.opts()['url'];
+    if (typeof url === 'string') state.url = url;
   });
 
   withCommonOptions(

@@ -1,6 +1,6 @@
 import { createHiLoGenerator } from 'hilo-core';
 import { LineWriter, Progress, type CliIo } from '../io.js';
-import { openTarget, type TargetOptions } from '../open.js';
+import { openTarget, TIMEOUT_MS, type TargetOptions } from '../open.js';
 import { resolveBlockSize } from './block-size.js';
 
 /** Options of `hilo next`. */
@@ -33,6 +33,7 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
       maxBlockSize: Math.max(blockSize, Math.min(options.count, CHUNK)),
       keyType: 'bigint',
       prefetchAt: false,
+      timeoutMs: TIMEOUT_MS,
     });
     try {
       // one attempt: an unreachable database fails at once instead of after every retry
