@@ -21,6 +21,12 @@ const declared = new WeakMap<object, Map<string, ResolvedColumnOptions>>();
 export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecorator {
   const resolved = resolveColumnOptions(options, '@HiLoGeneratedColumn()');
   return (target: object, propertyKey: string | symbol) => {
+    if (target === undefined && typeof propertyKey === 'object') {
+      // Called as a TC39 decorator (value, context): TypeORM's decorators work only in the legacy mode.
+      throw new HiLoConfigurationError(
+        '@HiLoGeneratedColumn() was compiled as a standard (TC39) decorator, but TypeORM needs legacy decorators; set "experimentalDecorators": true in the tsconfig.json your compiler or tsx uses.',
+      );
+    }
     const owner = (target as { constructor?: unknown }).constructor;
     if (typeof propertyKey !== 'string' || typeof owner !== 'function') {
       throw new HiLoConfigurationError(

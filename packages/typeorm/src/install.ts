@@ -9,11 +9,13 @@ import type {
   ObjectLiteral,
 } from 'typeorm';
 import {
+  createHiLo,
   createHiLoGenerator,
   HiLoConfigurationError,
   HiLoOverflowError,
   type HiLoGenerator,
   type HiLoGeneratorOptions,
+  type HiLoStrategy,
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
@@ -21,7 +23,6 @@ import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn } from './hilo-generated-column.js';
 import { forgetFresh, installFreshEntityShortcut, markFresh } from './fresh-entities.js';
-import { defaultSource } from './default-source.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
 type PassedGeneratorOptions = Pick<
@@ -52,6 +53,17 @@ export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
    */
   schema?: string;
   /**
+   * What the stored value means, to share sequences or a hi table with other tools: `'pooled-lo'`,
+   * `'pooled'` (sequences), `'hilo'`, `'range'` (tables). See hilo-core.
+   * @default "pooled-lo"
+   */
+  strategy?: HiLoStrategy;
+  /**
+   * Create missing sequences, hi table and rows on first use. `false` expects `hilo init` to have run.
+   * @default true
+   */
+  create?: boolean;
+  /**
    * The connection reservations use. By default a pooled connection of the DataSource's own driver (never
    * the one a transaction holds); pass one of your own for SQLite or replicated MySQL, e.g. hilo-core's
    * `await connect(url)`.
@@ -70,6 +82,7 @@ export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
 interface KeyColumn {
   readonly column: ColumnMetadata;
   readonly segment: string;
+  readonly blockSize: number | undefined;
   readonly keyType: 'number' | 'bigint';
   readonly max: bigint;
 }
@@ -79,6 +92,8 @@ const KNOWN_OPTIONS = new Set([
   'source',
   'table',
   'schema',
+  'strategy',
+  'create',
   'client',
   'warm',
   'blockSize',
@@ -308,7 +323,7 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
-      columns.set(metadata, { column, segment, keyType: options.keyType, max: maxKeyFor(options.type) });
+      columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, max: maxKeyFor(options.type) });
     }
   }
   return columns;
@@ -336,18 +351,26 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.');
   }
   const columns = discoverKeyColumns(dataSource);
-  const { source, table, schema, client: givenClient, warm = true, ...generatorOptions } = options;
+  const { source, table, schema, strategy, create, client: givenClient, warm = true, ...generatorOptions } = options;
   const client = givenClient ?? dataSourceClient(dataSource);
   const segments: Record<string, { blockSize: number }> = {};
   for (const key of columns.values()) {
-    const declared = findHiLoColumn(key.column.target, key.column.propertyName) ?? findHiLoColumn(key.column.entityMetadata.target, key.column.propertyName);
-    if (declared?.blockSize !== undefined) segments[key.segment] = { blockSize: declared.blockSize };
+    if (key.blockSize !== undefined) segments[key.segment] = { blockSize: key.blockSize };
   }
-  const hiSource =
+  const generator =
     typeof source === 'function'
-      ? source(client)
-      : defaultSource(client, { kind: source, table, schema, blockSize: generatorOptions.blockSize });
-  const generator = createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
+      ? createHiLoGenerator({ ...generatorOptions, source: source(client), keyType: 'bigint', segments })
+      : createHiLo({
+          ...generatorOptions,
+          client,
+          keyType: 'bigint',
+          segments,
+          ...(source === undefined ? {} : { source }),
+          ...(table === undefined ? {} : { table }),
+          ...(schema === undefined ? {} : { schema }),
+          ...(strategy === undefined ? {} : { strategy: strategy as never }),
+          ...(create === undefined ? {} : { create }),
+        });
   const installation = new HiLoTypeOrm(dataSource, generator, columns);
   try {
     if (warm && installation.segments.length > 0) await generator.warm(installation.segments);

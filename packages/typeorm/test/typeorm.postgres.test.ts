@@ -1,7 +1,6 @@
 import { describePostgres } from '@hilo/testing';
-import { memorySource } from 'hilo-core';
 import { typeormAdapterSuite } from './support/adapter-suite.js';
 
 describePostgres('typeorm on postgres: keys before persistence', (db) => {
-  typeormAdapterSuite(db, { source: () => memorySource() });
+  typeormAdapterSuite(db);
 });

@@ -1,4 +1,4 @@
-// A separate process that saves customers through its own DataSource with hilo and prints their keys as JSON.
+// A separate process (same hi/lo settings as uniqueness-suite.ts) that saves customers through its own DataSource with hilo and prints their keys as JSON.
 // argv: kind (postgres|mysql), url, batches, batch size, source (sequence|table)
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { withHiLo } from 'hilo-typeorm';
@@ -10,7 +10,7 @@ const dataSource = withHiLo(
     ...(kind === 'postgres' ? { type: 'postgres', url } : { type: 'mariadb', url }),
     entities,
   } as DataSourceOptions),
-  { source: source as 'sequence' | 'table', blockSize: 10, adaptive: false },
+  { source: source as 'sequence' | 'table', blockSize: 5, adaptive: false },
 );
 await dataSource.initialize();
 const keys: number[] = [];
