@@ -7,7 +7,7 @@ import { runChild } from './child-process.js';
  * Keys stay unique however the application behaves: rolled-back transactions, several DataSources,
  * several processes. Runs against a real hi source of `kind`.
  */
-export function uniquenessSuite(db: TestDatabase, kind: 'sequence' | 'table'): void {
+export function uniquenessSuite(db: TestDatabase, kind: 'sequence' | 'table', { processes = true } = {}): void {
   // Small blocks and no prefetch, so reservations happen in the middle of the application's work.
   const options = { source: kind, blockSize: 5, adaptive: false, prefetchAt: false } as const;
 
@@ -42,6 +42,8 @@ export function uniquenessSuite(db: TestDatabase, kind: 'sequence' | 'table'): v
     }
   });
 
+  // Child processes cost seconds each: the caller runs this once per database, with its default source.
+  if (!processes) return;
   it('gives two DataSources in two processes disjoint keys', async () => {
     // the tables exist (created by the test above); each child saves 8 batches of 25 customers
     const runs = await Promise.all([
