@@ -1,25 +1,66 @@
-import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
+import {
+  connect,
+  createHiLo,
+  HiLoConfigurationError,
+  type HiLoGenerator,
+  type HiLoGeneratorOptions,
+  type SqlClient,
+} from 'hilo-core';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
-/** Where the extension's keys come from: exactly one of `url`, `client` or `generator`. */
-export interface HiLoPrismaConnectionOptions {
+/**
+ * Where the extension's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo
+ * builds the generator, how.
+ */
+export interface HiLoPrismaConnectionOptions
+  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'> {
   /**
-   * A generator you created and own (`createHiLoGenerator`, `createHiLo`); hilo neither warms nor closes it.
+   * Database URL for hilo's own connection pool (`postgres://…`, `mysql://…`, `mariadb://…`), usually the
+   * one the driver adapter uses. Reservations run there and commit at once, never in your transaction.
+   * @example
+   * ```ts
+   * hilo({ metadata: hiloMetadata, url: process.env.DATABASE_URL })
+   * ```
+   */
+  url?: string;
+  /**
+   * A `SqlClient` you own (`pgClient(pool)`, `mysqlClient(pool)`, `connect(url)`), used instead of `url`;
+   * hilo leaves it open at `close()`.
+   */
+  client?: SqlClient;
+  /**
+   * A generator you created and own (`createHiLoGenerator(...)`); hilo neither warms nor closes it.
    * @example
    * ```ts
    * hilo({ metadata, generator: createHiLoGenerator({ source: memorySource(), keyType: 'bigint' }) })
    * ```
    */
   generator?: HiLoGenerator<number> | HiLoGenerator<bigint>;
+  /**
+   * How blocks are reserved: one sequence per segment (`<segment>_hilo_seq`, INCREMENT BY `blockSize`) or
+   * one row per segment in the `table`.
+   * @default "sequence" on PostgreSQL, "table" on MariaDB/MySQL
+   */
+  source?: 'sequence' | 'table';
+  /**
+   * The hi table for `source: 'table'`.
+   * @default "hilo_segments"
+   */
+  table?: string;
+  /**
+   * Schema (PostgreSQL) or database (MariaDB) of the sequences or the hi table.
+   * @default the connection's
+   */
+  schema?: string;
 }
 
 /** What `prisma.$hilo` offers. */
 export interface HiLoPrismaHandle {
-  /** The generator behind the extension (created on first use when hilo owns it). */
-  generator(): HiLoGenerator<number> | HiLoGenerator<bigint>;
+  /** The generator behind the extension; resolves once hilo has connected (on first use). */
+  generator(): Promise<HiLoGenerator<number> | HiLoGenerator<bigint>>;
   /** Reserves a block for each hi/lo model now, so the first inserts do not wait; fails fast when the database is unreachable. */
   warm(): Promise<void>;
-  /** Closes what hilo created (generator and connection); a generator or client you passed in stays open. */
+  /** Closes what hilo created (generator and connection pool); a generator or client you passed in stays open. */
   close(): Promise<void>;
 }
 
@@ -29,24 +70,88 @@ export interface KeySupply {
   readonly handle: HiLoPrismaHandle;
 }
 
+interface Built {
+  readonly generator: HiLoGenerator<number | bigint>;
+  close(): Promise<void>;
+}
+
 /** Validates the connection options and builds the key supply; nothing connects before the first key. */
 export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeySupply {
-  const generator = options.generator;
-  if (generator === undefined || typeof generator.reserve !== 'function') {
+  const { url, client, generator, source, table, schema, ...generatorOptions } = options;
+  const given = [url, client, generator].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new HiLoConfigurationError(
+      `hilo() needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. hilo({ metadata, url: process.env.DATABASE_URL }).`,
+    );
+  }
+  if (url !== undefined && typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
+  if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
     throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);
   }
-  const segments = [
-    ...new Set(Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key.segment]))),
-  ];
-  const gen = generator as HiLoGenerator<number | bigint>;
+  if (source !== undefined && source !== 'sequence' && source !== 'table') {
+    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
+  }
+
+  const keyed = Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key]));
+  const segmentNames = [...new Set(keyed.map((k) => k.segment))];
+  const segments: Record<string, { blockSize: number }> = {};
+  for (const key of keyed) if (key.blockSize !== undefined) segments[key.segment] = { blockSize: key.blockSize };
+
+  const build = async (): Promise<Built> => {
+    if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
+    const sql = client ?? (await connect(url!));
+    const owned = client === undefined;
+    try {
+      const built = createHiLo<'bigint'>({
+        ...generatorOptions,
+        client: sql,
+        keyType: 'bigint',
+        segments,
+        ...(source === undefined ? {} : { source }),
+        ...(table === undefined ? {} : { table }),
+        ...(schema === undefined ? {} : { schema }),
+      });
+      return {
+        generator: built,
+        async close() {
+          try {
+            await built.close();
+          } finally {
+            if (owned) await sql.close();
+          }
+        },
+      };
+    } catch (error) {
+      if (owned) await sql.close();
+      throw error;
+    }
+  };
+
+  let building: Promise<Built> | undefined;
+  let closed = false;
+  const ready = (): Promise<Built> => {
+    if (closed) throw new HiLoConfigurationError('This hilo extension was closed with $hilo.close(); create a new client to get more keys.');
+    building ??= build();
+    // a failed connection attempt is not cached: the next call tries again
+    building.catch(() => {
+      building = undefined;
+    });
+    return building;
+  };
+
   return {
     async take(segment, count) {
-      return count === 1 ? [await gen.next(segment)] : gen.reserve(segment, count);
+      const { generator: g } = await ready();
+      return count === 1 ? [await g.next(segment)] : g.reserve(segment, count);
     },
     handle: {
-      generator: () => generator,
-      warm: () => gen.warm(segments),
-      async close() {},
+      generator: async () => (await ready()).generator as HiLoGenerator<number> | HiLoGenerator<bigint>,
+      warm: async () => (await ready()).generator.warm(segmentNames),
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (building !== undefined) await (await building.catch(() => undefined))?.close();
+      },
     },
   };
 }
