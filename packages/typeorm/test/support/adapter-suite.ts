@@ -114,6 +114,22 @@ export function typeormAdapterSuite(db: TestDatabase, hiloOptions: HiLoTypeOrmOp
     expect(await dataSource.getRepository(IdTag).count()).toBeGreaterThan(0);
   });
 
+  it('saves through a query runner with its own transaction, without a SELECT before the INSERT', async () => {
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    let order: Order;
+    try {
+      await runner.startTransaction();
+      order = newOrderGraph(runner.manager, 7);
+      const statements = dataStatements(await log.capture(() => runner.manager.save(order)));
+      expect(statements.join('\n')).not.toMatch(/SELECT/i);
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await dataSource.getRepository(OrderItem).countBy({ order: { id: order.id } })).toBe(2);
+  });
+
   it('updates instead of inserting when an entity is saved again', async () => {
     const customer = dataSource.manager.create(Customer, { name: 'first' });
     await dataSource.manager.save(customer);
