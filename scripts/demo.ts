@@ -1,0 +1,51 @@
+// `pnpm demo`: runs the three example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
+// demo, and prints per ORM the keys known before flush and the statements issued, hilo vs identity path.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPostgresDatabase, startEmbeddedPostgres, type RunningPostgres } from '@hilo/testing';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const examples = ['typeorm', 'prisma', 'mikro-orm'] as const;
+
+let embedded: RunningPostgres | undefined;
+if (!process.env.HILO_PG_URL) {
+  process.stderr.write('demo: starting an embedded PostgreSQL…\n');
+  embedded = await startEmbeddedPostgres();
+  process.env.HILO_PG_URL = embedded.url;
+}
+const rows: string[] = [];
+let failed = false;
+try {
+  for (const name of examples) {
+    const db = await createPostgresDatabase();
+    try {
+      console.log(`\n=== ${name} ===`);
+      const tsconfig = join(root, 'examples', name, 'tsconfig.json');
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url], {
+        cwd: join(root, 'examples', name),
+        env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+      });
+      const lines = child.stdout.trimEnd().split('\n');
+      const last = lines.pop() ?? '';
+      for (const line of lines) console.log(line);
+      if (child.status !== 0) throw new Error(`exited with ${child.status}\n${last}`);
+      const s = JSON.parse(last) as { keysBeforeFlush: number; statements: number; identityStatements: number };
+      rows.push(`| ${name} | ${s.keysBeforeFlush} | ${s.statements} | ${s.identityStatements} |`);
+    } catch (error) {
+      failed = true;
+      console.error(`demo: the ${name} example failed: ${(error as Error).message}`);
+    } finally {
+      await db.drop();
+    }
+  }
+} finally {
+  await embedded?.stop();
+}
+console.log('\n| ORM | keys known before flush | SQL statements with hilo | with the ORM identity path |');
+console.log('| --- | ---: | ---: | ---: |');
+for (const row of rows) console.log(row);
+process.exitCode = failed ? 1 : 0;
