@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { hilo } from 'hilo-prisma';
 import { PrismaClient } from './generated/prisma/client.js';
 import { hiloMetadata } from './generated/prisma/hilo.js';
@@ -6,15 +7,21 @@ import { hiloMetadata } from './generated/prisma/hilo.js';
 /**
  * The shop's Prisma client: PostgreSQL through the `pg` driver adapter, extended with hilo so keys come
  * from memory. hilo reserves its blocks on a connection pool of its own, opened from the same URL.
- * `statements` records every SQL statement the client sends, to show what a batch costs.
+ * `statements` records every SQL statement the adapter's pool runs (counted at the driver, which costs
+ * less than Prisma's query log), to show what a batch costs.
  */
 export function openShop(url: string) {
   const statements: string[] = [];
-  const base = new PrismaClient({
-    adapter: new PrismaPg({ connectionString: url }),
-    log: [{ emit: 'event', level: 'query' }],
+  const pool = new pg.Pool({ connectionString: url });
+  pool.on('connect', (connection) => {
+    const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+    (connection as { query: unknown }).query = (...args: unknown[]) => {
+      const sql = args[0];
+      statements.push(typeof sql === 'string' ? sql : String((sql as { text?: unknown }).text));
+      return query(...args);
+    };
   });
-  base.$on('query', (event) => statements.push(event.query));
+  const base = new PrismaClient({ adapter: new PrismaPg(pool) });
   const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
   return {
     prisma,
@@ -22,6 +29,7 @@ export function openShop(url: string) {
     async close() {
       await prisma.$hilo.close();
       await prisma.$disconnect();
+      await pool.end();
     },
   };
 }
