@@ -3,7 +3,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { memorySource } from 'hilo-core';
+import { memorySource, pgClient, sequenceSource } from 'hilo-core';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '@hilo/testing';
+import { pgBenchmarks } from './pg.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg } from './report.js';
@@ -14,8 +17,21 @@ const log = (r: Result[]) => {
   results.push(...r);
 };
 
-log(await coreBenchmarks());
+const core = await coreBenchmarks();
+log(core);
 log(await boundaryLatency(() => memorySource({ latencyMs: 2 }), 'memory2ms'));
+
+const embedded = process.env.HILO_PG_URL ? undefined : await startEmbeddedPostgres();
+const url = process.env.HILO_PG_URL ?? embedded!.url;
+try {
+  log(await pgBenchmarks(url, core.find((r) => r.name === 'core.next')!.value));
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const client = pgClient(pool);
+  log(await boundaryLatency(() => sequenceSource(client, { increment: 100 }), 'pg'));
+  await pool.end();
+} finally {
+  await embedded?.stop();
+}
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
 mkdirSync(dir, { recursive: true });
