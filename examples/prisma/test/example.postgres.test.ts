@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describePostgres } from '@hilo/testing';
@@ -32,6 +32,17 @@ describePostgres('example: prisma shop', (db) => {
     ensureGeneratedClient();
     const { run } = await import('../src/main.js');
     await expect(run(db.url, () => undefined)).resolves.toMatchObject({ keysBeforeFlush: 61 });
+  });
+
+  it('should run the README example, which is quick-start.ts verbatim', async () => {
+    const readme = readFileSync(join(root, '..', '..', 'packages', 'prisma', 'README.md'), 'utf8');
+    const source = readFileSync(join(root, 'src', 'quick-start.ts'), 'utf8');
+    expect(readme).toContain('```ts\n' + source + '```');
+    ensureGeneratedClient();
+    const { quickStart } = await import('../src/quick-start.js');
+    const keys = await quickStart(db.url);
+    expect(keys).toHaveLength(13);
+    for (const key of keys) expect(typeof key).toBe('bigint');
   });
 
   it('should store 100 orders × 10 items faster with hilo than with nested create', async () => {
