@@ -45,12 +45,12 @@ describePostgres('example: prisma shop', (db) => {
     for (const key of keys) expect(typeof key).toBe('bigint');
   });
 
-  it('should store 100 orders × 10 items faster with hilo than with nested create', async () => {
+  // Timings depend on the machine; the statement counts are what the benchmark's speed-up comes from.
+  it('should store 100 orders × 10 items in a handful of statements, against five per order with nested create', async () => {
     ensureGeneratedClient();
     const { benchGraph } = await import('../src/bench.js');
     const result = await benchGraph(db.url, { orders: 100, items: 10 });
     expect(result.hiloStatements).toBeLessThanOrEqual(4);
     expect(result.identityStatements).toBeGreaterThanOrEqual(300);
-    expect(result.speedup).toBeGreaterThan(1);
   });
 });

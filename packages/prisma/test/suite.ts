@@ -185,6 +185,41 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     expect(inTx.order.id).not.toBe(inTx.id);
   });
 
+  it('should read relations from the client when the metadata is written by hand', async () => {
+    const metadata = {
+      models: {
+        Order: { key: { field: 'id', type: 'BigInt', segment: 'orders' } },
+        OrderItem: { key: { field: 'id', type: 'BigInt', segment: 'order_items' } },
+        ItemNote: { key: { field: 'id', type: 'Int', segment: 'item_notes' } },
+      },
+    } as const;
+    const byHand = base.$extends(hilo({ metadata, url: db.url, source }));
+    try {
+      const customer = await byHand.customer.create({ data: { id: await prisma.customer.nextId(), name: 'Hand' } });
+      const order = await byHand.order.create({
+        data: { reference: `${kind}-by-hand`, customerId: customer.id, items: { create: { sku: 'H', quantity: 1, notes: { create: { text: 'n' } } } } },
+        include: { items: { include: { notes: true } } },
+      });
+      expect(typeof order.id).toBe('bigint');
+      expect(typeof order.items[0]!.notes[0]!.id).toBe('number');
+      const id: bigint = await byHand.order.nextId();
+      expect(id).toBeGreaterThan(order.id);
+    } finally {
+      await byHand.$hilo.close();
+    }
+  });
+
+  it('should say which option is missing or wrong', () => {
+    const metadata = metadataFor(kind);
+    expect(() => hilo({ metadata })).toThrow(/exactly one of `url`, `client` or `generator`, got 0/);
+    expect(() => hilo({ metadata, url: db.url, generator: createHiLoGenerator({ source: memorySource() }) })).toThrow(/got 2/);
+    expect(() => hilo({ metadata, url: db.url, source: 'sequences' as 'sequence' })).toThrow(/`source` to be "sequence" or "table", got "sequences"/);
+    expect(() => hilo({ metadata: { models: { Order: { key: { field: 'id', type: 'String' as 'Int', segment: 'orders' } } } }, url: db.url })).toThrow(
+      /`models\.Order\.key\.type` to be "Int" or "BigInt", got "String"/,
+    );
+    expect(() => hilo({ metadata: undefined as never, url: db.url })).toThrow(/generated/);
+  });
+
   it('should refuse an Int key beyond 2^31 − 1 instead of wrapping', async () => {
     const generator = createHiLoGenerator({ source: memorySource({ start: 2 ** 31 }), keyType: 'bigint' });
     const high = base.$extends(hilo({ metadata: metadataFor(kind), generator }));
