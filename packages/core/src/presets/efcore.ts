@@ -1,0 +1,50 @@
+import { sequenceSource } from '../sql/sources.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import { positiveInteger, type InteropPreset } from './shared.js';
+
+/** Options of {@link efCorePreset}; each mirrors EF Core's `UseHiLo(name, schema)` and the sequence's INCREMENT BY. */
+export interface EfCorePresetOptions {
+  /**
+   * The sequence EF Core reads (`UseHiLo("name")`).
+   * @default 'EntityFrameworkHiLoSequence'
+   */
+  readonly sequence?: string;
+  /** The sequence's schema (`UseHiLo(name, schema)`); default: the connection's. */
+  readonly schema?: string;
+  /**
+   * The sequence's INCREMENT BY (EF Core's `HasSequence(...).IncrementsBy(n)`).
+   * @default 10
+   */
+  readonly incrementBy?: number;
+  /**
+   * Whether hilo creates the sequence when missing (as EF Core's migration would: start 1, INCREMENT BY n).
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/** EF Core's default hi/lo sequence name. */
+export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
+
+/**
+ * Shares EF Core's (Npgsql) hi/lo sequence: every `nextval` value `v` is the block `[v, v + incrementBy)`,
+ * exactly as EF Core's `HiLoValueGenerator` reads it, so both draw from one key space. All segments use
+ * the one sequence, as EF Core does by default. The INCREMENT BY is checked (efcore.pg #843).
+ *
+ * @example
+ * ```ts
+ * const hilo = createHiLoGenerator({ ...efCorePreset(pgClient(pool)), adaptive: false });
+ * ```
+ */
+export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {}): InteropPreset {
+  const incrementBy = positiveInteger('incrementBy', options.incrementBy ?? 10);
+  const sequence = options.sequence ?? EF_CORE_SEQUENCE;
+  const source = sequenceSource(client, {
+    increment: incrementBy,
+    strategy: 'pooled-lo',
+    name: () => sequence,
+    ...(options.schema === undefined ? {} : { schema: options.schema }),
+    ...(options.create === undefined ? {} : { create: options.create }),
+  });
+  return { source, blockSize: incrementBy };
+}

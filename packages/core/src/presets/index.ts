@@ -1,0 +1,2 @@
+export type { InteropPreset } from './shared.js';
+export { efCorePreset, EF_CORE_SEQUENCE, type EfCorePresetOptions } from './efcore.js';
