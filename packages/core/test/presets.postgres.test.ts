@@ -4,7 +4,7 @@ import { createHiLoGenerator } from '../src/generator.js';
 import { connect } from '../src/sql/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 import type { InteropPreset } from '../src/presets/index.js';
-import { efCorePreset } from '../src/presets/index.js';
+import { efCorePreset, hibernateSequencePreset, hibernateTablePreset } from '../src/presets/index.js';
 
 /** A simulated client of the other system: one connection of its own, handing out keys like that system does. */
 type OtherSystem = (connection: pg.Client) => Promise<bigint>;
@@ -93,5 +93,143 @@ describePostgres('presets: EF Core (Npgsql) hi/lo sequence', (db) => {
     } finally {
       await client.close();
     }
+  });
+});
+
+/** A value source of Hibernate's: `nextval` of a sequence, or the table generator's locked compare-and-set. */
+type Fetch = (connection: pg.Client) => Promise<bigint>;
+
+const hibernateSequenceFetch =
+  (sequence: string): Fetch =>
+  async (connection) => {
+    const { rows } = await connection.query<{ v: string }>(`select nextval('${sequence}')::text as v`);
+    return BigInt(rows[0]!.v);
+  };
+
+/** Hibernate's TableGenerator in its own transaction: select … for update, then compare-and-set until one row changes. */
+const hibernateTableFetch =
+  (segment: string, increment: bigint, initialValue: bigint): Fetch =>
+  async (connection) => {
+    await connection.query('begin');
+    try {
+      let value: bigint;
+      for (;;) {
+        const { rows } = await connection.query<{ v: string }>('select next_val::text as v from hibernate_sequences where sequence_name = $1 for update', [segment]);
+        if (rows[0] === undefined) {
+          await connection.query('insert into hibernate_sequences (sequence_name, next_val) values ($1, $2)', [segment, String(initialValue)]);
+          value = initialValue;
+        } else value = BigInt(rows[0].v);
+        const updated = await connection.query('update hibernate_sequences set next_val = $1 where next_val = $2 and sequence_name = $3', [
+          String(value + increment),
+          String(value),
+          segment,
+        ]);
+        if (updated.rowCount === 1) break;
+      }
+      await connection.query('commit');
+      return value;
+    } catch (error) {
+      await connection.query('rollback');
+      throw error;
+    }
+  };
+
+/** Hibernate's PooledOptimizer: the value is the block's last key; the initial value starts a block at 1. */
+function pooledOptimizer(fetch: Fetch, increment: bigint, initialValue = 1n): OtherSystem {
+  let hi: bigint | undefined;
+  let value = 0n;
+  return async (connection) => {
+    if (hi === undefined) {
+      value = await fetch(connection);
+      if (value === initialValue) hi = await fetch(connection);
+      else {
+        hi = value;
+        value = hi - increment + 1n;
+      }
+    } else if (value > hi) {
+      hi = await fetch(connection);
+      value = hi - increment + 1n;
+    }
+    return value++;
+  };
+}
+
+/** Hibernate's PooledLoOptimizer: the value is the block's first key. */
+function pooledLoOptimizer(fetch: Fetch, increment: bigint): OtherSystem {
+  let value = 0n;
+  let upper = 0n; // exclusive
+  return async (connection) => {
+    if (value >= upper) {
+      value = await fetch(connection);
+      upper = value + increment;
+    }
+    return value++;
+  };
+}
+
+/** Hibernate's LegacyHiLoAlgorithmOptimizer: keys hi × (maxLo + 1) + lo, lo 0…maxLo, lo from 1 when hi = 0. */
+function legacyHiLoOptimizer(fetch: Fetch, maxLo: bigint): OtherSystem {
+  let lo = maxLo + 1n;
+  let hi = 0n;
+  return async (connection) => {
+    if (lo > maxLo) {
+      const value = await fetch(connection);
+      lo = value === 0n ? 1n : 0n;
+      hi = value * (maxLo + 1n);
+    }
+    return hi + lo++;
+  };
+}
+
+async function sql(url: string, statement: string): Promise<void> {
+  const setup = new pg.Client({ connectionString: url });
+  await setup.connect();
+  try {
+    await setup.query(statement);
+  } finally {
+    await setup.end();
+  }
+}
+
+describePostgres('presets: Hibernate sequence generator', (db) => {
+  it('pooled: Hibernate nodes and hilo share orders_seq (increment 50) without a duplicate', async () => {
+    await sql(db.url, 'create sequence orders_seq start with 1 increment by 50');
+    await runBothSides(db.url, () => pooledOptimizer(hibernateSequenceFetch('orders_seq'), 50n), (client) => hibernateSequencePreset(client));
+  });
+
+  it('pooled-lo: Hibernate nodes and hilo share items_seq (increment 20) without a duplicate', async () => {
+    await sql(db.url, 'create sequence items_seq start with 1 increment by 20');
+    await runBothSides(
+      db.url,
+      () => pooledLoOptimizer(hibernateSequenceFetch('items_seq'), 20n),
+      (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 20 }),
+      'items',
+    );
+  });
+
+  it('legacy-hilo: Hibernate nodes and hilo share lines_seq (maxLo 30) without a duplicate', async () => {
+    await sql(db.url, 'create sequence lines_seq start with 1 increment by 1');
+    await runBothSides(
+      db.url,
+      () => legacyHiLoOptimizer(hibernateSequenceFetch('lines_seq'), 30n),
+      (client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 30 }),
+      'lines',
+    );
+  });
+});
+
+describePostgres('presets: Hibernate table generator (hibernate_sequences)', (db) => {
+  it('pooled: Hibernate nodes (select for update + compare-and-set) and hilo share one row without a duplicate', async () => {
+    await sql(db.url, 'create table hibernate_sequences (sequence_name varchar(255) not null primary key, next_val bigint)');
+    await runBothSides(db.url, () => pooledOptimizer(hibernateTableFetch('orders', 50n, 1n), 50n), (client) => hibernateTablePreset(client));
+  });
+
+  it('pooled-lo, table created by hilo: both sides share the row without a duplicate', async () => {
+    await runBothSides(
+      db.url,
+      () => pooledLoOptimizer(hibernateTableFetch('parcels', 25n, 1n), 25n),
+      (client) => hibernateTablePreset(client, { optimizer: 'pooled-lo', incrementSize: 25 }),
+      'parcels',
+    );
   });
 });

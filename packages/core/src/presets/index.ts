@@ -1,2 +1,9 @@
 export type { InteropPreset } from './shared.js';
 export { efCorePreset, EF_CORE_SEQUENCE, type EfCorePresetOptions } from './efcore.js';
+export {
+  hibernateSequencePreset,
+  hibernateTablePreset,
+  type HibernateOptimizer,
+  type HibernateSequencePresetOptions,
+  type HibernateTablePresetOptions,
+} from './hibernate.js';
