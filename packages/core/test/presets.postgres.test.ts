@@ -4,7 +4,7 @@ import { createHiLoGenerator } from '../src/generator.js';
 import { connect } from '../src/sql/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 import type { InteropPreset } from '../src/presets/index.js';
-import { efCorePreset, hibernateSequencePreset, hibernateTablePreset } from '../src/presets/index.js';
+import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset } from '../src/presets/index.js';
 
 /** A simulated client of the other system: one connection of its own, handing out keys like that system does. */
 type OtherSystem = (connection: pg.Client) => Promise<bigint>;
@@ -231,5 +231,57 @@ describePostgres('presets: Hibernate table generator (hibernate_sequences)', (db
       (client) => hibernateTablePreset(client, { optimizer: 'pooled-lo', incrementSize: 25 }),
       'parcels',
     );
+  });
+});
+
+/** Marten's schema: `mt_hilo` and the function its HiloSequence calls to take the next hi (-1 when it lost a race). */
+const MARTEN_SCHEMA = `
+create table mt_hilo (entity_name varchar not null primary key, hi_value bigint default 0);
+create function mt_get_next_hi(entity varchar) returns bigint language plpgsql as $$
+declare
+  current_value bigint;
+  next_value bigint;
+begin
+  select hi_value into current_value from mt_hilo where entity_name = entity;
+  if current_value is null then
+    insert into mt_hilo (entity_name, hi_value) values (entity, 0);
+    next_value := 0;
+  else
+    next_value := current_value + 1;
+    update mt_hilo set hi_value = next_value where entity_name = entity and hi_value = current_value;
+    if not found then
+      next_value := -1;
+    end if;
+  end if;
+  return next_value;
+end
+$$;`;
+
+/** Marten's HiloSequence: takes a hi with mt_get_next_hi (up to 30 tries), then keys hi × maxLo + 1 … maxLo. */
+function martenNode(entity: string, maxLo: bigint): OtherSystem {
+  let hi = -1n;
+  let lo = maxLo + 1n;
+  return async (connection) => {
+    if (hi < 0n || lo > maxLo) {
+      hi = -1n;
+      for (let attempt = 0; attempt < 30 && hi < 0n; attempt++) {
+        const { rows } = await connection.query<{ v: string }>('select mt_get_next_hi($1)::text as v', [entity]);
+        hi = BigInt(rows[0]!.v);
+      }
+      if (hi < 0n) throw new Error('Marten simulation: no hi after 30 attempts');
+      lo = 1n;
+    }
+    return hi * maxLo + lo++;
+  };
+}
+
+describePostgres('presets: Marten mt_hilo', (db) => {
+  it('Marten nodes (mt_get_next_hi) and hilo share one entity row without a duplicate', async () => {
+    await sql(db.url, MARTEN_SCHEMA);
+    await runBothSides(db.url, () => martenNode('orders', 40n), (client) => martenPreset(client, { maxLo: 40, attempts: 1000 }));
+  });
+
+  it('hilo creates the row (hi 0) and Marten continues from it', async () => {
+    await runBothSides(db.url, () => martenNode('users', 25n), (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }), 'users');
   });
 });

@@ -7,3 +7,4 @@ export {
   type HibernateSequencePresetOptions,
   type HibernateTablePresetOptions,
 } from './hibernate.js';
+export { martenPreset, type MartenPresetOptions } from './marten.js';

@@ -1,0 +1,103 @@
+import { HiLoSourceUnavailableError } from '../errors.js';
+import { qualifiedName, validateSegment } from '../identifiers.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import { toBigInt } from '../sql/table-source.js';
+import { incrementsFor } from '../strategies.js';
+import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+
+/** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
+export interface MartenPresetOptions {
+  /**
+   * `HiloSettings.MaxLo`: keys per hi, `hi × maxLo + 1 … hi × maxLo + maxLo`.
+   * @default 1000
+   */
+  readonly maxLo?: number;
+  /**
+   * The schema of `mt_hilo` (`DatabaseSchemaName`).
+   * @default 'public'
+   */
+  readonly schema?: string;
+  /**
+   * The `entity_name` of a segment (Marten uses the document type's alias, e.g. `user`).
+   * @default (segment) => segment
+   */
+  readonly entityName?: (segment: string) => string;
+  /**
+   * Compare-and-set attempts before a reservation fails with a retryable error (Marten tries 30 times).
+   * @default 30
+   */
+  readonly attempts?: number;
+  /**
+   * Whether hilo creates `mt_hilo` when missing.
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/**
+ * Shares Marten's hi/lo table `mt_hilo(entity_name, hi_value)`: `hi_value` is the last hi taken (a new row
+ * starts at 0, taken by whoever inserts it); hilo takes the next hi with a compare-and-set update, as Marten
+ * does, and hands out `hi × maxLo + 1 … hi × maxLo + maxLo`. PostgreSQL only.
+ *
+ * @example
+ * ```ts
+ * const hilo = createHiLoGenerator({ ...martenPreset(client, { maxLo: 1000 }), adaptive: false });
+ * ```
+ */
+export function martenPreset(client: SqlClient, options: MartenPresetOptions = {}): InteropPreset {
+  requirePostgres(client, 'Marten');
+  const maxLo = positiveInteger('maxLo', options.maxLo ?? 1000);
+  const attempts = positiveInteger('attempts', options.attempts ?? 30);
+  const table = qualifiedName('postgres', 'table', 'mt_hilo', options.schema ?? 'public');
+  const entityName = options.entityName ?? ((segment: string) => segment);
+  const create = options.create ?? true;
+  const lo = BigInt(maxLo);
+  const hint = `Let Marten create its schema, or pass \`create: true\` (creates ${table}(entity_name varchar primary key, hi_value bigint default 0)).`;
+  const description = `postgres Marten hi/lo table ${table}`;
+  const block = (firstHi: bigint, lastHi: bigint): Block => ({ first: firstHi * lo + 1n, last: lastHi * lo + lo });
+
+  const source: HiSource = {
+    description,
+    async prepare(segment: string, signal: AbortSignal): Promise<void> {
+      validateSegment(entityName(validateSegment(segment)));
+      if (!create) return;
+      await guarded(client, signal, `preparing ${description}`, hint, async () => {
+        await client.query(`create table if not exists ${table} (entity_name varchar not null primary key, hi_value bigint default 0)`).catch(async (error: unknown) => {
+          const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
+          if (rows[0]?.t == null) throw error;
+        });
+      });
+    },
+    async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
+      const name = validateSegment(entityName(validateSegment(segment)));
+      const his = BigInt(incrementsFor(request.size, maxLo));
+      return guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, async () => {
+        for (let attempt = 0; attempt < attempts; attempt++) {
+          request.signal.throwIfAborted();
+          const { rows } = await client.query<{ v: unknown }>(`select hi_value::text as v from ${table} where entity_name = $1`, [name]);
+          if (rows[0] === undefined) {
+            // Marten inserts 0 and takes hi 0; taking several his stores the last one taken
+            const inserted = await client.query(`insert into ${table} (entity_name, hi_value) values ($1, $2) on conflict (entity_name) do nothing`, [
+              name,
+              String(his - 1n),
+            ]);
+            if (inserted.affectedRows === 1) return [block(0n, his - 1n)];
+            continue;
+          }
+          const current = toBigInt(rows[0].v, 'hi_value');
+          const updated = await client.query(`update ${table} set hi_value = $1 where entity_name = $2 and hi_value = $3`, [
+            String(current + his),
+            name,
+            String(current),
+          ]);
+          if (updated.affectedRows === 1) return [block(current + 1n, current + his)];
+        }
+        throw new HiLoSourceUnavailableError(
+          `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other writers. Raise \`attempts\` or the block size.`,
+        );
+      });
+    },
+  };
+  return { source, blockSize: maxLo };
+}
