@@ -4,7 +4,7 @@ import { createHiLoGenerator } from '../src/generator.js';
 import { connect } from '../src/sql/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 import type { InteropPreset } from '../src/presets/index.js';
-import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset } from '../src/presets/index.js';
+import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset, nhibernatePreset } from '../src/presets/index.js';
 
 /** A simulated client of the other system: one connection of its own, handing out keys like that system does. */
 type OtherSystem = (connection: pg.Client) => Promise<bigint>;
@@ -283,5 +283,55 @@ describePostgres('presets: Marten mt_hilo', (db) => {
 
   it('hilo creates the row (hi 0) and Marten continues from it', async () => {
     await runBothSides(db.url, () => martenNode('users', 25n), (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }), 'users');
+  });
+});
+
+/** NHibernate's TableHiLoGenerator: select … for update, update … where next_hi = ? until one row; keys hi × (maxLo + 1) + lo. */
+function nhibernateNode(maxLo: bigint, table = 'hibernate_unique_key', where?: { column: string; value: string }): OtherSystem {
+  let lo = maxLo + 1n;
+  let hi = 0n;
+  const condition = where === undefined ? '' : ` and ${where.column} = '${where.value}'`;
+  const selectWhere = where === undefined ? '' : ` where ${where.column} = '${where.value}'`;
+  return async (connection) => {
+    if (lo > maxLo) {
+      await connection.query('begin');
+      let value: bigint;
+      try {
+        for (;;) {
+          const { rows } = await connection.query<{ v: string }>(`select next_hi::text as v from ${table}${selectWhere} for update`);
+          value = BigInt(rows[0]!.v);
+          const updated = await connection.query(`update ${table} set next_hi = $1 where next_hi = $2${condition}`, [String(value + 1n), String(value)]);
+          if (updated.rowCount === 1) break;
+        }
+        await connection.query('commit');
+      } catch (error) {
+        await connection.query('rollback');
+        throw error;
+      }
+      lo = value === 0n ? 1n : 0n;
+      hi = value * (maxLo + 1n);
+    }
+    return hi + lo++;
+  };
+}
+
+describePostgres('presets: NHibernate hibernate_unique_key', (db) => {
+  it('NHibernate nodes and hilo share the single next_hi row without a duplicate', async () => {
+    await sql(db.url, 'create table hibernate_unique_key (next_hi bigint); insert into hibernate_unique_key values (1)');
+    await runBothSides(db.url, () => nhibernateNode(49n), (client) => nhibernatePreset(client, { maxLo: 49 }));
+  });
+
+  it('a `where` row starting at hi 0 (key 0 skipped) is shared without a duplicate', async () => {
+    await sql(db.url, "create table hilo_keys (next_hi bigint, entity varchar(255)); insert into hilo_keys values (5, 'other'), (0, 'orders')");
+    await runBothSides(
+      db.url,
+      () => nhibernateNode(29n, 'hilo_keys', { column: 'entity', value: 'orders' }),
+      (client) => nhibernatePreset(client, { maxLo: 29, table: 'hilo_keys', where: (segment) => ({ column: 'entity', value: segment }) }),
+    );
+    const check = new pg.Client({ connectionString: db.url });
+    await check.connect();
+    const { rows } = await check.query<{ v: string }>("select next_hi::text as v from hilo_keys where entity = 'other'");
+    await check.end();
+    expect(rows[0]!.v).toBe('5'); // the other row was never touched
   });
 });

@@ -8,3 +8,4 @@ export {
   type HibernateTablePresetOptions,
 } from './hibernate.js';
 export { martenPreset, type MartenPresetOptions } from './marten.js';
+export { nhibernatePreset, type NHibernatePresetOptions } from './nhibernate.js';

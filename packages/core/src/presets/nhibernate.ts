@@ -1,0 +1,121 @@
+import { HiLoSourceError } from '../errors.js';
+import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import { toBigInt } from '../sql/table-source.js';
+import { blocksFromValues, incrementsFor } from '../strategies.js';
+import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+
+/** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
+export interface NHibernatePresetOptions {
+  /**
+   * `max_lo`: each hi stands for `max_lo + 1` keys.
+   * @default 32767
+   */
+  readonly maxLo?: number;
+  /**
+   * `table`.
+   * @default 'hibernate_unique_key'
+   */
+  readonly table?: string;
+  /** `schema`; default: the connection's. */
+  readonly schema?: string;
+  /**
+   * `column`.
+   * @default 'next_hi'
+   */
+  readonly column?: string;
+  /**
+   * NHibernate's `where` parameter as a structured row selector: the segment's row is the one whose
+   * `column` equals `value` (for `where="entity = 'orders'"`, return `{ column: 'entity', value: 'orders' }`).
+   * Without it, every segment shares the table's single row, as NHibernate does by default.
+   */
+  readonly where?: (segment: string) => { readonly column: string; readonly value: string };
+  /**
+   * Whether hilo creates the table and the row (`next_hi` = 1, as NHibernate's schema export does) when missing.
+   * @default true
+   */
+  readonly create?: boolean;
+}
+
+/**
+ * Shares NHibernate's table hi/lo (`hibernate_unique_key(next_hi)`): in a transaction of its own hilo
+ * reads `next_hi` with `select … for update`, advances it with `update … where next_hi = ?` (looping until one
+ * row changes) and hands out `hi × (max_lo + 1) + 0…max_lo`, skipping key 0 — NHibernate's
+ * `TableHiLoGenerator` formula. PostgreSQL only.
+ *
+ * @example
+ * ```ts
+ * const hilo = createHiLoGenerator({ ...nhibernatePreset(client, { maxLo: 100 }), adaptive: false });
+ * ```
+ */
+export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOptions = {}): InteropPreset {
+  requirePostgres(client, 'NHibernate');
+  const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
+  const table = qualifiedName('postgres', 'table', options.table ?? 'hibernate_unique_key', options.schema);
+  const col = `"${validateIdentifier('column', options.column ?? 'next_hi')}"`;
+  const create = options.create ?? true;
+  const perHi = BigInt(maxLo) + 1n;
+  const description = `postgres NHibernate hi/lo table ${table}`;
+  const hint = `Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1); or pass \`create: true\`.`;
+
+  function rowOf(segment: string): { column: string; value: string } | undefined {
+    validateSegment(segment);
+    const row = options.where?.(segment);
+    if (row === undefined) return undefined;
+    return { column: `"${validateIdentifier('where column', row.column)}"`, value: validateSegment(row.value) };
+  }
+
+  const source: HiSource = {
+    description,
+    async prepare(segment: string, signal: AbortSignal): Promise<void> {
+      const row = rowOf(segment);
+      await guarded(client, signal, `preparing ${description}`, hint, async () => {
+        if (create) {
+          const columns = row === undefined ? `${col} bigint` : `${col} bigint, ${row.column} varchar(255)`;
+          await client.query(`create table if not exists ${table} (${columns})`).catch(async (error: unknown) => {
+            const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
+            if (rows[0]?.t == null) throw error;
+          });
+          // the table has no key to conflict on: a table lock makes "insert unless a row exists" race-free
+          await client.transaction(async (tx) => {
+            await tx.query(`lock table ${table} in share row exclusive mode`);
+            if (row === undefined) await tx.query(`insert into ${table} (${col}) select 1 where not exists (select 1 from ${table})`);
+            else await tx.query(`insert into ${table} (${col}, ${row.column}) select 1, $1::text where not exists (select 1 from ${table} where ${row.column} = $1::text)`, [row.value]);
+          });
+        }
+        const { rows } =
+          row === undefined
+            ? await client.query(`select 1 from ${table}`)
+            : await client.query(`select 1 from ${table} where ${row.column} = $1`, [row.value]);
+        if (rows.length !== 1) {
+          throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}. ${hint}`);
+        }
+      });
+    },
+    async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
+      const row = rowOf(segment);
+      const count = BigInt(incrementsFor(request.size, Number(perHi)));
+      const where = row === undefined ? '' : ` and ${row.column} = $3`;
+      const params = row === undefined ? [] : [row.value];
+      const hi = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
+        client.transaction(async (tx) => {
+          for (;;) {
+            const { rows } =
+              row === undefined
+                ? await tx.query<{ v: unknown }>(`select ${col}::text as v from ${table} for update`)
+                : await tx.query<{ v: unknown }>(`select ${col}::text as v from ${table} where ${row.column} = $1 for update`, params);
+            if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}. ${hint}`);
+            const current = toBigInt(rows[0]!.v, col);
+            const updated = await tx.query(`update ${table} set ${col} = $1 where ${col} = $2${where}`, [String(current + count), String(current), ...params]);
+            if (updated.affectedRows === 1) return current;
+          }
+        }),
+      );
+      // NHibernate uses the value it read as hi; his hi … hi + count - 1 are ours (key 0 skipped)
+      const his = Array.from({ length: Number(count) }, (_, i) => hi + BigInt(i));
+      return blocksFromValues('hilo', his, perHi);
+    },
+  };
+  return { source, blockSize: Number(perHi) };
+}
