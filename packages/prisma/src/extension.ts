@@ -1,5 +1,5 @@
 import { Prisma } from '@prisma/client/extension';
-import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
+import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
 import {
   resolveMetadata,
   type HiLoKeyOf,
@@ -148,4 +148,3 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   });
 }
 
-export type { HiLoGenerator };

@@ -72,7 +72,7 @@ export interface ResolvedModel {
   readonly name: string;
   readonly key: HiLoModelKey | undefined;
   readonly relations: ReadonlyMap<string, string>;
-  /** Scalar-or-other field names that are not relations, to tell `{ data }` wrappers from a field named `data`. */
+  /** Whether the model has a field named `data`, which makes a nested `{ data }` update ambiguous. */
   readonly hasDataField: boolean;
 }
 
