@@ -18,3 +18,4 @@ export { createHiLoGenerator, type HiLoGenerator } from './generator.js';
 export { memorySource, type MemorySource, type MemorySourceOptions } from './memory-source.js';
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
 export * from './sql/index.js';
+export * from './presets/index.js';
