@@ -1,9 +1,123 @@
 import type { MikroORM } from '@mikro-orm/core';
-import { HiLoConfigurationError } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  createHiLo,
+  createHiLoGenerator,
+  memorySource,
+  mysqlClient,
+  pgClient,
+  sqliteClient,
+  type SqlClient,
+} from 'hilo-core';
 import type { HiLoOptions } from './extension.js';
-import type { Generator } from './runtime.js';
+import type { Generator, OwnedGenerator } from './runtime.js';
 
-/** Builds the generator for an ORM: a small pool of its own with the ORM's connection settings. */
-export async function createGeneratorFor(_orm: MikroORM, _options: HiLoOptions): Promise<Generator> {
-  throw new HiLoConfigurationError('not yet');
+/**
+ * Builds the generator for an ORM. Reservations run on `options.client` when given, else on a small pool of
+ * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
+ * never share the EntityManager's transaction and never wait for one of its pooled connections.
+ */
+export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions): Promise<OwnedGenerator> {
+  const { generator: _generator, client: given, source, table, schema, poolSize, ...generatorOptions } = options;
+  const client = given ?? (await clientFromOrm(orm, poolSize ?? 2));
+  if (client === 'memory') {
+    // An in-memory SQLite database is private to this process, so process memory is as good as a table.
+    const generator = createHiLoGenerator({ ...generatorOptions, source: memorySource() } as never) as Generator;
+    return { generator, close: () => generator.close() };
+  }
+  let generator: Generator;
+  try {
+    generator = createHiLo({
+      ...generatorOptions,
+      client,
+      ...(source ? { source } : {}),
+      ...(table ? { table } : {}),
+      ...((schema ?? orm.config.get('schema')) ? { schema: schema ?? orm.config.get('schema') } : {}),
+    } as never) as Generator;
+  } catch (error) {
+    if (!given) await client.close();
+    throw error;
+  }
+  return {
+    generator,
+    async close() {
+      try {
+        await generator.close();
+      } finally {
+        if (!given) await client.close();
+      }
+    },
+  };
+}
+
+interface NativeConnection {
+  connect(options?: { skipOnConnect?: boolean }): Promise<void>;
+  getNativeClient(): Promise<unknown>;
+  close(force?: boolean): Promise<void>;
+}
+
+type ConnectionClass = new (config: unknown, options: unknown, type: 'read' | 'write') => NativeConnection;
+
+const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'password', 'schema', 'driverOptions'] as const;
+
+/**
+ * A connection pool of its own: a second MikroORM connection of the driver's own class with the ORM's
+ * settings (so TLS, password callbacks and driver options carry over) and `poolSize` connections. It is
+ * opened as a read connection, which skips the schema checks MikroORM runs when its main connection opens.
+ */
+async function clientFromOrm(orm: MikroORM, poolSize: number): Promise<SqlClient | 'memory'> {
+  const config = orm.config;
+  const main = orm.driver.getConnection('write') as unknown as NativeConnection;
+  const platform = orm.driver.getPlatform().constructor.name.toLowerCase();
+  // An in-memory SQLite database is private to its connection and to this process.
+  if (platform.includes('sqlite') && config.get('dbName') === ':memory:') return 'memory';
+
+  const settings: Record<string, unknown> = {};
+  for (const key of CONNECTION_SETTINGS) settings[key] = config.get(key);
+  // MikroORM sizes pools from the global `pool` option; driver options override it per connection.
+  const size = platform.includes('postgre')
+    ? { max: poolSize, min: 0 }
+    : platform.includes('sqlite')
+      ? { timeout: 5000 }
+      : { connectionLimit: poolSize };
+  const driverOptions = settings.driverOptions;
+  if (driverOptions === undefined || (isObject(driverOptions) && Object.getPrototypeOf(driverOptions) === Object.prototype)) {
+    settings.driverOptions = { ...driverOptions, ...size };
+  }
+  const connection = new (main.constructor as ConnectionClass)(config, settings, 'read');
+  let native: unknown;
+  try {
+    await connection.connect({ skipOnConnect: true });
+    native = await connection.getNativeClient();
+  } catch (error) {
+    await connection.close(true).catch(() => undefined);
+    throw new HiLoConfigurationError(
+      `hilo-mikro-orm could not open a connection of its own with the ${orm.driver.constructor.name}'s settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
+      { cause: error },
+    );
+  }
+  // Kysely only adopts the pool on its first query, which never comes, so closing the connection would
+  // leave the pool open: the client owns it.
+  const own = { ownsPool: true, ownsDatabase: true } as const;
+  const client = isObject(native) && typeof native.promise === 'function'
+    ? mysqlClient((native.promise as () => never)(), own) // mysql2 callback pool: MariaDB and MySQL
+    : isObject(native) && typeof native.prepare === 'function'
+      ? sqliteClient(native as never, own)
+      : pgClient(native as never, own);
+  return {
+    dialect: client.dialect,
+    query: client.query.bind(client),
+    transaction: client.transaction.bind(client),
+    close: async () => {
+      try {
+        await client.close();
+      } finally {
+        await connection.close().catch(() => undefined);
+      }
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

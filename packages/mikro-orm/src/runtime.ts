@@ -60,8 +60,15 @@ export class HiLoRuntime {
         return undefined;
       }
       const generator = owned.generator;
+      try {
+        await generator.warm([...new Set([...this.#entities.values()].map((e) => e.segment))]);
+      } catch (error) {
+        // MikroORM.init() rejects and the caller gets no ORM to close: release the pool here.
+        this.#closed = true;
+        await owned.close().catch(() => undefined);
+        throw error;
+      }
       this.#generator = generator;
-      await generator.warm([...new Set([...this.#entities.values()].map((e) => e.segment))]);
       return generator;
     })();
     return this.#starting;

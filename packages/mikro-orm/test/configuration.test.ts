@@ -1,6 +1,7 @@
 import { MikroORM, defineEntity, p } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoError } from 'hilo-core';
 import { HiLo, hiloConfig, hiloKey, hiloKeyOptions } from '../src/index.js';
 
 const Note = defineEntity({ name: 'Note', properties: { id: hiloKey(), text: p.string() } });
@@ -57,5 +58,17 @@ describe('mikro-orm: configuration', () => {
     await expect(
       MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo, HiLo.configure({})] }),
     ).rejects.toThrow(/registered twice/);
+  });
+
+  it('should make MikroORM.init() fail fast when the database cannot be reached', async () => {
+    const started = Date.now();
+    const error = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: 'postgres://postgres@127.0.0.1:1/nowhere',
+      entities: [Note],
+      extensions: [HiLo.configure({ retries: 0 })],
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HiLoError);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -1,0 +1,3 @@
+import { crossProcessSuite } from './support/cross-process.js';
+
+crossProcessSuite('mysql');

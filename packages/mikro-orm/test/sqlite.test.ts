@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/core';
+import { Customer, Order, OrderItem, defineEntities } from './fixtures/define-entities.js';
+import { createCustomer, type ShopModel } from './support/adapter-suite.js';
+import { openOrm, type StatementLog } from './support/orm.js';
+
+const model: ShopModel = {
+  style: 'defineEntity',
+  entities: defineEntities,
+  Customer,
+  Order,
+  OrderItem,
+  segments: ['customers', 'order_items', 'orders'],
+};
+
+describe('mikro-orm: SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hilo-mikro-'));
+  const file = join(dir, 'shop.db');
+  let a: { orm: MikroORM; log: StatementLog };
+  let b: { orm: MikroORM; log: StatementLog };
+
+  beforeAll(async () => {
+    a = await openOrm('sqlite', file, defineEntities, { blockSize: 5 });
+    await a.orm.schema.create();
+    b = await openOrm('sqlite', file, defineEntities, { blockSize: 5 });
+  });
+  afterAll(async () => {
+    await a?.orm.close();
+    await b?.orm.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('should give two ORMs on one file (as two processes would have) disjoint keys', async () => {
+    const ids: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      for (const { orm } of [a, b]) {
+        const em = orm.em.fork();
+        const customers = Array.from({ length: 4 }, (_, i) => createCustomer(em, model, `s${round}-${i}`, 1, 1));
+        await em.flush();
+        ids.push(...customers.map((c) => c.id));
+      }
+    }
+    expect(new Set(ids).size).toBe(32);
+    expect(await a.orm.em.fork().count(Customer)).toBe(32);
+  });
+
+  it('should insert each table with one statement and no RETURNING', async () => {
+    a.log.clear();
+    const em = a.orm.em.fork();
+    createCustomer(em, model, 'one', 2, 2);
+    createCustomer(em, model, 'two', 2, 2);
+    await em.flush();
+    expect(a.log.inserts()).toHaveLength(3);
+    expect(a.log.statements.filter((s) => /\breturning\b/i.test(s))).toEqual([]);
+  });
+});
