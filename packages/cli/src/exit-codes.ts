@@ -2,7 +2,14 @@ import { CommanderError } from 'commander';
 import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceUnavailableError, HiLoTimeoutError, redactUrl } from 'hilo-core';
 import { TIMEOUT_MS } from './open.js';
 
-/** Exit statuses of the `hilo` command (**contract**). */
+/**
+ * Exit statuses of the `hilo` command (**contract**).
+ *
+ * @example
+ * ```ts
+ * if ((await main(argv)) === ExitCode.usage) console.error('fix the command line');
+ * ```
+ */
 export const ExitCode = {
   /** Success. */
   ok: 0,
@@ -18,6 +25,11 @@ export type ExitStatus = (typeof ExitCode)[keyof typeof ExitCode];
 /**
  * Which status an error ends the command with: bad input (the user can fix the command line) is 2,
  * everything else 1. A mismatch between `--block-size` and the database's sequence counts as bad input.
+ *
+ * @example
+ * ```ts
+ * exitCodeFor(new HiLoConfigurationError('bad segment')); // 2
+ * ```
  */
 export function exitCodeFor(error: unknown): ExitStatus {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;

@@ -14,6 +14,9 @@ export class OutputClosedError extends Error {
   }
 }
 
+/** Streams that already ignore late errors, so repeated in-process runs add one listener, not one each. */
+const quieted = new WeakSet<NodeJS.WritableStream>();
+
 function isClosedPipe(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END';
@@ -73,7 +76,10 @@ export class LineWriter {
     }
     this.stream.off('error', this.onError);
     // a late EPIPE after we stop listening must not crash the process
-    this.stream.on('error', () => undefined);
+    if (!quieted.has(this.stream)) {
+      quieted.add(this.stream);
+      this.stream.on('error', () => undefined);
+    }
     if (this.failure !== undefined) throw this.failure;
   }
 }

@@ -8,8 +8,8 @@ import { createProgram, type ProgramState } from './program.js';
  * programs can embed it. Errors are written to `io.stderr` as one line saying what to fix.
  *
  * @param argv the arguments after the program name, e.g. `['next', '--url', url, 'orders']`
- * @param io where output goes
- * @default io `{ stdout: process.stdout, stderr: process.stderr }`
+ * @param io where output goes; by default `process.stdout` and `process.stderr`
+ * @returns 0 on success, 1 on a runtime failure, 2 on bad usage or bad input (see {@link ExitCode})
  * @example
  * ```ts
  * const status = await main(['status', '--url', 'sqlite:app.db']);

@@ -58,7 +58,13 @@ export interface ProgramState {
 
 /**
  * Builds the `hilo` command line. Commander never calls `process.exit`: errors come back as exceptions so
- * that {@link main} decides the exit status, and every message goes to `io`.
+ * that `main` decides the exit status, and every message goes to `io`. Most callers want `main` instead.
+ *
+ * @example
+ * ```ts
+ * const program = createProgram({ stdout: process.stdout, stderr: process.stderr });
+ * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor']
+ * ```
  */
 export function createProgram(io: CliIo, state: ProgramState = {}): Command {
   const program = new Command('hilo')

@@ -1,5 +1,5 @@
 import type { TestDatabase } from '@hilo/testing';
-import { hilo, isIncreasing, keysOf } from './run-cli.js';
+import { expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
 
 /** Runs one SQL statement on the test database (to create tables of "existing" rows). */
 export type Execute = (sql: string) => Promise<void>;
@@ -14,8 +14,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
   it(`six concurrent \`hilo next --count 20000\` print 120,000 distinct keys, each process increasing (${source})`, async () => {
     const segment = `orders_${source}`;
     const init = await hilo(['init', '--url', url(), '--source', source, '--block-size', '50', segment]);
-    expect(init.stderr).toBe('');
-    expect(init.code).toBe(0);
+    expectSuccess(init);
     const runs = await Promise.all(
       Array.from({ length: 6 }, () => hilo(['next', '--url', url(), '--source', source, '--count', '20000', segment])),
     );
@@ -34,7 +33,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     const segment = `idem_${source}`;
     for (let i = 0; i < 2; i++) {
       const run = await hilo(['init', '--url', url(), '--source', source, '--block-size', '20', '--json', segment]);
-      expect(run.code).toBe(0);
+      expectSuccess(run);
       expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ segment, source })]);
     }
     const next = await hilo(['next', '--url', url(), '--source', source, '--block-size', '30', segment]);
@@ -56,12 +55,12 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await run(`create table ${small} (code bigint)`);
     await run(`insert into ${small} (code) values (10)`);
     const segment = `floor_${source}`;
-    expect((await hilo(['init', '--url', url(), '--source', source, segment])).code).toBe(0);
+    expectSuccess(await hilo(['init', '--url', url(), '--source', source, segment]));
     const before = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '3', segment]));
     expect(before[0]!).toBeLessThan(4242n);
 
     const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', items, '--json']);
-    expect(floor.code).toBe(0);
+    expectSuccess(floor);
     expect(JSON.parse(floor.stdout)).toEqual(expect.objectContaining({ segment, maxKey: '4242', raised: true }));
     const after = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
     expect(after.every((key) => key > 4242n)).toBe(true);
@@ -69,7 +68,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     // a lower maximum, or the same one again, moves nothing
     for (const from of [`${small}.code`, `${items}.id`]) {
       const again = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', from, '--json']);
-      expect(again.code).toBe(0);
+      expectSuccess(again);
       expect(JSON.parse(again.stdout)).toEqual(expect.objectContaining({ raised: false }));
     }
     const later = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
@@ -83,12 +82,12 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await run(`insert into ${legacy} (legacy_id) values (99999)`);
     const segment = `adopted_${source}`;
     const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', `${legacy}.legacy_id`]);
-    expect(floor.code).toBe(0);
+    expectSuccess(floor);
     expect(floor.stdout).toMatch(/raised/);
     const [key] = keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
     expect(key!).toBeGreaterThan(99999n);
     const status = await hilo(['status', '--url', url(), '--source', source, '--json']);
-    expect(status.code).toBe(0);
+    expectSuccess(status);
     const rows = JSON.parse(status.stdout) as { segment: string; source: string }[];
     expect(rows).toContainEqual(expect.objectContaining({ segment, source }));
     expect(rows.every((row) => row.source === source)).toBe(true);

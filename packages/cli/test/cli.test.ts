@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from 'hilo-cli';
-import { ensureBuilt, hilo, isIncreasing, keysOf } from './run-cli.js';
+import { ensureBuilt, expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
 
 beforeAll(ensureBuilt, 120_000);
 
@@ -96,13 +96,13 @@ describe('hilo on SQLite (table source)', () => {
 
   it('init is idempotent, next prints increasing keys, status lists the segment', async () => {
     const url = `sqlite:${join(dir, 'keys.db')}`;
-    for (let i = 0; i < 2; i++) expect((await hilo(['init', '--url', url, 'orders', 'customers'])).code).toBe(0);
+    for (let i = 0; i < 2; i++) expectSuccess(await hilo(['init', '--url', url, 'orders', 'customers']));
     const first = keysOf(await hilo(['next', '--url', url, '--count', '250', 'orders']));
     const second = keysOf(await hilo(['next', '--url', url, '--count', '3', 'orders']));
     expect(first).toHaveLength(250);
     expect(isIncreasing([...first, ...second])).toBe(true);
     const status = await hilo(['status', '--url', url, '--json']);
-    expect(status.code).toBe(0);
+    expectSuccess(status);
     const rows = JSON.parse(status.stdout) as { segment: string; source: string; value: string }[];
     expect(rows.map((r) => r.segment).sort()).toEqual(['customers', 'orders']);
     // unused keys went back to the row, so the next key follows the last printed one
@@ -111,7 +111,7 @@ describe('hilo on SQLite (table source)', () => {
 
   it('refuses a segment nobody created (a typo must not start a key space at 1)', async () => {
     const url = `sqlite:${join(dir, 'typo.db')}`;
-    expect((await hilo(['init', '--url', url, 'orders'])).code).toBe(0);
+    expectSuccess(await hilo(['init', '--url', url, 'orders']));
     const run = await hilo(['next', '--url', url, 'ordres']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/"ordres".*hilo init/);

@@ -107,3 +107,8 @@ export function keysOf(run: CliRun): bigint[] {
 export function isIncreasing(keys: readonly bigint[]): boolean {
   return keys.every((key, i) => i === 0 || key > keys[i - 1]!);
 }
+
+/** Asserts that a run succeeded; on failure the message shows what the command printed on stderr. */
+export function expectSuccess(run: CliRun): void {
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+}
