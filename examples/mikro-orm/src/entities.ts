@@ -1,0 +1,70 @@
+import { Cascade, defineEntity, p } from '@mikro-orm/core';
+import { hiloKey } from 'hilo-mikro-orm';
+
+/** A customer; `hiloKey()` gives it a key at `em.create()`, before anything is written. */
+export const Customer = defineEntity({
+  name: 'Customer',
+  tableName: 'customers',
+  properties: {
+    id: hiloKey(),
+    email: p.string().unique(),
+    orders: () => p.oneToMany(Order).mappedBy('customer').cascade(Cascade.ALL),
+  },
+});
+
+export const Order = defineEntity({
+  name: 'Order',
+  tableName: 'orders',
+  properties: {
+    id: hiloKey(),
+    customer: () => p.manyToOne(Customer),
+    placedAt: p.datetime(),
+    items: () => p.oneToMany(OrderItem).mappedBy('order').cascade(Cascade.ALL),
+  },
+});
+
+export const OrderItem = defineEntity({
+  name: 'OrderItem',
+  tableName: 'order_items',
+  properties: {
+    id: hiloKey(),
+    order: () => p.manyToOne(Order),
+    sku: p.string(),
+    quantity: p.integer(),
+  },
+});
+
+// The same shop with MikroORM's own autoincrement keys, to compare what a flush sends.
+export const IdentityCustomer = defineEntity({
+  name: 'IdentityCustomer',
+  tableName: 'identity_customers',
+  properties: {
+    id: p.integer().primary(),
+    email: p.string(),
+    orders: () => p.oneToMany(IdentityOrder).mappedBy('customer').cascade(Cascade.ALL),
+  },
+});
+
+export const IdentityOrder = defineEntity({
+  name: 'IdentityOrder',
+  tableName: 'identity_orders',
+  properties: {
+    id: p.integer().primary(),
+    customer: () => p.manyToOne(IdentityCustomer),
+    placedAt: p.datetime(),
+    items: () => p.oneToMany(IdentityOrderItem).mappedBy('order').cascade(Cascade.ALL),
+  },
+});
+
+export const IdentityOrderItem = defineEntity({
+  name: 'IdentityOrderItem',
+  tableName: 'identity_order_items',
+  properties: {
+    id: p.integer().primary(),
+    order: () => p.manyToOne(IdentityOrder),
+    sku: p.string(),
+    quantity: p.integer(),
+  },
+});
+
+export const entities = [Customer, Order, OrderItem, IdentityCustomer, IdentityOrder, IdentityOrderItem];
