@@ -1,9 +1,10 @@
 import mysql from 'mysql2/promise';
 import { describeMysql } from '@hilo/testing';
 import { cliSuite, type Execute } from './cli-suite.js';
-import { ensureBuilt } from './run-cli.js';
+import { ensureBuilt, removeBuilt } from './run-cli.js';
 
 beforeAll(ensureBuilt, 120_000);
+afterAll(removeBuilt);
 
 for (const source of ['table', 'sequence'] as const) {
   describeMysql(`mariadb: hilo command, ${source} source`, (db) => {

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { describePostgres } from '@hilo/testing';
 import { cliSuite, type Execute } from './cli-suite.js';
-import { ensureBuilt } from './run-cli.js';
+import { ensureBuilt, removeBuilt } from './run-cli.js';
 
 beforeAll(ensureBuilt, 120_000);
+afterAll(removeBuilt);
 
 for (const source of ['sequence', 'table'] as const) {
   describePostgres(`postgres: hilo command, ${source} source`, (db) => {

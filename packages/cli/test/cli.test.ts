@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { main } from 'hilo-cli';
-import { ensureBuilt, expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
+import { ensureBuilt, removeBuilt, expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
 
 beforeAll(ensureBuilt, 120_000);
+afterAll(removeBuilt);
 
 const PG = 'postgres://postgres@127.0.0.1:1/nothing_listens_here';
 

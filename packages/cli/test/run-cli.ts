@@ -1,12 +1,11 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-/** The built `hilo` command these tests run. */
-export const BIN = join(root, 'packages/cli/dist/bin.js');
+const packages = join(root, 'packages');
 
 function newest(dir: string): number {
   let latest = 0;
@@ -18,17 +17,12 @@ function newest(dir: string): number {
 }
 
 function stale(pkg: string, output: string): boolean {
-  const built = join(root, 'packages', pkg, 'dist', output);
-  return !existsSync(built) || statSync(built).mtimeMs < newest(join(root, 'packages', pkg, 'src'));
+  const built = join(packages, pkg, 'dist', output);
+  return !existsSync(built) || statSync(built).mtimeMs < newest(join(packages, pkg, 'src'));
 }
 
-/**
- * Builds hilo-core and hilo-cli unless their dist is newer than their sources (`pnpm test` has just built
- * them). A lock directory keeps two Jest workers from running tsc over the same files at once.
- */
-export async function ensureBuilt(): Promise<void> {
+async function withLock<T>(work: () => T): Promise<T> {
   const lock = join(tmpdir(), 'hilo-cli-test-build.lock');
-  const deadline = Date.now() + 120_000;
   for (;;) {
     try {
       mkdirSync(lock);
@@ -36,11 +30,35 @@ export async function ensureBuilt(): Promise<void> {
     } catch {
       // a lock left behind by a killed run is taken over after two minutes
       const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 120_000 || Date.now() > deadline) rmSync(lock, { recursive: true, force: true });
+      if (age > 120_000) rmSync(lock, { recursive: true, force: true });
       else await new Promise((r) => setTimeout(r, 200));
     }
   }
   try {
+    return work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+let snapshot: string | undefined;
+
+/** The built `hilo` these tests run: a private copy made by {@link ensureBuilt}. */
+export function bin(): string {
+  if (snapshot === undefined) throw new Error('Call `beforeAll(ensureBuilt)` before running hilo.');
+  return join(snapshot, 'node_modules/hilo-cli/dist/bin.js');
+}
+
+/**
+ * Builds hilo-core and hilo-cli unless their dist is newer than their sources (`pnpm test` has just built
+ * them), then copies both into a private `node_modules` in a temporary folder. The copy is what the tests
+ * run: a `pnpm build` started elsewhere while they run (the monorepo shares one dist) cannot hand a
+ * subprocess half-written files. A lock keeps Jest workers from building the same files at once.
+ */
+export async function ensureBuilt(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hilo-cli-bin-'));
+  snapshot = dir;
+  await withLock(() => {
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     for (const [pkg, output] of [
       ['core', 'index.js'],
@@ -48,16 +66,42 @@ export async function ensureBuilt(): Promise<void> {
     ] as const) {
       if (!stale(pkg, output)) continue;
       try {
-        execFileSync(process.execPath, [tsc, '-p', join(root, 'packages', pkg, 'tsconfig.build.json')], { stdio: 'pipe' });
+        execFileSync(process.execPath, [tsc, '-p', join(packages, pkg, 'tsconfig.build.json')], { stdio: 'pipe' });
       } catch (error) {
         const out = (error as { stdout?: Buffer }).stdout?.toString() ?? '';
         throw new Error(`Building packages/${pkg} for the CLI tests failed; run \`pnpm build\` to see why.\n${out.slice(0, 2000)}`);
       }
     }
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
+    for (const [pkg, name] of [
+      ['core', 'hilo-core'],
+      ['cli', 'hilo-cli'],
+    ] as const) {
+      if (!existsSync(join(packages, pkg, 'dist'))) throw new Error(`packages/${pkg}/dist is missing; run \`pnpm build\`.`);
+      cpSync(join(packages, pkg, 'dist'), join(dir, 'node_modules', name, 'dist'), { recursive: true });
+      cpSync(join(packages, pkg, 'package.json'), join(dir, 'node_modules', name, 'package.json'));
+    }
+  });
+  // the packages the copies import, linked where the workspace has them installed
+  for (const [name, optional] of [
+    ['commander', false],
+    ['pg', false],
+    ['mysql2', false],
+    // optional: without it hilo falls back to node:sqlite
+    ['better-sqlite3', true],
+  ] as const) {
+    const installed = [join(packages, 'cli', 'node_modules', name), join(root, 'node_modules', name)].find((path) => existsSync(path));
+    if (installed === undefined) {
+      if (optional) continue;
+      throw new Error(`${name} is not installed; run \`./pnpm install\`.`);
+    }
+    symlinkSync(realpathSync(installed), join(dir, 'node_modules', name), 'dir');
   }
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing after the build; run \`pnpm build\`.`);
+}
+
+/** Removes the private copy made by {@link ensureBuilt}. */
+export function removeBuilt(): void {
+  if (snapshot !== undefined) rmSync(snapshot, { recursive: true, force: true });
+  snapshot = undefined;
 }
 
 /** What one run of the command did. */
@@ -75,7 +119,7 @@ export function hilo(args: readonly string[], options: { env?: NodeJS.ProcessEnv
     // HILO_URL from the developer's shell must not stand in for a --url a test leaves out
     const env = { ...process.env, ...options.env };
     if (options.env?.['HILO_URL'] === undefined) delete env['HILO_URL'];
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [bin(), ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
