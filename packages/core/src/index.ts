@@ -19,3 +19,4 @@ export { memorySource, type MemorySource, type MemorySourceOptions } from './mem
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
 export * from './sql/index.js';
 export * from './presets/index.js';
+export * from './sql/key-guard.js';
