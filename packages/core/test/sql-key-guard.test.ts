@@ -1,5 +1,5 @@
 import { describeDatabase, type TestDatabase } from '@hilo/testing';
-import { HiLoConfigurationError, connect, ensureKeyGuard, keyGuardSql, type SqlClient } from 'hilo-core';
+import { HiLoConfigurationError, HiLoSourceError, connect, ensureKeyGuard, keyGuardSql, type SqlClient } from 'hilo-core';
 
 describe('keyGuardSql', () => {
   it('should write the function once per schema and one default per column on PostgreSQL', () => {
@@ -68,7 +68,7 @@ for (const kind of ['postgres', 'mysql'] as const) {
         /has no column .nope./,
       );
       await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'guarded', column: 'nope' }])).rejects.toBeInstanceOf(
-        HiLoConfigurationError,
+        HiLoSourceError,
       );
     });
   });

@@ -1,7 +1,7 @@
-import { HiLoConfigurationError, describe } from '../errors.js';
+import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js';
 import { quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { toHiLoError } from './driver-errors.js';
-import type { SqlClient } from './sql-client.js';
+import type { SqlClient, SqlDialect } from './sql-client.js';
 
 /** The databases a key guard is written for. `mysql` covers MariaDB and MySQL; SQLite has none. */
 export type KeyGuardDialect = 'postgres' | 'mysql';
@@ -146,6 +146,8 @@ export function missingKeyTriggerSql(target: KeyGuardTarget): [string, string] {
  * MariaDB/MySQL a {@link missingKeyTriggerSql trigger} per table. Idempotent. Checks every name and runs
  * nothing: for migrations. {@link ensureKeyGuard} runs them after checking that the columns exist.
  *
+ * @throws HiLoConfigurationError when a name is not a plain SQL identifier, or for `sqlite` (no guard there)
+ *
  * @example
  * ```ts
  * keyGuardSql('postgres', [{ segment: 'orders', table: 'orders', column: 'id' }]);
@@ -153,7 +155,7 @@ export function missingKeyTriggerSql(target: KeyGuardTarget): [string, string] {
  * //   `alter table "orders" alter column "id" set default "hilo_missing_key"('orders')` ]
  * ```
  */
-export function keyGuardSql(dialect: KeyGuardDialect, targets: readonly KeyGuardTarget[]): string[] {
+export function keyGuardSql(dialect: KeyGuardDialect | SqlDialect, targets: readonly KeyGuardTarget[]): string[] {
   const kind = checkDialect(dialect);
   if (!Array.isArray(targets)) throw HiLoConfigurationError.invalidOption('targets', 'an array of { segment, table, column? }', targets);
   const checked = targets.map(check);
@@ -214,8 +216,8 @@ async function problem(client: SqlClient, target: CheckedTarget): Promise<string
  * table and column exists (and, on PostgreSQL, is not an identity column). Idempotent: running it again
  * replaces the function, default or trigger with the same one.
  *
- * @throws HiLoConfigurationError when a name is not a plain SQL identifier, a table or column does not
- *   exist, or the database is SQLite
+ * @throws HiLoConfigurationError when a name is not a plain SQL identifier or the database is SQLite
+ *   (nothing is contacted); HiLoSourceError when a table or column does not exist or is an identity column
  * @example
  * ```ts
  * const client = await connect('postgres://app@localhost/shop');
@@ -233,7 +235,7 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `looking up column ${where(target)}` });
     }
-    if (reason !== undefined) throw new HiLoConfigurationError(`Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`);
+    if (reason !== undefined) throw new HiLoSourceError(`Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`);
   }
   for (const sql of statements) {
     try {
