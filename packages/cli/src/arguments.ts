@@ -77,3 +77,27 @@ export function parseTableName(value: string): string {
   }
   return value;
 }
+
+/** What `init --guard` names: a key column, and the segment its keys come from when given. */
+export interface GuardRef extends ColumnRef {
+  /** `SEGMENT=` before the column; otherwise chosen by `init` from its segments. */
+  readonly segment?: string;
+}
+
+/**
+ * `--guard [SEGMENT=]TABLE[.COLUMN]` or `[SEGMENT=]SCHEMA.TABLE.COLUMN`; the column defaults to `id`.
+ * The segment is checked by `init` against the segments it creates.
+ */
+export function parseGuardRef(value: string): GuardRef {
+  const at = value.indexOf('=');
+  const segment = at < 0 ? undefined : value.slice(0, at);
+  const column = at < 0 ? value : value.slice(at + 1);
+  const parts = column.split('.');
+  if ((segment !== undefined && segment === '') || parts.length > 3 || !parts.every((part) => NAME.test(part))) {
+    throw new InvalidArgumentError(
+      `Expected TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN of letters, digits and "_", optionally after SEGMENT= (e.g. orders.id or items=order_items.id), got ${JSON.stringify(value)}.`,
+    );
+  }
+  const ref = parseColumnRef(column);
+  return segment === undefined ? ref : { ...ref, segment };
+}

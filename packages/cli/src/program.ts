@@ -3,6 +3,8 @@ import {
   parseBlockSize,
   parseColumnRef,
   parseCount,
+  parseGuardRef,
+  type GuardRef,
   parseSource,
   parseTableName,
   parseUrl,
@@ -34,6 +36,12 @@ function parseSegment(value: string): string {
 
 function collectSegment(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), parseSegment(value)];
+}
+
+function collectGuard(value: string, previous: GuardRef[] | undefined): GuardRef[] {
+  const ref = parseGuardRef(value);
+  if (ref.segment !== undefined) parseSegment(ref.segment);
+  return [...(previous ?? []), ref];
 }
 
 const URL_HELP = 'database URL: postgres://…, postgresql://…, mysql://…, mariadb://… or sqlite:PATH';
@@ -91,9 +99,17 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     { table: true },
   )
     .option('--block-size <n>', `keys per reservation; a sequence's INCREMENT BY (default: ${DEFAULT_BLOCK_SIZE})`, parseBlockSize)
+    .option(
+      '--guard <[segment=]table[.column]>',
+      'reject rows inserted into this key column without a key (PostgreSQL: a raising column default; MariaDB/MySQL: a BEFORE INSERT trigger); also SCHEMA.TABLE.COLUMN; repeatable (column default: id; segment default: the one named like the table, or the only one)',
+      collectGuard,
+    )
     .option('--sql', 'print the SQL statements instead of running them (for migrations)')
     .option('--json', 'print the result as JSON')
-    .addHelpText('after', '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init --url mysql://root@localhost/shop --block-size 1000 orders')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init --url mysql://root@localhost/shop --block-size 1000 orders\n  hilo init --url postgres://app@localhost/shop orders items --guard orders.id --guard items=order_items.item_id',
+    )
     .action(async (segments: string[], options) => runInit(segments, options, io));
 
   withCommonOptions(

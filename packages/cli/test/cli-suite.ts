@@ -93,6 +93,54 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     expect(rows.every((row) => row.source === source)).toBe(true);
   });
 
+  it(`init --guard makes the database reject a row without a key and accept keyed rows; twice is fine (${source})`, async () => {
+    const run = execute();
+    const orders = `guard_orders_${source}`;
+    const items = `guard_items_${source}`;
+    await run(`create table ${orders} (id bigint not null primary key, reference varchar(20) not null)`);
+    await run(`create table ${items} (item_id bigint not null primary key, sku varchar(20) not null)`);
+    const schema = db.kind === 'postgres' ? 'public' : db.name;
+    const args = ['init', '--url', url(), '--source', source, orders, 'items', '--guard', orders, '--guard', `items=${schema}.${items}.item_id`];
+    for (let i = 0; i < 2; i++) {
+      const init = await hilo([...args, '--json']);
+      expectSuccess(init);
+      expect(JSON.parse(init.stdout)).toEqual([
+        expect.objectContaining({ segment: orders, source, guards: [`${orders}.id`] }),
+        expect.objectContaining({ segment: 'items', source, guards: [`${schema}.${items}.item_id`] }),
+      ]);
+    }
+    await expect(run(`insert into ${orders} (reference) values ('keyless')`)).rejects.toThrow(
+      new RegExp(`hilo: a row of segment '${orders}' arrived without a key`),
+    );
+    await expect(run(`insert into ${items} (sku) values ('keyless')`)).rejects.toThrow(/hilo: a row of segment 'items' arrived without a key/);
+    const [orderKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, orders]));
+    const [itemKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, 'items']));
+    await run(`insert into ${orders} (id, reference) values (${orderKey}, 'keyed')`);
+    await run(`insert into ${items} (item_id, sku) values (${itemKey}, 'keyed')`);
+
+    // the human output says what is guarded; --sql prints the same objects for a migration
+    const human = await hilo([...args]);
+    expectSuccess(human);
+    expect(human.stdout).toContain(`rows of ${orders}.id without a key are rejected`);
+    const sql = await hilo([...args, '--sql']);
+    expectSuccess(sql);
+    expect(sql.stdout).toMatch(db.kind === 'postgres' ? /set default "public"\."hilo_missing_key"\('items'\);/ : /create trigger `[^`]+`\.`guard_items_\w+_hilo_key`/);
+  });
+
+  it(`init --guard names a missing table or column in one line and exits 1 (${source})`, async () => {
+    await execute()(`create table columnless_${source} (id bigint primary key)`);
+    for (const [guard, message] of [
+      ['no_such_table.id', /Cannot guard "no_such_table\.id" \(segment "missing"\): table .*no_such_table.* does not exist/],
+      [`columnless_${source}.nope`, /Cannot guard "columnless_\w+\.nope".*has no column .nope./],
+    ] as const) {
+      const init = await hilo(['init', '--url', url(), '--source', source, 'missing', '--guard', guard]);
+      expect(init.code).toBe(1);
+      expect(init.stdout).toBe('');
+      expect(init.stderr.trim().split('\n')).toHaveLength(1);
+      expect(init.stderr).toMatch(message);
+    }
+  });
+
   it(`floor names a missing table or column in one line and exits 1 (${source})`, async () => {
     const segment = `missing_${source}`;
     const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', 'no_such_table']);

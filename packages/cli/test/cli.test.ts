@@ -37,6 +37,12 @@ describe('hilo: bad input exits 2 with one line saying what to fix', () => {
     ['a hostile --from', ['floor', '--url', PG, 'orders', '--from', 'orders; drop table x'], /TABLE\.COLUMN/],
     ['a hostile --table', ['init', '--url', PG, '--source', 'table', '--table', 'x"y', 'orders'], /table name/],
     ['an unknown option', ['next', '--url', PG, '--blocksize', '5', 'orders'], /unknown option '--blocksize'/],
+    ['a hostile --guard', ['init', '--url', PG, 'orders', '--guard', 'orders; drop table x'], /--guard.*TABLE\.COLUMN.*"orders; drop table x"/],
+    ['a --guard with four parts', ['init', '--url', PG, 'orders', '--guard', 'a.b.c.d'], /--guard.*SCHEMA\.TABLE\.COLUMN/],
+    ['a --guard with an empty segment', ['init', '--url', PG, 'orders', '--guard', '=orders.id'], /--guard.*SEGMENT=/],
+    ['a --guard with a hostile segment', ['init', '--url', PG, 'orders', '--guard', "o'x=orders.id"], /segment name/],
+    ['a --guard whose segment is not created', ['init', '--url', PG, 'orders', '--guard', 'items=order_items.id'], /segment "items" is not among the segments to create \(orders\)/],
+    ['a --guard of no named segment among several', ['init', '--url', PG, 'orders', 'customers', '--guard', 'order_items.id'], /say which segment.*--guard orders=order_items\.id/],
     ['an unknown subcommand', ['reserve', '--url', PG], /unknown command 'reserve'/],
   ])('%s', async (_name, args, mentions) => {
     expectUsageError(await hilo(args), mentions);
@@ -116,6 +122,14 @@ describe('hilo on SQLite (table source)', () => {
     const run = await hilo(['next', '--url', url, 'ordres']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/"ordres".*hilo init/);
+  });
+
+  it('refuses --guard: SQLite has no key guard (exit 2, nothing created)', async () => {
+    const url = `sqlite:${join(dir, 'guard.db')}`;
+    expectUsageError(await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id']), /SQLite has no key guard/);
+    const status = await hilo(['status', '--url', url, '--json']);
+    expectSuccess(status);
+    expect(JSON.parse(status.stdout)).toEqual([]);
   });
 
   it('runs in-process through main(argv, io)', async () => {
