@@ -28,8 +28,13 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
     // TypeORM creates mysql2's callback pool; its promise() wrapper shares the same connections.
     return mysqlClient((driver.pool as { promise(): MysqlPoolLike }).promise());
   }
+  if (type === 'better-sqlite3') {
+    throw new HiLoConfigurationError(
+      "A better-sqlite3 DataSource has one connection, which your transactions use, so it cannot serve reservations; installHiLo() opens hilo's own connection to the file by itself, or pass `client: await connect('sqlite:app.db')` (from hilo-core).",
+    );
+  }
   throw new HiLoConfigurationError(
-    `hilo-typeorm takes reservations from postgres, mysql and mariadb DataSources by itself, got type ${JSON.stringify(type)}; ` +
+    `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources by itself, got type ${JSON.stringify(type)}; ` +
       'pass a `client` on a connection of its own (never the one your transactions use) to installHiLo().',
   );
 }

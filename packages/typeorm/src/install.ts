@@ -22,7 +22,9 @@ import {
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn } from './hilo-generated-column.js';
-import { forgetFresh, installFreshEntityShortcut, markFresh } from './fresh-entities.js';
+import { forgetFresh, freshEntityShortcut, markFresh } from './fresh-entities.js';
+import { memoryReservations } from './memory-reservations.js';
+import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
 type PassedGeneratorOptions = Pick<
@@ -43,7 +45,7 @@ export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
    */
   source?: 'sequence' | 'table' | ((client: SqlClient) => HiSource);
   /**
-   * Name of the hi table for `source: 'table'`.
+   * Name of the hi table for `source: 'table'` (the only kind SQLite has).
    * @default "hilo_segments"
    */
   table?: string;
@@ -65,11 +67,23 @@ export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
   create?: boolean;
   /**
    * The connection reservations use. By default a pooled connection of the DataSource's own driver (never
-   * the one a transaction holds); pass one of your own for SQLite or replicated MySQL, e.g. hilo-core's
-   * `await connect(url)`.
+   * the one a transaction holds); for a `better-sqlite3` file, a connection of hilo's own to that file;
+   * for `:memory:`, no connection (a counter in this process). Pass one of your own for replicated MySQL,
+   * e.g. hilo-core's `await connect(url)`.
    * @default the DataSource's driver pool
    */
   client?: SqlClient;
+  /**
+   * Let `save()` insert new entities whose key hilo assigned without TypeORM's SELECT by key first. It
+   * works through a private TypeORM class; `false` (or a TypeORM whose internals differ, with one process
+   * warning) keeps TypeORM's usual SELECT then INSERT.
+   * @default true
+   * @example
+   * ```ts
+   * await installHiLo(dataSource, { saveWithoutSelect: false });
+   * ```
+   */
+  saveWithoutSelect?: boolean;
   /**
    * Reserve a block for every hi/lo segment during installation, so that `create()` has keys at once and a
    * database without the hi/lo objects fails at start-up rather than at the first insert.
@@ -96,6 +110,7 @@ const KNOWN_OPTIONS = new Set([
   'create',
   'client',
   'warm',
+  'saveWithoutSelect',
   'blockSize',
   'maxBlockSize',
   'adaptive',
@@ -123,6 +138,9 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
   if (options.warm !== undefined && typeof options.warm !== 'boolean') {
     throw HiLoConfigurationError.invalidOption('warm', 'true or false', options.warm);
   }
+  if (options.saveWithoutSelect !== undefined && typeof options.saveWithoutSelect !== 'boolean') {
+    throw HiLoConfigurationError.invalidOption('saveWithoutSelect', 'true or false', options.saveWithoutSelect);
+  }
 }
 
 /**
@@ -136,14 +154,32 @@ export class HiLoTypeOrm {
   readonly generator: HiLoGenerator<bigint>;
   readonly #columns: Map<EntityMetadata, KeyColumn>;
   readonly #subscriber: EntitySubscriberInterface;
+  readonly #saveWithoutSelect: boolean;
+  readonly #release: () => void;
   #closed = false;
 
   /** @internal use {@link installHiLo}. */
-  constructor(dataSource: DataSource, generator: HiLoGenerator<bigint>, columns: Map<EntityMetadata, KeyColumn>) {
+  constructor(
+    dataSource: DataSource,
+    generator: HiLoGenerator<bigint>,
+    columns: Map<EntityMetadata, KeyColumn>,
+    saveWithoutSelect: boolean,
+    release: () => void,
+  ) {
     this.dataSource = dataSource;
     this.generator = generator;
     this.#columns = columns;
+    this.#saveWithoutSelect = saveWithoutSelect;
+    this.#release = release;
     this.#subscriber = { beforeInsert: (event: InsertEvent<ObjectLiteral>) => this.#beforeInsert(event) };
+  }
+
+  /**
+   * Whether `save()` inserts new entities whose key hilo assigned without a SELECT first (see the
+   * `saveWithoutSelect` option; `false` also when TypeORM's internals are not what hilo expects).
+   */
+  get savesWithoutSelect(): boolean {
+    return this.#saveWithoutSelect;
   }
 
   /** The segments of this DataSource's hi/lo entities. */
@@ -182,7 +218,11 @@ export class HiLoTypeOrm {
     const subscribers = this.dataSource.subscribers;
     const index = subscribers.indexOf(this.#subscriber);
     if (index >= 0) subscribers.splice(index, 1);
-    await this.generator.close();
+    try {
+      await this.generator.close();
+    } finally {
+      this.#release();
+    }
   }
 
   /** @internal registers the subscriber and the create() hook. */
@@ -210,7 +250,7 @@ export class HiLoTypeOrm {
       if (next !== undefined) {
         const converted = this.#convert(key, next);
         key.column.setEntityValue(value, converted);
-        markFresh(this.dataSource, actual, value, converted);
+        if (this.#saveWithoutSelect) markFresh(this.dataSource, actual, value, converted);
       }
     }
     for (const relation of actual.relations) {
@@ -351,34 +391,66 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.');
   }
   const columns = discoverKeyColumns(dataSource);
-  const { source, table, schema, strategy, create, client: givenClient, warm = true, ...generatorOptions } = options;
-  const client = givenClient ?? dataSourceClient(dataSource);
+  const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
   const segments: Record<string, { blockSize: number }> = {};
   for (const key of columns.values()) {
     if (key.blockSize !== undefined) segments[key.segment] = { blockSize: key.blockSize };
   }
-  const generator =
-    typeof source === 'function'
-      ? createHiLoGenerator({ ...generatorOptions, source: source(client), keyType: 'bigint', segments })
-      : createHiLo({
-          ...generatorOptions,
-          client,
-          keyType: 'bigint',
-          segments,
-          ...(source === undefined ? {} : { source }),
-          ...(table === undefined ? {} : { table }),
-          ...(schema === undefined ? {} : { schema }),
-          ...(strategy === undefined ? {} : { strategy: strategy as never }),
-          ...(create === undefined ? {} : { create }),
-        });
-  const installation = new HiLoTypeOrm(dataSource, generator, columns);
+  let client = givenClient;
+  let release = () => {};
+  let hiSource: HiSource | undefined;
+  if (!client && isBetterSqlite(dataSource)) {
+    const sqlite = await sqliteReservations(dataSource);
+    if (sqlite.kind === 'file') {
+      client = sqlite.client;
+      release = sqlite.release;
+    } else {
+      const given = (['source', 'table', 'schema', 'strategy', 'create'] as const).filter((name) => options[name] !== undefined);
+      if (given.length > 0) {
+        throw new HiLoConfigurationError(
+          `The better-sqlite3 DataSource is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
+            'remove those options, or use a database file so that a hi table can be shared.',
+        );
+      }
+      hiSource = memoryReservations(
+        dataSource,
+        [...columns.values()].map((key) => ({ segment: key.segment, table: key.column.entityMetadata.tableName, column: key.column.databaseName })),
+      );
+    }
+  }
+  let generator: HiLoGenerator<bigint>;
   try {
-    if (warm && installation.segments.length > 0) await generator.warm(installation.segments);
+    client ??= hiSource ? undefined : dataSourceClient(dataSource);
+    if (hiSource) {
+      generator = createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
+    } else if (typeof source === 'function') {
+      generator = createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
+    } else {
+      generator = createHiLo({
+        ...generatorOptions,
+        client: client!,
+        keyType: 'bigint',
+        segments,
+        ...(source === undefined ? {} : { source }),
+        ...(table === undefined ? {} : { table }),
+        ...(schema === undefined ? {} : { schema }),
+        ...(strategy === undefined ? {} : { strategy: strategy as never }),
+        ...(create === undefined ? {} : { create }),
+      });
+    }
   } catch (error) {
-    await generator.close().catch(() => undefined);
+    release();
     throw error;
   }
-  installFreshEntityShortcut();
+  try {
+    if (warm && columns.size > 0) await generator.warm([...new Set([...columns.values()].map((c) => c.segment))]);
+  } catch (error) {
+    await generator.close().catch(() => undefined);
+    release();
+    throw error;
+  }
+  const shortcut = saveWithoutSelect && (await freshEntityShortcut());
+  const installation = new HiLoTypeOrm(dataSource, generator, columns, shortcut, release);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
   installation.attach();

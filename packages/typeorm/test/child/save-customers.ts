@@ -1,5 +1,5 @@
 // A separate process (same hi/lo settings as uniqueness-suite.ts) that saves customers through its own DataSource with hilo and prints their keys as JSON.
-// argv: kind (postgres|mysql), url, batches, batch size, source (sequence|table)
+// argv: kind (postgres|mysql|sqlite), url (a file for sqlite), batches, batch size, source (sequence|table)
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { withHiLo } from 'hilo-typeorm';
 import { entities, Customer } from '../support/entities.js';
@@ -7,7 +7,7 @@ import { entities, Customer } from '../support/entities.js';
 const [kind, url, batches, size, source] = process.argv.slice(2);
 const dataSource = withHiLo(
   new DataSource({
-    ...(kind === 'postgres' ? { type: 'postgres', url } : { type: 'mariadb', url }),
+    ...(kind === 'postgres' ? { type: 'postgres', url } : kind === 'sqlite' ? { type: 'better-sqlite3', database: url } : { type: 'mariadb', url }),
     entities,
   } as DataSourceOptions),
   { source: source as 'sequence' | 'table', blockSize: 5, adaptive: false },

@@ -1,11 +1,12 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import type { TestDatabase } from '@hilo/testing';
 import { installHiLo, type HiLoTypeOrm, type HiLoTypeOrmOptions } from 'hilo-typeorm';
 import { entities } from './entities.js';
 import { StatementLog } from './statement-log.js';
+import type { SuiteDatabase } from './sqlite.js';
 
 /** TypeORM connection options for a harness database. */
-export function connectionOptions(db: TestDatabase): DataSourceOptions {
+export function connectionOptions(db: SuiteDatabase): DataSourceOptions {
+  if (db.kind === 'sqlite') return { type: 'better-sqlite3', database: db.url };
   return db.kind === 'postgres'
     ? { type: 'postgres', url: db.url }
     : { type: 'mariadb', url: db.url, supportBigNumbers: true, bigNumberStrings: true };
@@ -13,7 +14,7 @@ export function connectionOptions(db: TestDatabase): DataSourceOptions {
 
 /** An initialized DataSource on `db` with the suite's entities, hilo installed and a statement log. */
 export async function openDataSource(
-  db: TestDatabase,
+  db: SuiteDatabase,
   hilo: HiLoTypeOrmOptions = {},
   extra: Partial<DataSourceOptions> = {},
 ): Promise<{ dataSource: DataSource; hilo: HiLoTypeOrm; log: StatementLog }> {

@@ -36,3 +36,20 @@ export function insertsByTable(statements: readonly string[]): Map<string, strin
   }
   return byTable;
 }
+
+/**
+ * SELECTs that read a table before anything was inserted into it: the lookup `save()` makes to choose
+ * between INSERT and UPDATE. (A SELECT after the INSERT re-reads database defaults on drivers without
+ * RETURNING, such as SQLite.)
+ */
+export function selectsBeforeInsert(statements: readonly string[]): string[] {
+  const inserted = new Set<string>();
+  const found: string[] = [];
+  for (const s of statements) {
+    const insert = /^INSERT INTO [`"]?(\w+)[`"]?/i.exec(s.trim());
+    if (insert) inserted.add(insert[1]!);
+    const select = /^SELECT\b.*?\bFROM [`"]?(\w+)[`"]?/is.exec(s.trim());
+    if (select && !inserted.has(select[1]!)) found.push(s);
+  }
+  return found;
+}

@@ -1,13 +1,13 @@
-import type { TestDatabase } from '@hilo/testing';
 import { Customer } from './entities.js';
 import { openDataSource } from './data-source.js';
+import type { SuiteDatabase } from './sqlite.js';
 import { runChild } from './child-process.js';
 
 /**
  * Keys stay unique however the application behaves: rolled-back transactions, several DataSources,
  * several processes. Runs against a real hi source of `kind`.
  */
-export function uniquenessSuite(db: TestDatabase, kind: 'sequence' | 'table', { processes = true } = {}): void {
+export function uniquenessSuite(db: SuiteDatabase, kind: 'sequence' | 'table', { processes = true } = {}): void {
   // Small blocks and no prefetch, so reservations happen in the middle of the application's work.
   const options = { source: kind, blockSize: 5, adaptive: false, prefetchAt: false } as const;
 

@@ -1,0 +1,115 @@
+import type { DataSource } from 'typeorm';
+import { HiLoConfigurationError, HiLoSourceUnavailableError, sqliteClient, type SqlClient, type SqliteDatabaseLike } from 'hilo-core';
+
+/** The part of a `better-sqlite3` `Database` used here (TypeORM's connection and hilo's own). */
+interface BetterSqliteDatabase extends SqliteDatabaseLike {
+  readonly name: string;
+  readonly memory: boolean;
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  pragma(source: string): unknown;
+}
+
+/** The part of TypeORM's `BetterSqlite3Driver` used here. */
+interface BetterSqliteDriverLike {
+  sqlite?: new (filename: string, options?: Record<string, unknown>) => BetterSqliteDatabase;
+  databaseConnection?: BetterSqliteDatabase;
+  options: {
+    database?: string;
+    timeout?: number;
+    key?: string;
+    prepareDatabase?: (db: unknown) => unknown;
+  };
+}
+
+/**
+ * TypeORM connections to SQLite files in this process that hilo serves. SQLite has one writer per file: a
+ * transaction on one of them may hold the write lock, and this thread is the only one that can release it.
+ */
+const localConnections = new Set<BetterSqliteDatabase>();
+
+function localTransactionOpen(): boolean {
+  for (const connection of localConnections) if (connection.open && connection.inTransaction) return true;
+  return false;
+}
+
+/**
+ * `db` with a busy timeout chosen per statement. better-sqlite3 waits for a lock synchronously, blocking
+ * the event loop: while a transaction of this process may hold the lock, waiting could only stall until
+ * the timeout, so the statement fails at once with SQLITE_BUSY, and hilo-core retries the reservation
+ * later (asynchronously, with backoff) — by then the transaction may have committed. Otherwise the lock
+ * belongs to another process and waiting up to the busy timeout is what lets processes share the file.
+ */
+function lockAwareDatabase(db: BetterSqliteDatabase, busyTimeoutMs: number): SqliteDatabaseLike {
+  let current = -1;
+  return {
+    prepare(sql: string) {
+      const wanted = localTransactionOpen() ? 0 : busyTimeoutMs;
+      if (wanted !== current) {
+        db.pragma(`busy_timeout = ${wanted}`);
+        current = wanted;
+      }
+      return db.prepare(sql);
+    },
+    close: () => db.close(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
+  };
+}
+
+/** Where a better-sqlite3 DataSource's reservations run. */
+export type SqliteReservations =
+  | { readonly kind: 'file'; readonly client: SqlClient; readonly release: () => void }
+  | { readonly kind: 'memory' };
+
+/** Whether `dataSource` is a TypeORM `better-sqlite3` DataSource. */
+export function isBetterSqlite(dataSource: DataSource): boolean {
+  return dataSource.options.type === 'better-sqlite3';
+}
+
+/**
+ * Reservations for a `better-sqlite3` DataSource.
+ *
+ * - A file: a connection of hilo's own to the same file, opened with the DataSource's driver module, busy
+ *   timeout (`timeout`, default 5 s), encryption `key` and `prepareDatabase` hook. TypeORM's single
+ *   connection cannot serve: a reservation on it would join the caller's transaction and roll back with
+ *   it. Other processes on the same file reserve through the same hi table, so keys never collide.
+ * - `:memory:`: no other connection can open that database and no other process can write it, so the
+ *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
+ *   counter lives in this process instead (see `memory-source.ts`), which is exactly as durable as the
+ *   database itself.
+ */
+export async function sqliteReservations(dataSource: DataSource): Promise<SqliteReservations> {
+  const driver = dataSource.driver as unknown as BetterSqliteDriverLike;
+  const connection = driver.databaseConnection;
+  if (!connection || !driver.sqlite) {
+    throw new HiLoConfigurationError(
+      'The better-sqlite3 DataSource has no connection yet; call installHiLo() after `await dataSource.initialize()`, or wrap the DataSource with withHiLo().',
+    );
+  }
+  if (connection.memory) return { kind: 'memory' };
+  const busyTimeoutMs = driver.options.timeout ?? 5000;
+  let db: BetterSqliteDatabase;
+  try {
+    db = new driver.sqlite(connection.name, { timeout: busyTimeoutMs, fileMustExist: true });
+    if (driver.options.key !== undefined) db.pragma(`key = ${JSON.stringify(driver.options.key)}`);
+    if (driver.options.prepareDatabase) await driver.options.prepareDatabase(db);
+  } catch (error) {
+    throw new HiLoSourceUnavailableError(
+      `hilo cannot open its own connection to the SQLite file "${connection.name}" that the DataSource uses: ${(error as Error).message}. ` +
+        'Check that the file is writable by this process, or pass `client` to installHiLo().',
+      { cause: error },
+    );
+  }
+  localConnections.add(connection);
+  const client = sqliteClient(lockAwareDatabase(db, busyTimeoutMs), { ownsDatabase: true });
+  return {
+    kind: 'file',
+    client,
+    release: () => {
+      localConnections.delete(connection);
+      if (db.open) db.close();
+    },
+  };
+}
