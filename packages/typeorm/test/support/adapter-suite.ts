@@ -164,6 +164,53 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('replaced');
   });
 
+  it('updates the stored row when create() is given the key of an existing row', async () => {
+    const existing = await dataSource.manager.save(dataSource.manager.create(Customer, { name: 'before' }));
+    const count = await dataSource.getRepository(Customer).count();
+    const again = dataSource.manager.create(Customer, { id: existing.id, name: 'after' });
+    const statements = dataStatements(await log.capture(() => dataSource.manager.save(again)));
+    // not fresh: TypeORM looks the key up and updates
+    expect(selectsBeforeInsert(statements)).toHaveLength(1);
+    expect(statements.some((s) => /^UPDATE/i.test(s))).toBe(true);
+    expect(await dataSource.getRepository(Customer).count()).toBe(count);
+    expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('after');
+  });
+
+  it("fails with the database's duplicate-key error, saving nothing, when the application gives one new entity the key of another", async () => {
+    const first = dataSource.manager.create(Customer, { name: 'first' });
+    const copy = dataSource.manager.create(Customer, { name: 'copy' });
+    copy.id = first.id;
+    await expect(dataSource.manager.save([first, copy])).rejects.toThrow(/unique|duplicate|primary/i);
+    expect(await dataSource.getRepository(Customer).countBy({ id: first.id })).toBe(0);
+  });
+
+  it("saves with TypeORM's own SELECT before INSERT when the shortcut is off, with the same keys and rows", async () => {
+    // a second DataSource on the same database (a new empty one for :memory:)
+    const plain = await openDataSource(db, { ...hiloOptions, saveWithoutSelect: false }, { synchronize: db.url === ':memory:' });
+    try {
+      expect(plain.hilo.savesWithoutSelect).toBe(false);
+      expect(hilo.savesWithoutSelect).toBe(true);
+      const order = plain.dataSource.manager.create(Order, {
+        customer: { name: 'fallback' },
+        items: [{ sku: 'f', quantity: 1 }],
+        tags: [{ label: 'fallback' }],
+        total: 1,
+      });
+      const id = order.id;
+      expect(typeof id).toBe('number');
+      const statements = dataStatements(await plain.log.capture(() => plain.dataSource.manager.save(order)));
+      expect(selectsBeforeInsert(statements).length).toBeGreaterThan(0);
+      expect(insertsByTable(statements).has('orders')).toBe(true);
+      expect(order.id).toBe(id);
+      const loaded = await plain.dataSource.getRepository(Order).findOneOrFail({ where: { id }, relations: { customer: true, items: true, tags: true } });
+      expect(loaded.customer.id).toBe(order.customer.id);
+      expect(loaded.items.map((i) => i.id)).toEqual([order.items[0]!.id]);
+      expect(loaded.tags.map((t) => t.id)).toEqual([order.tags[0]!.id]);
+    } finally {
+      await plain.dataSource.destroy();
+    }
+  });
+
   it('assigns missing keys before insert for new X(), insert(), query-builder inserts and cascades', async () => {
     const plain = new Customer();
     plain.name = 'constructed';
