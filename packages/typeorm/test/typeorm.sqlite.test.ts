@@ -60,9 +60,9 @@ class IdBook {
 
 const library = [Genre, Author, Book, IdGenre, IdAuthor, IdBook];
 
-function authors<T>(manager: DataSource['manager'], target: new () => T): T[] {
+function authors<T extends Author | IdAuthor>(manager: DataSource['manager'], target: new () => T): T[] {
   return [0, 1, 2].map((n) =>
-    manager.create(target as never, {
+    manager.create(target as new () => Author, {
       name: `author ${n}`,
       books: [0, 1].map((b) => ({ title: `book ${n}.${b}`, genres: [{ label: `genre ${n}.${b}` }] })),
     }) as T,
