@@ -22,6 +22,7 @@ import {
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn } from './hilo-generated-column.js';
+import { indexCascadeLookup } from './cascade-lookup.js';
 import { forgetFresh, freshEntityShortcut, markFresh } from './fresh-entities.js';
 import { memoryReservations } from './memory-reservations.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
@@ -450,6 +451,8 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw error;
   }
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
+  // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see cascade-lookup.ts).
+  await indexCascadeLookup();
   const installation = new HiLoTypeOrm(dataSource, generator, columns, shortcut, release);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
