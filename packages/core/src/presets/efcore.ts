@@ -1,6 +1,6 @@
 import { sequenceSource } from '../sql/sources.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { positiveInteger, type InteropPreset } from './shared.js';
+import { positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link efCorePreset}; each mirrors EF Core's `UseHiLo(name, schema)` and the sequence's INCREMENT BY. */
 export interface EfCorePresetOptions {
@@ -29,7 +29,8 @@ export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
 /**
  * Shares EF Core's (Npgsql) hi/lo sequence: every `nextval` value `v` is the block `[v, v + incrementBy)`,
  * exactly as EF Core's `HiLoValueGenerator` reads it, so both draw from one key space. All segments use
- * the one sequence, as EF Core does by default. The INCREMENT BY is checked (efcore.pg #843).
+ * the one sequence, as EF Core does by default. The INCREMENT BY is checked (efcore.pg #843). PostgreSQL only
+ * (EF Core's hi/lo is the Npgsql provider's): any other client fails here with a `HiLoConfigurationError`.
  *
  * @example
  * ```ts
@@ -37,6 +38,7 @@ export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
  * ```
  */
 export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {}): InteropPreset {
+  requirePostgres(client, 'EF Core (Npgsql)');
   const incrementBy = positiveInteger('incrementBy', options.incrementBy ?? 10);
   const sequence = options.sequence ?? EF_CORE_SEQUENCE;
   const source = sequenceSource(client, {

@@ -1,23 +1,90 @@
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import { sequenceSource } from '../sql/sources.js';
-import type { SqlClient } from '../sql/sql-client.js';
+import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
-import { blocksFromValues, incrementsFor } from '../strategies.js';
+import { incrementsFor, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
-import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
 
 /**
- * Hibernate optimizers hilo can share a key space with: `pooled` (the value is the block's last key),
- * `pooled-lo` (its first key) and `legacy-hilo` (a hi advanced by 1: keys `hi × (incrementSize + 1) + 0…incrementSize`,
- * key 0 skipped). Hibernate's plain `hilo` optimizer is not supported.
+ * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
+ * `n` = `increment_size` keys:
+ * - `pooled` (`PooledOptimizer`): `v − n + 1 … v`; the value that equals `initial_value` gives that one key;
+ * - `pooled-lo` (`PooledLoOptimizer`): `v … v + n − 1`;
+ * - `hilo` (`HiLoOptimizer`): `(v − 1)·n + 1 … v·n`, values below 1 skipped;
+ * - `legacy-hilo` (`LegacyHiLoAlgorithmOptimizer`): `v·(n + 1) … v·(n + 1) + n`, key 0 skipped.
+ * The pooled ones advance the database value by `n`, `hilo` and `legacy-hilo` by 1.
  */
-export type HibernateOptimizer = 'pooled' | 'pooled-lo' | 'legacy-hilo';
+export type HibernateOptimizer = 'pooled' | 'pooled-lo' | 'hilo' | 'legacy-hilo';
 
-/** Options of {@link hibernateSequencePreset}; each mirrors a `@SequenceGenerator` / `hibernate.id.optimizer` setting. */
+const OPTIMIZERS: readonly HibernateOptimizer[] = ['pooled', 'pooled-lo', 'hilo', 'legacy-hilo'];
+
+function checkOptimizer(value: unknown): HibernateOptimizer {
+  if (!(OPTIMIZERS as readonly unknown[]).includes(value)) {
+    throw HiLoConfigurationError.invalidOption('optimizer', OPTIMIZERS.map((o) => `"${o}"`).join(', '), value);
+  }
+  return value as HibernateOptimizer;
+}
+
+/** How far one fetch moves the sequence or row: `increment_size` for the pooled optimizers, else 1. */
+function stepOf(optimizer: HibernateOptimizer, incrementSize: bigint): bigint {
+  return optimizer === 'pooled' || optimizer === 'pooled-lo' ? incrementSize : 1n;
+}
+
+/**
+ * The keys Hibernate's optimizer hands out for one value `value` of the sequence or table (what its
+ * `AccessCallback.getNextValue()` returned), never below 1; `undefined` when the value stands for no key.
+ *
+ * @example
+ * ```ts
+ * hibernateBlock('pooled', 101n, 50n, 1n); // { first: 52n, last: 101n }
+ * hibernateBlock('hilo', 3n, 50n, 1n);     // { first: 101n, last: 150n }
+ * ```
+ */
+export function hibernateBlock(optimizer: HibernateOptimizer, value: bigint, incrementSize: bigint, initialValue: bigint): Block | undefined {
+  let first: bigint;
+  let last: bigint;
+  switch (optimizer) {
+    case 'pooled':
+      // PooledOptimizer: a first value equal to initial_value is a block of its own; nothing of this
+      // optimizer lies below initial_value, so clipping there is exact for that value and a no-op otherwise
+      first = value - incrementSize + 1n;
+      last = value;
+      if (first < initialValue) first = initialValue;
+      break;
+    case 'pooled-lo':
+      first = value;
+      last = value + incrementSize - 1n;
+      break;
+    case 'hilo':
+      if (value < 1n) return undefined;
+      first = (value - 1n) * incrementSize + 1n;
+      last = value * incrementSize;
+      break;
+    case 'legacy-hilo':
+      first = value * (incrementSize + 1n);
+      last = first + incrementSize;
+      break;
+  }
+  if (first < 1n) first = 1n;
+  return first <= last ? { first, last } : undefined;
+}
+
+function blocksOf(optimizer: HibernateOptimizer, values: readonly bigint[], incrementSize: bigint, initialValue: bigint): Block[] {
+  return values
+    .map((value) => hibernateBlock(optimizer, value, incrementSize, initialValue))
+    .filter((block): block is Block => block !== undefined);
+}
+
+function sorted(blocks: readonly Block[]): Block[] {
+  return mergeBlocks([...blocks].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0)));
+}
+
+/** Options of {@link hibernateSequencePreset}; each mirrors a `@SequenceGenerator` / `SequenceStyleGenerator` parameter. */
 export interface HibernateSequencePresetOptions {
   /**
-   * The optimizer (`hibernate.id.optimizer.pooled.preferred`, `@GenericGenerator(optimizer)`).
+   * The optimizer (`optimizer` parameter, or `hibernate.id.optimizer.pooled.preferred`).
    * @default 'pooled'
    */
   readonly optimizer?: HibernateOptimizer;
@@ -27,24 +94,32 @@ export interface HibernateSequencePresetOptions {
    */
   readonly incrementSize?: number;
   /**
-   * The sequence of a segment (`sequenceName`). Hibernate 6+ defaults to `<entity>_SEQ`, which PostgreSQL
-   * folds to lower case.
+   * `initialValue` / `initial_value`: the sequence's START WITH. The pooled optimizer hands out the value
+   * equal to it as a block of one key. A value other than 1 needs `create: false` (create the sequence as
+   * Hibernate's schema export does, `start with <initialValue>`).
+   * @default 1
+   */
+  readonly initialValue?: number;
+  /**
+   * The sequence of a segment (`sequenceName`). Hibernate 6+ defaults to `<entity>_SEQ`; PostgreSQL folds
+   * unquoted names to lower case, MariaDB keeps the case.
    * @default (segment) => `${segment}_seq`
    */
   readonly sequenceName?: (segment: string) => string;
-  /** The sequences' schema; default: the connection's. */
+  /** The sequences' schema (database on MariaDB); default: the connection's. */
   readonly schema?: string;
   /**
-   * Whether hilo creates a missing sequence (Hibernate's `hbm2ddl` would create `start with 1 increment by n`).
+   * Whether hilo creates a missing sequence (INCREMENT BY `incrementSize` for the pooled optimizers, 1 for
+   * `hilo` and `legacy-hilo`).
    * @default true
    */
   readonly create?: boolean;
 }
 
 /**
- * Shares Hibernate's sequence generator (`@SequenceGenerator` with the pooled, pooled-lo or legacy-hilo
- * optimizer): hilo reads each `nextval` with the optimizer's own block formula and checks the sequence's
- * INCREMENT BY as Hibernate does.
+ * Shares Hibernate's sequence generator (`SequenceStyleGenerator` on a sequence, any of its four hi/lo
+ * optimizers) on PostgreSQL or MariaDB ≥ 10.3: hilo takes `nextval` values and reads each with the
+ * optimizer's own formula ({@link hibernateBlock}), and checks the sequence's INCREMENT BY as Hibernate does.
  *
  * @example
  * ```ts
@@ -52,50 +127,90 @@ export interface HibernateSequencePresetOptions {
  * ```
  */
 export function hibernateSequencePreset(client: SqlClient, options: HibernateSequencePresetOptions = {}): InteropPreset {
-  const optimizer = options.optimizer ?? 'pooled';
-  if (!['pooled', 'pooled-lo', 'legacy-hilo'].includes(optimizer)) {
-    throw HiLoConfigurationError.invalidOption('optimizer', '"pooled", "pooled-lo" or "legacy-hilo"', optimizer);
-  }
+  const dialect = requireDialect(client, 'Hibernate sequence generator', ['postgres', 'mysql']);
+  const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
+  const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
+  const create = options.create ?? true;
+  if (create && initialValue !== 1) {
+    throw new HiLoConfigurationError(
+      `hibernateSequencePreset: \`initialValue: ${initialValue}\` needs \`create: false\`; hilo creates sequences starting at the first block. ` +
+        `Create the sequence as Hibernate's schema export does (create sequence … start with ${initialValue} increment by ${Number(stepOf(optimizer, BigInt(incrementSize)))}).`,
+    );
+  }
   const nameOf = options.sequenceName ?? ((segment: string) => `${segment}_seq`);
-  // legacy-hilo: maxLo = incrementSize, so each hi stands for incrementSize + 1 keys (core's `hilo` formula)
-  const increment = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
-  const source = sequenceSource(client, {
-    increment,
-    strategy: optimizer === 'legacy-hilo' ? 'hilo' : optimizer,
+  const schema = options.schema;
+  const n = BigInt(incrementSize);
+  const pooled = optimizer === 'pooled' || optimizer === 'pooled-lo';
+  // the core source checks (and creates) the sequence: INCREMENT BY n for the pooled optimizers, 1 otherwise
+  const checker = sequenceSource(client, {
+    increment: incrementSize,
+    strategy: pooled ? optimizer : 'hilo',
     name: nameOf,
-    ...(options.schema === undefined ? {} : { schema: options.schema }),
-    ...(options.create === undefined ? {} : { create: options.create }),
+    ...(schema === undefined ? {} : { schema }),
+    create,
   });
-  return { source, blockSize: increment };
+  const keysPerValue = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
+  const iv = BigInt(initialValue);
+
+  async function nextValues(quoted: string, count: number): Promise<bigint[]> {
+    const sql =
+      dialect === 'postgres'
+        ? `select nextval($1::regclass)::text as v from generate_series(1, ${count})`
+        : count === 1
+          ? `select cast(nextval(${quoted}) as char) as v`
+          : `select cast(nextval(${quoted}) as char) as v from seq_1_to_${count}`;
+    const { rows } = await client.query<{ v: unknown }>(sql, dialect === 'postgres' ? [quoted] : []);
+    return rows.map((row) => toBigInt(row.v, 'nextval'));
+  }
+
+  const source: HiSource = {
+    description: `${dialect} Hibernate sequence generator (${optimizer}, increment_size ${incrementSize})`,
+    prepare: (segment, signal) => checker.prepare!(segment, signal),
+    async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
+      await checker.prepare!(segment, request.signal);
+      const quoted = qualifiedName(dialect, 'sequence', validateIdentifier('sequence', nameOf(validateSegment(segment))), schema);
+      const blocks: Block[] = [];
+      // a value may stand for fewer keys (below 1 or initial_value): top up until the request is met
+      while (keyCount(blocks) < BigInt(request.size)) {
+        const missing = Number(BigInt(request.size) - keyCount(blocks));
+        const values = await guarded(client, request.signal, `reserving keys for "${segment}" from sequence ${quoted}`, '', () =>
+          nextValues(quoted, incrementsFor(missing, keysPerValue)),
+        );
+        blocks.push(...blocksOf(optimizer, values, n, iv));
+      }
+      return sorted(blocks);
+    },
+  };
+  return { source, blockSize: keysPerValue };
 }
 
-/** Options of {@link hibernateTablePreset}; each mirrors a `@TableGenerator` parameter. */
+/** Options of {@link hibernateTablePreset}; each mirrors a `@TableGenerator` / `TableGenerator` parameter. */
 export interface HibernateTablePresetOptions {
   /**
-   * `pooled` (the stored value read is the block's last key) or `pooled-lo` (its first key).
+   * The optimizer (`optimizer` parameter, or `hibernate.id.optimizer.pooled.preferred`).
    * @default 'pooled'
    */
-  readonly optimizer?: Exclude<HibernateOptimizer, 'legacy-hilo'>;
+  readonly optimizer?: HibernateOptimizer;
   /**
    * `table`.
    * @default 'hibernate_sequences'
    */
   readonly table?: string;
-  /** `schema`; default: the connection's. */
+  /** `schema` (database on MariaDB); default: the connection's. */
   readonly schema?: string;
   /**
-   * `pkColumnName`.
+   * `pkColumnName` / `segment_column_name`.
    * @default 'sequence_name'
    */
   readonly segmentColumn?: string;
   /**
-   * `valueColumnName`.
+   * `valueColumnName` / `value_column_name`.
    * @default 'next_val'
    */
   readonly valueColumn?: string;
   /**
-   * `pkColumnValue` of a segment.
+   * `pkColumnValue` / `segment_value` of a segment.
    * @default (segment) => segment
    */
   readonly segmentValue?: (segment: string) => string;
@@ -105,22 +220,30 @@ export interface HibernateTablePresetOptions {
    */
   readonly incrementSize?: number;
   /**
-   * `initialValue`: the value a new row starts with.
+   * Hibernate's `initial_value` parameter: the first value a new row hands out. JPA's
+   * `@TableGenerator(initialValue = i)` sets it to `i + 1` (so the annotation's default 0 is 1 here).
    * @default 1
    */
   readonly initialValue?: number;
   /**
-   * Whether hilo creates the table and a segment's row when missing.
+   * `hibernate.id.generator.stored_last_used` (Hibernate ≥ 5.3 default `true`): the row holds the last value
+   * handed out, and a fetch returns the stored value + 1. With `false` the row holds the next value.
+   * @default true
+   */
+  readonly storeLastUsed?: boolean;
+  /**
+   * Whether hilo creates the table and a segment's row when missing (the row as Hibernate inserts it).
    * @default true
    */
   readonly create?: boolean;
 }
 
 /**
- * Shares Hibernate's table generator (`hibernate_sequences(sequence_name, next_val)`, one row per segment):
- * in a transaction of its own, hilo reads `next_val` with `select … for update`, writes
- * `next_val + increment` with a compare-and-set update (retrying until it changes one row), and reads the value
- * with the pooled or pooled-lo formula, as Hibernate's `TableGenerator` does. PostgreSQL only.
+ * Shares Hibernate's table generator (`org.hibernate.id.enhanced.TableGenerator`:
+ * `hibernate_sequences(sequence_name, next_val)`, one row per segment) on PostgreSQL or MariaDB: in a
+ * transaction of its own hilo reads the row with `select … for update`, writes it with a compare-and-set
+ * update (retrying until one row changes), and reads the values with the optimizer's formula
+ * ({@link hibernateBlock}), honouring `stored_last_used` and `initial_value`.
  *
  * @example
  * ```ts
@@ -128,32 +251,48 @@ export interface HibernateTablePresetOptions {
  * ```
  */
 export function hibernateTablePreset(client: SqlClient, options: HibernateTablePresetOptions = {}): InteropPreset {
-  requirePostgres(client, 'Hibernate table generator');
-  const optimizer = options.optimizer ?? 'pooled';
-  if (optimizer !== 'pooled' && optimizer !== 'pooled-lo') throw HiLoConfigurationError.invalidOption('optimizer', '"pooled" or "pooled-lo"', optimizer);
+  const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
+  const d = dialectOf(dialectName);
+  const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
-  const initialValue = positiveInteger('initialValue', options.initialValue ?? 1, Number.MIN_SAFE_INTEGER);
-  const table = qualifiedName('postgres', 'table', options.table ?? 'hibernate_sequences', options.schema);
-  const seg = `"${validateIdentifier('segmentColumn', options.segmentColumn ?? 'sequence_name')}"`;
-  const val = `"${validateIdentifier('valueColumn', options.valueColumn ?? 'next_val')}"`;
+  const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
+  const storeLastUsed = options.storeLastUsed ?? true;
+  if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
+  const table = qualifiedName(dialectName, 'table', options.table ?? 'hibernate_sequences', options.schema);
+  const seg = d.quote(validateIdentifier('segmentColumn', options.segmentColumn ?? 'sequence_name'));
+  const val = d.quote(validateIdentifier('valueColumn', options.valueColumn ?? 'next_val'));
   const segmentValue = options.segmentValue ?? ((segment: string) => segment);
   const create = options.create ?? true;
-  const increment = BigInt(incrementSize);
-  const hint = `Create it as Hibernate does: create table ${table} (${seg} varchar(255) not null primary key, ${val} bigint), or pass \`create: true\`.`;
-  const description = `postgres Hibernate table generator ${table}`;
+  const n = BigInt(incrementSize);
+  const step = stepOf(optimizer, n);
+  const iv = BigInt(initialValue);
+  // what Hibernate inserts for a new row, and how a stored value becomes the value its optimizer reads
+  const rowStart = storeLastUsed ? iv - 1n : iv;
+  const valueOf = (stored: bigint) => (storeLastUsed ? stored + 1n : stored);
+  const keysPerValue = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
+  const engine = dialectName === 'mysql' ? ' engine=InnoDB' : '';
+  const ddl = `create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)${engine}`;
+  const hint = `Create it as Hibernate does: ${ddl.replace(' if not exists', '')}, or pass \`create: true\`.`;
+  const description = `${dialectName} Hibernate table generator ${table} (${optimizer}, increment_size ${incrementSize})`;
+  const insertRow =
+    dialectName === 'postgres'
+      ? `insert into ${table} (${seg}, ${val}) values ($1, $2) on conflict (${seg}) do nothing`
+      : `insert into ${table} (${seg}, ${val}) values (?, cast(? as signed)) on duplicate key update ${seg} = ${seg}`;
+
+  function keyOf(segment: string): string {
+    return validateSegment(segmentValue(validateSegment(segment)));
+  }
 
   async function ensureRow(key: string, signal?: AbortSignal): Promise<void> {
     await guarded(client, signal, `preparing ${description}`, hint, async () => {
       if (create) {
-        await client.query(`create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)`).catch(async (error: unknown) => {
-          // a concurrent `create table if not exists` may lose the catalog race; the table exists then
-          const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
-          if (rows[0]?.t == null) throw error;
-        });
-        await client.query(`insert into ${table} (${seg}, ${val}) values ($1, $2) on conflict (${seg}) do nothing`, [key, initialValue]);
+        await createTableIfMissing(client, ddl);
+        await client.query(insertRow, [key, String(rowStart)]);
       } else {
-        const { rows } = await client.query(`select 1 from ${table} where ${seg} = $1`, [key]);
-        if (rows.length === 0) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${initialValue}) or pass \`create: true\`.`);
+        const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.param(1)}`, [key]);
+        if (rows.length === 0) {
+          throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) as Hibernate does, or pass \`create: true\`.`);
+        }
       }
     });
   }
@@ -161,30 +300,37 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const source: HiSource = {
     description,
     async prepare(segment: string, signal: AbortSignal): Promise<void> {
-      await ensureRow(validateSegment(segmentValue(validateSegment(segment))), signal);
+      await ensureRow(keyOf(segment), signal);
     },
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
-      const key = validateSegment(segmentValue(validateSegment(segment)));
-      const count = incrementsFor(request.size, incrementSize);
-      const value = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
-        client.transaction(async (tx) => {
-          for (;;) {
-            const { rows } = await tx.query<{ v: unknown }>(`select ${val}::text as v from ${table} where ${seg} = $1 for update`, [key]);
-            if (rows[0] === undefined) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`);
-            const current = toBigInt(rows[0].v, val);
-            const updated = await tx.query(`update ${table} set ${val} = $1 where ${val} = $2 and ${seg} = $3`, [
-              String(current + increment * BigInt(count)),
-              String(current),
-              key,
-            ]);
-            if (updated.affectedRows === 1) return current;
-          }
-        }),
-      );
-      // Hibernate would have read value, value + increment, … one by one: one block per value
-      const values = Array.from({ length: count }, (_, i) => value + increment * BigInt(i));
-      return blocksFromValues(optimizer, values, increment);
+      const key = keyOf(segment);
+      const blocks: Block[] = [];
+      while (keyCount(blocks) < BigInt(request.size)) {
+        const missing = Number(BigInt(request.size) - keyCount(blocks));
+        const count = BigInt(incrementsFor(missing, keysPerValue));
+        const stored = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
+          client.transaction(async (tx) => {
+            for (;;) {
+              const { rows } = await tx.query<{ v: unknown }>(`select ${d.text(val)} as v from ${table} where ${seg} = ${d.param(1)} for update`, [key]);
+              if (rows[0] === undefined) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`);
+              if (rows[0].v === null) throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
+              const current = toBigInt(rows[0].v, val);
+              const cast = dialectName === 'mysql' ? (p: string) => `cast(${p} as signed)` : (p: string) => p;
+              const updated = await tx.query(
+                `update ${table} set ${val} = ${cast(d.param(1))} where ${val} = ${cast(d.param(2))} and ${seg} = ${d.param(3)}`,
+                [String(current + step * count), String(current), key],
+              );
+              if (updated.affectedRows === 1) return current;
+            }
+          }),
+        );
+        // Hibernate would have fetched these one by one: value, value + step, …
+        const first = valueOf(stored);
+        const values = Array.from({ length: Number(count) }, (_, i) => first + step * BigInt(i));
+        blocks.push(...blocksOf(optimizer, values, n, iv));
+      }
+      return sorted(blocks);
     },
   };
-  return { source, blockSize: incrementSize };
+  return { source, blockSize: keysPerValue };
 }

@@ -1,6 +1,7 @@
 export type { InteropPreset } from './shared.js';
 export { efCorePreset, EF_CORE_SEQUENCE, type EfCorePresetOptions } from './efcore.js';
 export {
+  hibernateBlock,
   hibernateSequencePreset,
   hibernateTablePreset,
   type HibernateOptimizer,

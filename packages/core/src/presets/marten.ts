@@ -10,7 +10,7 @@ import { guarded, positiveInteger, requirePostgres, type InteropPreset } from '.
 export interface MartenPresetOptions {
   /**
    * `HiloSettings.MaxLo`: keys per hi, `hi × maxLo + 1 … hi × maxLo + maxLo`.
-   * @default 1000
+   * @default 1000 (Marten's default)
    */
   readonly maxLo?: number;
   /**
@@ -19,12 +19,14 @@ export interface MartenPresetOptions {
    */
   readonly schema?: string;
   /**
-   * The `entity_name` of a segment (Marten uses the document type's alias, e.g. `user`).
+   * The `entity_name` of a segment. Marten uses the document type's class name (`typeof(User).Name`, e.g.
+   * `User`), or `HiloSettings.SequenceName` when set.
    * @default (segment) => segment
    */
   readonly entityName?: (segment: string) => string;
   /**
-   * Compare-and-set attempts before a reservation fails with a retryable error (Marten tries 30 times).
+   * Compare-and-set attempts before a reservation fails with a retryable error (Marten's
+   * `HiloSettings.MaxAdvanceToNextHiAttempts`, 30).
    * @default 30
    */
   readonly attempts?: number;
@@ -38,7 +40,8 @@ export interface MartenPresetOptions {
 /**
  * Shares Marten's hi/lo table `mt_hilo(entity_name, hi_value)`: `hi_value` is the last hi taken (a new row
  * starts at 0, taken by whoever inserts it); hilo takes the next hi with a compare-and-set update, as Marten
- * does, and hands out `hi × maxLo + 1 … hi × maxLo + maxLo`. PostgreSQL only.
+ * does, and hands out `hi × maxLo + 1 … hi × maxLo + maxLo`. PostgreSQL only (Marten runs on PostgreSQL only):
+ * any other client fails here with a `HiLoConfigurationError`.
  *
  * @example
  * ```ts

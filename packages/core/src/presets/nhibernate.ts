@@ -4,13 +4,14 @@ import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
 import { blocksFromValues, incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
-import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
 export interface NHibernatePresetOptions {
   /**
-   * `max_lo`: each hi stands for `max_lo + 1` keys.
-   * @default 32767
+   * `max_lo`: each hi stands for `max_lo + 1` keys. With 0, every `next_hi` value is one key (NHibernate's
+   * `max_lo < 1` case).
+   * @default 32767 (NHibernate's `Int16.MaxValue`)
    */
   readonly maxLo?: number;
   /**
@@ -18,7 +19,7 @@ export interface NHibernatePresetOptions {
    * @default 'hibernate_unique_key'
    */
   readonly table?: string;
-  /** `schema`; default: the connection's. */
+  /** `schema` (database on MariaDB); default: the connection's. */
   readonly schema?: string;
   /**
    * `column`.
@@ -32,7 +33,8 @@ export interface NHibernatePresetOptions {
    */
   readonly where?: (segment: string) => { readonly column: string; readonly value: string };
   /**
-   * Whether hilo creates the table and the row (`next_hi` = 1, as NHibernate's schema export does) when missing.
+   * Whether hilo creates the table and the row (`next_hi` = 1, as NHibernate's schema export does) when
+   * missing. The row of a `where` selector is created with its column set to the selector's value.
    * @default true
    */
   readonly create?: boolean;
@@ -42,7 +44,7 @@ export interface NHibernatePresetOptions {
  * Shares NHibernate's table hi/lo (`hibernate_unique_key(next_hi)`): in a transaction of its own hilo
  * reads `next_hi` with `select … for update`, advances it with `update … where next_hi = ?` (looping until one
  * row changes) and hands out `hi × (max_lo + 1) + 0…max_lo`, skipping key 0 — NHibernate's
- * `TableHiLoGenerator` formula. PostgreSQL only.
+ * `TableHiLoGenerator` formula. PostgreSQL and MariaDB.
  *
  * @example
  * ```ts
@@ -50,20 +52,21 @@ export interface NHibernatePresetOptions {
  * ```
  */
 export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOptions = {}): InteropPreset {
-  requirePostgres(client, 'NHibernate');
+  const dialect = requireDialect(client, 'NHibernate', ['postgres', 'mysql']);
+  const d = dialectOf(dialect);
   const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
-  const table = qualifiedName('postgres', 'table', options.table ?? 'hibernate_unique_key', options.schema);
-  const col = `"${validateIdentifier('column', options.column ?? 'next_hi')}"`;
+  const table = qualifiedName(dialect, 'table', options.table ?? 'hibernate_unique_key', options.schema);
+  const col = d.quote(validateIdentifier('column', options.column ?? 'next_hi'));
   const create = options.create ?? true;
   const perHi = BigInt(maxLo) + 1n;
-  const description = `postgres NHibernate hi/lo table ${table}`;
+  const description = `${dialect} NHibernate hi/lo table ${table}`;
   const hint = `Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1); or pass \`create: true\`.`;
 
   function rowOf(segment: string): { column: string; value: string } | undefined {
     validateSegment(segment);
     const row = options.where?.(segment);
     if (row === undefined) return undefined;
-    return { column: `"${validateIdentifier('where column', row.column)}"`, value: validateSegment(row.value) };
+    return { column: d.quote(validateIdentifier('where column', row.column)), value: validateSegment(row.value) };
   }
 
   const source: HiSource = {
@@ -73,21 +76,22 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       await guarded(client, signal, `preparing ${description}`, hint, async () => {
         if (create) {
           const columns = row === undefined ? `${col} bigint` : `${col} bigint, ${row.column} varchar(255)`;
-          await client.query(`create table if not exists ${table} (${columns})`).catch(async (error: unknown) => {
-            const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
-            if (rows[0]?.t == null) throw error;
-          });
-          // the table has no key to conflict on: a table lock makes "insert unless a row exists" race-free
-          await client.transaction(async (tx) => {
-            await tx.query(`lock table ${table} in share row exclusive mode`);
-            if (row === undefined) await tx.query(`insert into ${table} (${col}) select 1 where not exists (select 1 from ${table})`);
-            else await tx.query(`insert into ${table} (${col}, ${row.column}) select 1, $1::text where not exists (select 1 from ${table} where ${row.column} = $1::text)`, [row.value]);
+          await createTableIfMissing(client, `create table if not exists ${table} (${columns})${dialect === 'mysql' ? ' engine=InnoDB' : ''}`);
+          // the table has no key to conflict on: an exclusive lock makes "insert unless a row exists" race-free
+          await withTableLock(client, table, async (tx) => {
+            const { rows: found } =
+              row === undefined
+                ? await tx.query(`select 1 from ${table}`)
+                : await tx.query(`select 1 from ${table} where ${row.column} = ${d.param(1)}`, [row.value]);
+            if (found.length > 0) return;
+            if (row === undefined) await tx.query(`insert into ${table} (${col}) values (1)`);
+            else await tx.query(`insert into ${table} (${col}, ${row.column}) values (1, ${d.param(1)})`, [row.value]);
           });
         }
         const { rows } =
           row === undefined
             ? await client.query(`select 1 from ${table}`)
-            : await client.query(`select 1 from ${table} where ${row.column} = $1`, [row.value]);
+            : await client.query(`select 1 from ${table} where ${row.column} = ${d.param(1)}`, [row.value]);
         if (rows.length !== 1) {
           throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}. ${hint}`);
         }
@@ -96,18 +100,23 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       const row = rowOf(segment);
       const count = BigInt(incrementsFor(request.size, Number(perHi)));
-      const where = row === undefined ? '' : ` and ${row.column} = $3`;
+      const where = row === undefined ? '' : ` and ${row.column} = ${d.param(3)}`;
+      const cast = dialect === 'mysql' ? (p: string) => `cast(${p} as signed)` : (p: string) => p;
       const params = row === undefined ? [] : [row.value];
       const hi = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
         client.transaction(async (tx) => {
           for (;;) {
             const { rows } =
               row === undefined
-                ? await tx.query<{ v: unknown }>(`select ${col}::text as v from ${table} for update`)
-                : await tx.query<{ v: unknown }>(`select ${col}::text as v from ${table} where ${row.column} = $1 for update`, params);
+                ? await tx.query<{ v: unknown }>(`select ${d.text(col)} as v from ${table} for update`)
+                : await tx.query<{ v: unknown }>(`select ${d.text(col)} as v from ${table} where ${row.column} = ${d.param(1)} for update`, params);
             if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}. ${hint}`);
             const current = toBigInt(rows[0]!.v, col);
-            const updated = await tx.query(`update ${table} set ${col} = $1 where ${col} = $2${where}`, [String(current + count), String(current), ...params]);
+            const updated = await tx.query(`update ${table} set ${col} = ${cast(d.param(1))} where ${col} = ${cast(d.param(2))}${where}`, [
+              String(current + count),
+              String(current),
+              ...params,
+            ]);
             if (updated.affectedRows === 1) return current;
           }
         }),

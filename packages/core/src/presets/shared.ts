@@ -1,7 +1,8 @@
 import { HiLoConfigurationError } from '../errors.js';
+import { quoteIdentifier } from '../identifiers.js';
 import { abortable } from '../sql/abortable.js';
-import { toHiLoError } from '../sql/driver-errors.js';
-import type { SqlClient } from '../sql/sql-client.js';
+import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
+import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
 import type { HiSource } from '../types.js';
 
 /**
@@ -20,7 +21,7 @@ export interface InteropPreset {
   readonly blockSize: number;
 }
 
-/** Throws unless `value` is a positive safe integer. */
+/** Throws unless `value` is a safe integer ≥ `min`. */
 export function positiveInteger(name: string, value: unknown, min = 1): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
     throw HiLoConfigurationError.invalidOption(name, `an integer ≥ ${min}`, value);
@@ -28,13 +29,82 @@ export function positiveInteger(name: string, value: unknown, min = 1): number {
   return value;
 }
 
-/** Throws unless the client speaks PostgreSQL (the table presets are written and tested for it only). */
-export function requirePostgres(client: SqlClient, preset: string): void {
-  if (client?.dialect !== 'postgres') {
+const DIALECT_NAMES: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysql: 'MariaDB', sqlite: 'SQLite' };
+
+/**
+ * Throws a `HiLoConfigurationError` unless the client speaks one of `supported` (the other system's own
+ * schema exists only there: EF Core's Npgsql provider and Marten are PostgreSQL-only).
+ */
+export function requireDialect(client: SqlClient, preset: string, supported: readonly SqlDialect[]): SqlDialect {
+  const dialect = (client as { dialect?: unknown } | null | undefined)?.dialect;
+  if (!(supported as readonly unknown[]).includes(dialect)) {
+    const names = supported.map((d) => DIALECT_NAMES[d]).join(' or ');
+    const got = typeof dialect === 'string' && dialect in DIALECT_NAMES ? DIALECT_NAMES[dialect as SqlDialect] : JSON.stringify(dialect);
     throw new HiLoConfigurationError(
-      `The ${preset} preset supports PostgreSQL only, got a client of dialect ${JSON.stringify(client?.dialect)}. Pass a pgClient(pool) or a postgres:// connection.`,
+      `The ${preset} preset supports ${names} only (that is where ${preset} keeps its hi/lo state), got a client for ${got}. ` +
+        `Pass a client from connect() with a ${supported.map((d) => (d === 'postgres' ? 'postgres://' : 'mysql:// (MariaDB)')).join(' or ')} URL.`,
     );
   }
+  return dialect as SqlDialect;
+}
+
+/** Throws unless the client speaks PostgreSQL. */
+export function requirePostgres(client: SqlClient, preset: string): void {
+  requireDialect(client, preset, ['postgres']);
+}
+
+/** The SQL pieces the table presets need in each dialect. */
+export interface Dialect {
+  readonly name: SqlDialect;
+  /** A quoted identifier. */
+  quote(name: string): string;
+  /** The placeholder of the `n`-th parameter (1-based). */
+  param(n: number): string;
+  /** A bigint column read as text, so values beyond 2^53 survive every driver. */
+  text(column: string): string;
+}
+
+export function dialectOf(name: SqlDialect): Dialect {
+  return {
+    name,
+    quote: (identifier) => quoteIdentifier(name, identifier),
+    param: (n) => (name === 'postgres' ? `$${n}` : '?'),
+    text: (column) => (name === 'postgres' ? `${column}::text` : `cast(${column} as char)`),
+  };
+}
+
+/**
+ * `create table if not exists`, tolerating PostgreSQL's catalog race (the loser of two concurrent creates
+ * sees a duplicate error although the table then exists).
+ */
+export async function createTableIfMissing(client: SqlClient, ddl: string): Promise<void> {
+  try {
+    await client.query(ddl);
+  } catch (error) {
+    if (!isDuplicateError(error, client.dialect)) throw error;
+  }
+}
+
+/**
+ * Runs `work` in a transaction that holds an exclusive lock named after `table`, so "insert the row unless
+ * it exists" cannot race on a table without a key to conflict on (PostgreSQL: a table lock; MariaDB: a
+ * named lock held for the transaction).
+ */
+export async function withTableLock<T>(client: SqlClient, table: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  return client.transaction(async (tx) => {
+    if (client.dialect === 'postgres') {
+      await tx.query(`lock table ${table} in share row exclusive mode`);
+      return work(tx);
+    }
+    const name = `hilo-preset:${table}`.slice(0, 64);
+    const { rows } = await tx.query<{ l: unknown }>('select get_lock(?, 60) as l', [name]);
+    if (Number(rows[0]?.l) !== 1) throw new Error(`could not take the named lock ${JSON.stringify(name)} within 60 s`);
+    try {
+      return await work(tx);
+    } finally {
+      await tx.query('select release_lock(?)', [name]);
+    }
+  });
 }
 
 /** Runs one reservation with the signal honoured and driver errors mapped to hilo's typed errors. */
