@@ -38,8 +38,8 @@ export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
  * ```
  */
 export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {}): InteropPreset {
-  requirePostgres(client, 'EF Core (Npgsql)');
   const incrementBy = positiveInteger('incrementBy', options.incrementBy ?? 10);
+  requirePostgres(client, 'EF Core (Npgsql)');
   const sequence = options.sequence ?? EF_CORE_SEQUENCE;
   const source = sequenceSource(client, {
     increment: incrementBy,

@@ -127,7 +127,6 @@ export interface HibernateSequencePresetOptions {
  * ```
  */
 export function hibernateSequencePreset(client: SqlClient, options: HibernateSequencePresetOptions = {}): InteropPreset {
-  const dialect = requireDialect(client, 'Hibernate sequence generator', ['postgres', 'mysql']);
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
   const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
@@ -138,6 +137,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
         `Create the sequence as Hibernate's schema export does (create sequence … start with ${initialValue} increment by ${Number(stepOf(optimizer, BigInt(incrementSize)))}).`,
     );
   }
+  const dialect = requireDialect(client, 'Hibernate sequence generator', ['postgres', 'mysql']);
   const nameOf = options.sequenceName ?? ((segment: string) => `${segment}_seq`);
   const schema = options.schema;
   const n = BigInt(incrementSize);
@@ -251,13 +251,13 @@ export interface HibernateTablePresetOptions {
  * ```
  */
 export function hibernateTablePreset(client: SqlClient, options: HibernateTablePresetOptions = {}): InteropPreset {
-  const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
-  const d = dialectOf(dialectName);
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
   const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
   const storeLastUsed = options.storeLastUsed ?? true;
   if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
+  const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
+  const d = dialectOf(dialectName);
   const table = qualifiedName(dialectName, 'table', options.table ?? 'hibernate_sequences', options.schema);
   const seg = d.quote(validateIdentifier('segmentColumn', options.segmentColumn ?? 'sequence_name'));
   const val = d.quote(validateIdentifier('valueColumn', options.valueColumn ?? 'next_val'));

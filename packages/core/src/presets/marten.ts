@@ -49,9 +49,9 @@ export interface MartenPresetOptions {
  * ```
  */
 export function martenPreset(client: SqlClient, options: MartenPresetOptions = {}): InteropPreset {
-  requirePostgres(client, 'Marten');
   const maxLo = positiveInteger('maxLo', options.maxLo ?? 1000);
   const attempts = positiveInteger('attempts', options.attempts ?? 30);
+  requirePostgres(client, 'Marten');
   const table = qualifiedName('postgres', 'table', 'mt_hilo', options.schema ?? 'public');
   const entityName = options.entityName ?? ((segment: string) => segment);
   const create = options.create ?? true;

@@ -52,9 +52,9 @@ export interface NHibernatePresetOptions {
  * ```
  */
 export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOptions = {}): InteropPreset {
+  const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
   const dialect = requireDialect(client, 'NHibernate', ['postgres', 'mysql']);
   const d = dialectOf(dialect);
-  const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
   const table = qualifiedName(dialect, 'table', options.table ?? 'hibernate_unique_key', options.schema);
   const col = d.quote(validateIdentifier('column', options.column ?? 'next_hi'));
   const create = options.create ?? true;
