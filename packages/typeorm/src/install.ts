@@ -12,6 +12,7 @@ import {
   createHiLo,
   createHiLoGenerator,
   HiLoConfigurationError,
+  HiLoExhaustedError,
   HiLoOverflowError,
   type HiLoGenerator,
   type HiLoGeneratorOptions,
@@ -267,9 +268,27 @@ export class HiLoTypeOrm {
     // An INSERT of this object is on its way: from now on, saving it again must look at the table.
     forgetFresh(entity);
     if (key.column.getEntityValue(entity) != null) return undefined;
-    return this.generator.next(key.segment).then((next) => {
-      key.column.setEntityValue(entity, this.#convert(key, next));
-    });
+    return this.generator.next(key.segment).then(
+      (next) => {
+        key.column.setEntityValue(entity, this.#convert(key, next));
+      },
+      (error: unknown) => {
+        throw this.#explainSqliteLock(error, event, key);
+      },
+    );
+  }
+
+  /**
+   * On SQLite a reservation awaited inside a transaction that has written cannot get the file's one write
+   * lock until that transaction ends: say so, rather than "could not be reached".
+   */
+  #explainSqliteLock(error: unknown, event: InsertEvent<ObjectLiteral>, key: KeyColumn): unknown {
+    if (!(error instanceof HiLoExhaustedError) || !isBetterSqlite(this.dataSource) || !event.queryRunner.isTransactionActive) return error;
+    return new HiLoExhaustedError(
+      `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's connection has written, the reservation for segment "${key.segment}" ` +
+        `can only run after it ends. Take keys before the transaction (\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`), or give the segment a blockSize above the rows one transaction creates.`,
+      { cause: error },
+    );
   }
 
   #keyColumn(metadata: EntityMetadata): KeyColumn {

@@ -144,6 +144,13 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
         }),
       ).rejects.toThrow(HiLoExhaustedError);
       expect(Date.now() - started).toBeLessThan(5000);
+      // through save(): the error says why
+      await expect(
+        dataSource.transaction(async (manager) => {
+          await manager.save(manager.create(Customer, { name: 'holds the lock' }));
+          await manager.save(Array.from({ length: 12 }, (_, i) => manager.create(Customer, { name: `waits ${i}` })));
+        }),
+      ).rejects.toThrow(/SQLite lets one connection write at a time; .* Take keys before the transaction \(`await hiloOf\(dataSource\)\.next\(Customer\)`\)/);
       // the lock is free again: the next reservation goes through
       expect(new Set(await hiloOf(dataSource).generator.reserve('customers', 12)).size).toBe(12);
     } finally {
