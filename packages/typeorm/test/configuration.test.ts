@@ -38,6 +38,7 @@ describe('installHiLo()/withHiLo(): options are checked before connecting', () =
   it('rejects an unknown option naming it', () => {
     const dataSource = new DataSource({ type: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', entities: [] });
     expect(() => withHiLo(dataSource, { blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for installHiLo\(\)/);
+    expect(() => withHiLo(dataSource, { saveWithoutSelect: 'no' as never })).toThrow(/Expected `saveWithoutSelect` to be true or false, got "no"/);
     expect(() => withHiLo(dataSource, { source: 'sequences' as never })).toThrow(
       /Expected `source` to be "sequence", "table" or a function \(client\) => HiSource, got "sequences"/,
     );

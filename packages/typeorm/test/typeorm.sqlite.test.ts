@@ -107,6 +107,21 @@ describeSqlite('typeorm on a sqlite file: statements of a save', (db) => {
 });
 
 describeSqlite('typeorm on a sqlite file: reservations and the single writer', (db) => {
+  it('refuses sequences at installation, SQLite has none', async () => {
+    const dataSource = new DataSource({ type: 'better-sqlite3', database: db.url, entities, synchronize: true });
+    await dataSource.initialize();
+    try {
+      await expect(installHiLo(dataSource, { source: 'sequence' })).rejects.toThrow(HiLoConfigurationError);
+      await expect(installHiLo(dataSource, { source: 'sequence' })).rejects.toThrow(/SQLite has no sequences/);
+      // nothing half-installed: the default installation works afterwards
+      const hilo = await installHiLo(dataSource);
+      expect(typeof dataSource.manager.create(Customer, { name: 'after' }).id).toBe('number');
+      await hilo.close();
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
   it("reserves on hilo's own connection, waiting without blocking the event loop while the DataSource's transaction holds the write lock", async () => {
     const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false, retries: 30 });
     try {
