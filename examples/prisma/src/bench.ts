@@ -1,25 +1,58 @@
 import { createShopSchema } from './schema.js';
 import { openShop, runTag } from './shop.js';
 
+/** How {@link benchGraph} runs. */
+export interface GraphBenchOptions {
+  /** Orders per round. */
+  orders: number;
+  /** Items per order. */
+  items: number;
+  /**
+   * Timed rounds after the warm-up round; each side's time is the median over them.
+   * @default 3
+   */
+  rounds?: number;
+}
+
 /** What {@link benchGraph} measured. */
 export interface GraphBenchResult {
   orders: number;
   itemsPerOrder: number;
-  /** Milliseconds to reserve the keys and store the graph with two `createMany` calls. */
+  /** Median milliseconds to reserve the keys and store the graph with two `createMany` calls. */
   hiloMs: number;
-  /** Milliseconds to store the same graph with one nested `create` per order and autoincrement keys. */
+  /** Median milliseconds to store the same graph with one nested `create` per order and autoincrement keys. */
   identityMs: number;
   /** `identityMs / hiloMs`. */
   speedup: number;
+  /** SQL statements one hilo round sends (the same in every round). */
   hiloStatements: number;
+  /** SQL statements one nested-create round sends. */
   identityStatements: number;
+  /** The timed rounds. */
+  rounds: number;
+  /**
+   * The warm-up round, timed too: it includes Prisma compiling each side's query plan. Prisma caches a plan
+   * per query shape, and a `createMany` of n rows has its own shape per n, so a process pays this once per
+   * batch size; nested `create` pays it once for every order.
+   */
+  firstRound: { hiloMs: number; identityMs: number };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /**
- * Stores `orders` orders of `items` items twice in the same run: with hilo keys (keys reserved in bulk,
- * then two `createMany`) and the usual way (nested `create` per order, keys from autoincrement).
+ * Stores `orders` orders of `items` items both ways, in the same process against the same database: with
+ * hilo keys (keys reserved in bulk, then two `createMany` in one `$transaction`) and the usual way (a nested
+ * `create` per order, keys from autoincrement). A warm-up round of each comes first (JIT, connection pools,
+ * Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the timed rounds then alternate which
+ * side goes first, so that a change in machine load falls on both.
  */
-export async function benchGraph(url: string, { orders, items }: { orders: number; items: number }): Promise<GraphBenchResult> {
+export async function benchGraph(url: string, { orders, items, rounds = 3 }: GraphBenchOptions): Promise<GraphBenchResult> {
+  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   await createShopSchema(url);
   const shop = openShop(url);
   const { prisma, statements } = shop;
@@ -30,29 +63,91 @@ export async function benchGraph(url: string, { orders, items }: { orders: numbe
     await prisma.$hilo.warm();
     const line = (n: number) => ({ sku: `SKU-${n % items}`, quantity: 1 + (n % 3), unitPrice: 100 + n });
 
-    statements.length = 0;
-    const hiloStart = performance.now();
-    const orderIds = await prisma.order.reserveIds(orders);
-    const itemIds = await prisma.orderItem.reserveIds(orders * items);
-    await prisma.$transaction([
-      prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-h${n}`, customerId })) }),
-      prisma.orderItem.createMany({ data: itemIds.map((id, n) => ({ id, orderId: orderIds[Math.floor(n / items)]!, ...line(n) })) }),
-    ]);
-    const hiloMs = performance.now() - hiloStart;
-    const hiloStatements = statements.length;
+    const withHilo = async (round: number): Promise<void> => {
+      const orderIds = await prisma.order.reserveIds(orders);
+      const itemIds = await prisma.orderItem.reserveIds(orders * items);
+      await prisma.$transaction([
+        prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-h${n}`, customerId })) }),
+        prisma.orderItem.createMany({ data: itemIds.map((id, n) => ({ id, orderId: orderIds[Math.floor(n / items)]!, ...line(n) })) }),
+      ]);
+    };
+    const withIdentity = async (round: number): Promise<void> => {
+      for (let o = 0; o < orders; o++) {
+        await prisma.identityOrder.create({
+          data: { number: `${tag}-${round}-i${o}`, items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) } },
+        });
+      }
+    };
+    const timed = async (work: (round: number) => Promise<void>, round: number) => {
+      statements.length = 0;
+      const start = performance.now();
+      await work(round);
+      return { ms: performance.now() - start, statements: statements.length };
+    };
 
-    statements.length = 0;
-    const identityStart = performance.now();
-    for (let o = 0; o < orders; o++) {
-      await prisma.identityOrder.create({
-        data: { number: `${tag}-i${o}`, items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) } },
-      });
+    const firstHilo = await timed(withHilo, 0);
+    const firstIdentity = await timed(withIdentity, 0);
+    const hilo: number[] = [];
+    const identity: number[] = [];
+    let hiloStatements = firstHilo.statements;
+    let identityStatements = firstIdentity.statements;
+    for (let round = 1; round <= rounds; round++) {
+      const sides = [
+        async () => {
+          const r = await timed(withHilo, round);
+          hilo.push(r.ms);
+          hiloStatements = r.statements;
+        },
+        async () => {
+          const r = await timed(withIdentity, round);
+          identity.push(r.ms);
+          identityStatements = r.statements;
+        },
+      ];
+      if (round % 2 === 1) sides.reverse();
+      for (const side of sides) await side();
     }
-    const identityMs = performance.now() - identityStart;
-    const identityStatements = statements.length;
-
-    return { orders, itemsPerOrder: items, hiloMs, identityMs, speedup: identityMs / hiloMs, hiloStatements, identityStatements };
+    const hiloMs = median(hilo);
+    const identityMs = median(identity);
+    return {
+      orders,
+      itemsPerOrder: items,
+      hiloMs,
+      identityMs,
+      speedup: identityMs / hiloMs,
+      hiloStatements,
+      identityStatements,
+      rounds,
+      firstRound: { hiloMs: firstHilo.ms, identityMs: firstIdentity.ms },
+    };
   } finally {
     await shop.close();
   }
+}
+
+/** The one JSON line `--bench --json` prints, which the repository's `pnpm bench` records. */
+export function benchJson(r: GraphBenchResult): string {
+  const ms = (value: number) => Math.round(value * 10) / 10;
+  return JSON.stringify({
+    orders: r.orders,
+    itemsPerOrder: r.itemsPerOrder,
+    hiloMs: ms(r.hiloMs),
+    identityMs: ms(r.identityMs),
+    hiloStatements: r.hiloStatements,
+    identityStatements: r.identityStatements,
+  });
+}
+
+/** The human-readable report of `--bench`. */
+export function benchText(r: GraphBenchResult): string {
+  const n = (value: number) => value.toLocaleString('en-US');
+  return [
+    `${n(r.orders)} orders × ${n(r.itemsPerOrder)} items; median of ${r.rounds} round${r.rounds === 1 ? '' : 's'} after a warm-up round`,
+    `hilo + two createMany: ${r.hiloMs.toFixed(0)} ms, ${r.hiloStatements} statements`,
+    `nested create + autoincrement: ${r.identityMs.toFixed(0)} ms, ${r.identityStatements} statements`,
+    `speed-up: ${r.speedup.toFixed(1)}×`,
+    `warm-up round (includes Prisma compiling the plan of a createMany of this size, once per process): ` +
+      `hilo ${r.firstRound.hiloMs.toFixed(0)} ms, nested create ${r.firstRound.identityMs.toFixed(0)} ms, ` +
+      `${(r.firstRound.identityMs / r.firstRound.hiloMs).toFixed(1)}×`,
+  ].join('\n');
 }

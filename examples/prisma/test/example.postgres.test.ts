@@ -48,9 +48,18 @@ describePostgres('example: prisma shop', (db) => {
   // Timings depend on the machine; the statement counts are what the benchmark's speed-up comes from.
   it('should store 100 orders × 10 items in a handful of statements, against five per order with nested create', async () => {
     ensureGeneratedClient();
-    const { benchGraph } = await import('../src/bench.js');
-    const result = await benchGraph(db.url, { orders: 100, items: 10 });
+    const { benchGraph, benchJson, benchText } = await import('../src/bench.js');
+    const result = await benchGraph(db.url, { orders: 100, items: 10, rounds: 2 });
     expect(result.hiloStatements).toBeLessThanOrEqual(4);
     expect(result.identityStatements).toBeGreaterThanOrEqual(300);
+    expect(result).toMatchObject({ orders: 100, itemsPerOrder: 10, rounds: 2 });
+    for (const ms of [result.hiloMs, result.identityMs, result.firstRound.hiloMs, result.firstRound.identityMs]) expect(ms).toBeGreaterThan(0);
+
+    // `--bench --json`: one line with exactly the fields `pnpm bench` records
+    const json = benchJson(result);
+    expect(json).not.toContain('\n');
+    expect(Object.keys(JSON.parse(json))).toEqual(['orders', 'itemsPerOrder', 'hiloMs', 'identityMs', 'hiloStatements', 'identityStatements']);
+    expect(JSON.parse(json)).toMatchObject({ orders: 100, itemsPerOrder: 10, hiloStatements: result.hiloStatements });
+    expect(benchText(result)).toMatch(/median of 2 rounds[\s\S]*speed-up: [0-9.]+×/);
   });
 });
