@@ -58,7 +58,8 @@ async function scalarOf(kind: Kind, url: string, sql: string): Promise<string> {
 /**
  * `OTHER_NODES` simulated nodes (each its own connection) and a hilo generator from `preset` with
  * `HILO_CALLERS` concurrent callers draw keys at the same time; asserts every key is distinct and positive.
- * `otherFirst`: one other node takes a key before anything else (it creates the row its own way).
+ * `first`: who takes one key before the others start — `'hilo'`, `'other'` (it creates the row its own
+ * way) or `'none'` (everyone starts at once on a fresh sequence).
  */
 export async function runBothSides(
   kind: Kind,
@@ -66,7 +67,7 @@ export async function runBothSides(
   makeNode: MakeNode,
   preset: (client: SqlClient) => InteropPreset,
   segment: string,
-  otherFirst = false,
+  first: 'hilo' | 'other' | 'none' = 'hilo',
 ): Promise<{ mine: bigint[]; other: bigint[] }> {
   const client = await connect(url);
   const opened: Connection[] = [];
@@ -81,8 +82,8 @@ export async function runBothSides(
     const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
     const warmUp: bigint[] = [];
     const otherWarmUp: bigint[] = [];
-    if (otherFirst) otherWarmUp.push(await nodes[0]!());
-    else warmUp.push(await hilo.next(segment));
+    if (first === 'other') otherWarmUp.push(await nodes[0]!());
+    else if (first === 'hilo') warmUp.push(await hilo.next(segment));
     const otherSide = nodes.map(async (next) => {
       const keys: bigint[] = [];
       for (let i = 0; i < KEYS_PER_OTHER_NODE; i++) keys.push(await next());
@@ -96,7 +97,7 @@ export async function runBothSides(
     const [other, mine] = await Promise.all([Promise.all(otherSide), Promise.all(hiloSide)]);
     await hilo.close();
     const all = [...warmUp, ...otherWarmUp, ...mine.flat(), ...other.flat()];
-    expect(all.length).toBe(1 + HILO_CALLERS * KEYS_PER_HILO_CALLER + OTHER_NODES * KEYS_PER_OTHER_NODE);
+    expect(all.length).toBe((first === 'none' ? 0 : 1) + HILO_CALLERS * KEYS_PER_HILO_CALLER + OTHER_NODES * KEYS_PER_OTHER_NODE);
     const seen = new Set<bigint>();
     const duplicates = all.filter((key) => (seen.has(key) ? true : (seen.add(key), false)));
     expect(duplicates.slice(0, 5)).toEqual([]);
@@ -196,6 +197,29 @@ export function presetSuite(kind: Kind): void {
       );
     });
 
+    it('pooled, cold start: Hibernate nodes and hilo start at once on a fresh sequence (first value 1 is one key)', async () => {
+      await run(kind, db.url, hibernateSequenceDdl(kind, 'cold_seq', 1, 50));
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => pooledOptimizer(hibernateSequenceFetch(c, 'cold_seq'), 50n, 1n),
+        (client) => hibernateSequencePreset(client, { create: false }),
+        'cold',
+        'none',
+      );
+    });
+
+    it('sequences created by hilo (pooled, hilo): Hibernate nodes follow without a duplicate', async () => {
+      await runBothSides(kind, db.url, (c) => pooledOptimizer(hibernateSequenceFetch(c, 'made_seq'), 40n, 1n), (client) => hibernateSequencePreset(client, { incrementSize: 40 }), 'made');
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => hiloOptimizer(hibernateSequenceFetch(c, 'madehilo_seq'), 40n),
+        (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 40 }),
+        'madehilo',
+      );
+    });
+
     it('exact keys, one after the other: pooled, pooled-lo, hilo, legacy-hilo', async () => {
       await run(
         kind,
@@ -290,7 +314,7 @@ export function presetSuite(kind: Kind): void {
         (c) => pooledOptimizer(hibernateTableFetch(c, table('orders', 50n, true)), 50n, 1n),
         (client) => hibernateTablePreset(client),
         'orders',
-        true,
+        'other',
       );
     });
 
@@ -361,9 +385,27 @@ export function presetSuite(kind: Kind): void {
         (c) => nhibernateNode(c, { maxLo: 29n, table: 'hilo_keys', where: "entity = 'orders'" }),
         (client) => nhibernatePreset(client, { maxLo: 29, table: 'hilo_keys', where: (segment) => ({ column: 'entity', value: segment }) }),
         'orders',
-        true,
+        'other',
       );
       expect(await scalarOf(kind, db.url, "select next_hi from hilo_keys where entity = 'other'")).toBe('5');
+    });
+
+    it('table and rows created by hilo (next_hi = 1, as the schema export): NHibernate nodes follow without a duplicate', async () => {
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => nhibernateNode(c, { maxLo: 19n, table: 'made_key' }),
+        (client) => nhibernatePreset(client, { maxLo: 19, table: 'made_key' }),
+        'orders',
+      );
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => nhibernateNode(c, { maxLo: 19n, table: 'made_rows', where: "entity = 'lines'" }),
+        (client) => nhibernatePreset(client, { maxLo: 19, table: 'made_rows', where: (segment) => ({ column: 'entity', value: segment }) }),
+        'lines',
+      );
+      expect(await scalarOf(kind, db.url, 'select count(*) from made_key')).toBe('1');
     });
 
     it('exact keys: hi 0 gives 1…max_lo, then hi·(max_lo + 1) + 0…max_lo; max_lo 0 gives one key per hi', async () => {
@@ -432,7 +474,7 @@ export function presetSuite(kind: Kind): void {
       });
 
       it('Marten creates the row (hi 0), hilo continues from it', async () => {
-        await runBothSides(kind, db.url, (_c, open) => martenNode(open, 'User', 25n), (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }), 'User', true);
+        await runBothSides(kind, db.url, (_c, open) => martenNode(open, 'User', 25n), (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }), 'User', 'other');
       });
 
       it('exact keys with the default MaxLo 1000: hi 0 → 1…1000, hi 1 → 1001…2000', async () => {
