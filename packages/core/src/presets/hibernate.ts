@@ -152,6 +152,8 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
   });
   const keysPerValue = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
   const iv = BigInt(initialValue);
+  const missingHint = (quoted: string) =>
+    `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))}), or pass \`create: true\`.`;
 
   async function nextValues(quoted: string, count: number): Promise<bigint[]> {
     const sql =
@@ -174,7 +176,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
       // a value may stand for fewer keys (below 1 or initial_value): top up until the request is met
       while (keyCount(blocks) < BigInt(request.size)) {
         const missing = Number(BigInt(request.size) - keyCount(blocks));
-        const values = await guarded(client, request.signal, `reserving keys for "${segment}" from sequence ${quoted}`, '', () =>
+        const values = await guarded(client, request.signal, `reserving keys for "${segment}" from sequence ${quoted}`, missingHint(quoted), () =>
           nextValues(quoted, incrementsFor(missing, keysPerValue)),
         );
         blocks.push(...blocksOf(optimizer, values, n, iv));

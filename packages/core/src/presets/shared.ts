@@ -64,6 +64,7 @@ export interface Dialect {
   text(column: string): string;
 }
 
+/** The {@link Dialect} pieces of PostgreSQL or MariaDB. */
 export function dialectOf(name: SqlDialect): Dialect {
   return {
     name,
