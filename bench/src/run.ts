@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '@hilo/testing';
 import { pgBenchmarks } from './pg.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
+import { ormBenchmarks } from './orm.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg } from './report.js';
 
@@ -29,6 +30,8 @@ try {
   const client = pgClient(pool);
   log(await boundaryLatency(() => sequenceSource(client, { increment: 100 }), 'pg'));
   await pool.end();
+  process.env.HILO_PG_URL = url; // the ORM benchmarks create their databases on this server
+  log(await ormBenchmarks());
 } finally {
   await embedded?.stop();
 }

@@ -11,3 +11,15 @@ describePostgres('example: mikro-orm shop', (db) => {
     expect(lines.some((line) => line.startsWith('rolled back (payment declined)'))).toBe(true);
   });
 });
+
+describePostgres('example: the mikro-orm graph benchmark behind `pnpm bench`', (db) => {
+  it('should flush the graph both ways in the same number of statements and report both timings', async () => {
+    const { benchGraph } = await import('../src/bench.js');
+    const result = await benchGraph(db.url, { orders: 50, items: 4, rounds: 1 });
+    expect(result).toMatchObject({ orders: 50, itemsPerOrder: 4, rounds: 1 });
+    // begin, one multi-row insert for orders and one for items (under MikroORM's batch size), commit
+    expect(result.hiloStatements).toBe(4);
+    expect(result.identityStatements).toBe(4);
+    expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
+  });
+});

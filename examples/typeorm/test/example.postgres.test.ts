@@ -14,3 +14,16 @@ describePostgres('typeorm example', (db) => {
     expect(lines.join('\n')).toMatch(/0 rows carry/);
   });
 });
+
+describePostgres('typeorm example: the graph benchmark behind `pnpm bench`', (db) => {
+  it('stores the graph both ways with one INSERT per table and reports both timings', async () => {
+    const { benchGraph } = await import('../src/bench.js');
+    const result = await benchGraph(db.url, { orders: 50, items: 4, rounds: 1 });
+    expect(result).toMatchObject({ orders: 50, itemsPerOrder: 4, rounds: 1 });
+    // BEGIN, orders, order items, COMMIT — on both paths
+    expect(result.hiloStatements).toBe(4);
+    expect(result.identityStatements).toBe(4);
+    expect(result.hiloMs).toBeGreaterThan(0);
+    expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
+  });
+});

@@ -77,7 +77,7 @@ export class HiLo {
    * defineConfig({ extensions: [HiLo.configure({ blockSize: 500 })], … })
    * ```
    */
-  static configure(options: HiLoOptions): HiLoExtension {
+  static configure(options: HiLoOptions = {}): HiLoExtension {
     validate(options);
     return { name: 'HiLo', register: (orm) => registerHiLo(orm, options) };
   }
