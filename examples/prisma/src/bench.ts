@@ -47,7 +47,7 @@ function median(values: readonly number[]): number {
 /**
  * Stores `orders` orders of `items` items both ways, in the same process against the same database: with
  * hilo keys (keys reserved in bulk, then two `createMany` in one `$transaction`) and the usual way (a nested
- * `create` per order, keys from autoincrement). A warm-up round of each comes first (JIT, connection pools,
+ * `create` per order, keys from autoincrement, on the client without hilo). A warm-up round of each comes first (JIT, connection pools,
  * Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the timed rounds then alternate which
  * side goes first, so that a change in machine load falls on both.
  */
@@ -55,7 +55,7 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   await createShopSchema(url);
   const shop = openShop(url);
-  const { prisma, statements } = shop;
+  const { prisma, base, statements } = shop;
   try {
     const tag = runTag();
     const customerId = await prisma.customer.nextId();
@@ -73,7 +73,8 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
     };
     const withIdentity = async (round: number): Promise<void> => {
       for (let o = 0; o < orders; o++) {
-        await prisma.identityOrder.create({
+        // the client without the extension: what a Prisma application does today
+        await base.identityOrder.create({
           data: { number: `${tag}-${round}-i${o}`, items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) } },
         });
       }

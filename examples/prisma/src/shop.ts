@@ -25,6 +25,8 @@ export function openShop(url: string) {
   const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
   return {
     prisma,
+    /** The same client without hilo: what the benchmark's nested-create side uses, as an application without hilo would. */
+    base,
     statements,
     async close() {
       await prisma.$hilo.close();
