@@ -92,20 +92,22 @@ export interface HibernateTableSettings {
 /**
  * `TableGenerator.nextValue` as run by `JdbcIsolationDelegate.delegateWork(work, transacted = true)`: its own
  * connection with autocommit off (a transaction at the driver's default isolation), then in a loop
- * `select next_val from <table> where sequence_name=? for update` (`SimpleSelect` + PESSIMISTIC_WRITE:
- * " for update" in both dialects), an insert of the initialization value when the row is missing, and
+ * `select next_val from <table> where sequence_name=? <lock>` (`SimpleSelect` + PESSIMISTIC_WRITE →
+ * `ForUpdateFragment`: `PostgreSQLDialect.getForUpdateString()` is " for no key update" since 7.0 (HHH-19330),
+ * " for update" before; MariaDB " for update"), an insert of the initialization value when the row is missing, and
  * `update <table> set next_val=?  where next_val=? and sequence_name=?` until it changes a row; commit.
  * Returns the stored value + 1 when `stored_last_used`, else the stored value.
  */
 export function hibernateTableFetch(connection: Connection, settings: HibernateTableSettings): HibernateFetch {
   const table = settings.table ?? 'hibernate_sequences';
+  const lock = connection.kind === 'postgres' ? ' for no key update' : ' for update';
   return async () => {
     await connection.query('begin');
     try {
       let value: bigint;
       let rows: number;
       do {
-        const found = scalar((await connection.query(`select next_val from ${table} where sequence_name=? for update`, [settings.segmentValue])).rows);
+        const found = scalar((await connection.query(`select next_val from ${table} where sequence_name=?${lock}`, [settings.segmentValue])).rows);
         if (found === undefined) {
           value = settings.storeLastUsed ? settings.initialValue - 1n : settings.initialValue;
           await connection.query(`insert into ${table} (sequence_name, next_val)  values (?,?)`, [settings.segmentValue, String(value)]);
