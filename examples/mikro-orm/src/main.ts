@@ -14,8 +14,9 @@ export async function run(
   const orm = await MikroORM.init({
     clientUrl: url,
     entities,
-    // reserves a block per keyed table during init(), on a connection of its own
-    extensions: [HiLo.configure({ blockSize: 100 })],
+    // reserves a block per keyed table during init(), on a connection of its own; blocks of 200 cover the
+    // batch below, so every key is known at em.create() (a key still missing is assigned at flush)
+    extensions: [HiLo.configure({ blockSize: 200 })],
     debug: ['query'],
     logger: (message) => {
       const statement = /^\[query\] (.*?)(?: \[took .*)?$/s.exec(message)?.[1];
@@ -42,10 +43,15 @@ export async function run(
     log(`order ${reorder.id} for customer ${ada.id}, ready to publish before it is stored`);
     await em.flush();
 
-    // 3. A batch: 20 customers, each with 2 orders of 3 items, in one flush.
-    const statements = await countStatements(sql, orm.em.fork(), (batch) => createShop(batch, Customer));
-    const identityStatements = await countStatements(sql, orm.em.fork(), (batch) => createShop(batch, IdentityCustomer));
-    log(`batch of 20 customers, 40 orders, 120 items: ${statements} statements with hi/lo keys, ${identityStatements} with autoincrement keys`);
+    // 3. A batch: 20 customers, each with 2 orders of 3 items, in one flush — all 180 keys known before it.
+    let batchKeys = 0;
+    const statements = await countStatements(sql, orm.em.fork(), (batch) => {
+      batchKeys = createShop(batch, Customer);
+    });
+    const identityStatements = await countStatements(sql, orm.em.fork(), (batch) => {
+      createShop(batch, IdentityCustomer);
+    });
+    log(`batch of 20 customers, 40 orders, 120 items: ${batchKeys} keys before flush; ${statements} statements with hi/lo keys, ${identityStatements} with autoincrement keys`);
 
     // 4. A rolled-back transaction: its keys are burnt, never handed out again.
     let burnt = 0;
@@ -61,22 +67,27 @@ export async function run(
     const next = orm.em.fork().create(Customer, { email: 'after@example.com' });
     log(`next customer key: ${next.id} (> ${burnt})`);
 
-    return { keysBeforeFlush, statements, identityStatements };
+    return { keysBeforeFlush: keysBeforeFlush + batchKeys, statements, identityStatements };
   } finally {
     await orm.close();
   }
 }
 
-function createShop(em: EntityManager, entity: typeof Customer | typeof IdentityCustomer): void {
+/** Creates 20 customers with 2 orders of 3 items each; returns how many of them have a key already. */
+function createShop(em: EntityManager, entity: typeof Customer | typeof IdentityCustomer): number {
+  let keyed = 0;
   for (let c = 0; c < 20; c++) {
-    em.create(entity as typeof Customer, {
+    const customer = em.create(entity as typeof Customer, {
       email: `customer${c}@${entity === Customer ? 'hilo' : 'identity'}.example`,
       orders: Array.from({ length: 2 }, () => ({
         placedAt: new Date(),
         items: Array.from({ length: 3 }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1 })),
       })),
     });
+    const graph = [customer, ...customer.orders, ...customer.orders.getItems().flatMap((order) => order.items.getItems())];
+    keyed += graph.filter((e) => e.id !== undefined).length;
   }
+  return keyed;
 }
 
 async function countStatements(sql: string[], em: EntityManager, build: (em: EntityManager) => void): Promise<number> {
