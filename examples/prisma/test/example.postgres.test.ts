@@ -62,4 +62,20 @@ describePostgres('example: prisma shop', (db) => {
     expect(JSON.parse(json)).toMatchObject({ orders: 100, itemsPerOrder: 10, hiloStatements: result.hiloStatements });
     expect(benchText(result)).toMatch(/median of 2 rounds[\s\S]*speed-up: [0-9.]+×/);
   });
+
+  it('should print exactly one JSON line on stdout for `cli.ts URL --bench --json`', () => {
+    ensureGeneratedClient();
+    const stdout = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'src', 'cli.ts'), db.url, '--bench', '--json', '--orders', '20', '--rounds', '1'],
+      { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 },
+    );
+    const lines = stdout.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe('');
+    const result = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(Object.keys(result)).toEqual(['orders', 'itemsPerOrder', 'hiloMs', 'identityMs', 'hiloStatements', 'identityStatements']);
+    expect(result).toMatchObject({ orders: 20, itemsPerOrder: 10, identityStatements: 100 });
+    expect(result['hiloStatements']).toBeLessThanOrEqual(4);
+  }, 60_000);
 });

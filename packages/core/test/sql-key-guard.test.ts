@@ -60,6 +60,15 @@ for (const kind of ['postgres', 'mysql'] as const) {
       expect(rows.map((row) => String(row.id))).toEqual(['101']);
     });
 
+    if (kind === 'postgres') {
+      it('should refuse an identity column, whose keys PostgreSQL assigns, and say how to drop it', async () => {
+        await client.query('create table identity_keyed (id bigint generated always as identity primary key)');
+        await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'identity_keyed' }])).rejects.toThrow(
+          /identity column.*drop identity/,
+        );
+      });
+    }
+
     it('should name a missing table or column and install nothing', async () => {
       await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'no_such_table' }])).rejects.toThrow(
         /Cannot guard "no_such_table\.id" \(segment "x"\): table .*no_such_table.* does not exist/,
