@@ -1,5 +1,13 @@
 import type { DataSource } from 'typeorm';
-import { HiLoConfigurationError, HiLoSourceUnavailableError, sqliteClient, type SqlClient, type SqliteDatabaseLike } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  HiLoSourceError,
+  HiLoSourceUnavailableError,
+  sqliteClient,
+  type SqlClient,
+  type SqlExecutor,
+  type SqliteDatabaseLike,
+} from 'hilo-core';
 
 /** The part of a `better-sqlite3` `Database` used here (TypeORM's connection and hilo's own). */
 interface BetterSqliteDatabase extends SqliteDatabaseLike {
@@ -58,6 +66,42 @@ function lockAwareDatabase(db: BetterSqliteDatabase, busyTimeoutMs: number): Sql
   };
 }
 
+/**
+ * `client` whose transactions run each statement as one synchronous step that commits on its own.
+ *
+ * better-sqlite3 is synchronous and TypeORM's connection lives on the same thread. A transaction that
+ * took the write lock and then awaited (BEGIN, await, UPDATE, await, COMMIT) would let TypeORM run a write
+ * in between; that write waits for the lock by blocking the thread, so the COMMIT that would release the
+ * lock cannot run: the thread stalls for the busy timeout and TypeORM's statement fails with "database is
+ * locked". A single statement never yields between taking the lock and committing. hilo-core's SQLite
+ * table source reserves with one `UPDATE … RETURNING`, which SQLite applies atomically; a source that
+ * needs several statements in one transaction is refused before its second statement runs.
+ */
+function statementTransactions(client: SqlClient): SqlClient {
+  return {
+    dialect: client.dialect,
+    query: (sql, params) => client.query(sql, params),
+    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      let statements = 0;
+      return work({
+        query(sql, params) {
+          statements += 1;
+          if (statements > 1) {
+            return Promise.reject(
+              new HiLoSourceError(
+                "hilo-typeorm runs SQLite reservations as single statements (a transaction held across awaits would stall TypeORM's connection on the same thread), but this hi source needs several in one transaction; " +
+                  "use hilo-core's SQLite table source (source: 'table'), or pass `client: await connect('sqlite:app.db')` to installHiLo().",
+              ),
+            );
+          }
+          return client.query(sql, params);
+        },
+      });
+    },
+    close: () => client.close(),
+  };
+}
+
 /** Where a better-sqlite3 DataSource's reservations run. */
 export type SqliteReservations =
   | { readonly kind: 'file'; readonly client: SqlClient; readonly release: () => void }
@@ -103,7 +147,7 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
     );
   }
   localConnections.add(connection);
-  const client = sqliteClient(lockAwareDatabase(db, busyTimeoutMs), { ownsDatabase: true });
+  const client = statementTransactions(sqliteClient(lockAwareDatabase(db, busyTimeoutMs), { ownsDatabase: true }));
   return {
     kind: 'file',
     client,

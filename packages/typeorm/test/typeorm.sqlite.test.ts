@@ -148,6 +148,24 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
     }
   });
 
+  it("runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread nor finds the file locked", async () => {
+    const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false });
+    try {
+      const generator = hiloOf(dataSource).generator;
+      const started = Date.now();
+      for (let round = 0; round < 10; round++) {
+        // the reservation and TypeORM's INSERT interleave on this thread
+        const [keys] = await Promise.all([generator.reserve('customers', 7), dataSource.getRepository(Customer).insert({ id: 2_000_000 + round, name: 'next to it' })]);
+        expect(new Set(keys).size).toBe(7);
+      }
+      // a stalled thread waits out the busy timeout (5 s) once per round
+      expect(Date.now() - started).toBeLessThan(4500);
+      expect(await dataSource.getRepository(Customer).countBy({ name: 'next to it' })).toBe(10);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
   it('fails with a hilo error, not a hang, when a transaction awaits a reservation only its own commit would allow', async () => {
     const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false, retries: 3 }, { synchronize: false });
     try {
