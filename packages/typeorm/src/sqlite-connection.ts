@@ -118,7 +118,9 @@ export function isBetterSqlite(dataSource: DataSource): boolean {
  * - A file: a connection of hilo's own to the same file, opened with the DataSource's driver module, busy
  *   timeout (`timeout`, default 5 s), encryption `key` and `prepareDatabase` hook. TypeORM's single
  *   connection cannot serve: a reservation on it would join the caller's transaction and roll back with
- *   it. Other processes on the same file reserve through the same hi table, so keys never collide.
+ *   it. Other processes on the same file reserve through the same hi table, so keys never collide. Each
+ *   reservation is one statement (see `statementTransactions`) with a lock-aware busy timeout (see
+ *   `lockAwareDatabase`).
  * - `:memory:`: no other connection can open that database and no other process can write it, so the
  *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
  *   counter lives in this process instead (see `memory-source.ts`), which is exactly as durable as the
