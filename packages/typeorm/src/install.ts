@@ -429,7 +429,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       if (given.length > 0) {
         throw new HiLoConfigurationError(
           `The better-sqlite3 DataSource is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
-            'remove those options, or use a database file so that a hi table can be shared.',
+            'remove those options, or use a database file so that a hi table can be shared (or pass `client` for a hi source elsewhere).',
         );
       }
       hiSource = memoryReservations(
