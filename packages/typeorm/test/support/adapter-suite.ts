@@ -164,6 +164,23 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('replaced');
   });
 
+  it('inserts entities again, keys unchanged, when they are saved after their transaction rolled back', async () => {
+    const order = newOrderGraph(dataSource.manager, 9);
+    const keys = [order.id, order.customer.id, ...order.items.map((i) => i.id)];
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await manager.save(order);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await dataSource.getRepository(Order).countBy({ id: order.id })).toBe(0);
+    // the INSERT was attempted: this save looks the keys up (nothing there) and inserts
+    const statements = dataStatements(await log.capture(() => dataSource.manager.save(order)));
+    expect(selectsBeforeInsert(statements).length).toBeGreaterThan(0);
+    expect([order.id, order.customer.id, ...order.items.map((i) => i.id)]).toEqual(keys);
+    expect(await dataSource.getRepository(OrderItem).countBy({ order: { id: order.id } })).toBe(2);
+  });
+
   it('updates the stored row when create() is given the key of an existing row', async () => {
     const existing = await dataSource.manager.save(dataSource.manager.create(Customer, { name: 'before' }));
     const count = await dataSource.getRepository(Customer).count();
