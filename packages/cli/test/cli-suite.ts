@@ -124,7 +124,12 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     expect(human.stdout).toContain(`rows of ${orders}.id without a key are rejected`);
     const sql = await hilo([...args, '--sql']);
     expectSuccess(sql);
-    expect(sql.stdout).toMatch(db.kind === 'postgres' ? /set default "public"\."hilo_missing_key"\('items'\);/ : /create trigger `[^`]+`\.`guard_items_\w+_hilo_key`/);
+    // a trigger's body holds `;`, so the script text wraps it in DELIMITER lines for the mysql/mariadb client
+    expect(sql.stdout).toMatch(
+      db.kind === 'postgres'
+        ? /set default "public"\."hilo_missing_key"\('items'\);/
+        : /\nDELIMITER \/\/\ncreate trigger `[^`]+`\.`guard_items_\w+_hilo_key`[^]*\nend \/\/\nDELIMITER ;\n$/,
+    );
   });
 
   it(`init --guard names a missing table or column in one line and exits 1 (${source})`, async () => {
