@@ -19,4 +19,14 @@ export { memorySource, type MemorySource, type MemorySourceOptions } from './mem
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
 export * from './sql/index.js';
 export * from './presets/index.js';
-export * from './sql/key-guard.js';
+export {
+  keyGuardSql,
+  ensureKeyGuard,
+  missingKeyFunctionSql,
+  missingKeyTriggerSql,
+  keyGuardTriggerName,
+  MISSING_KEY_FUNCTION,
+  type KeyGuardTarget,
+  type KeyGuardDialect,
+  type MissingKeyFunctionOptions,
+} from './sql/key-guard.js';

@@ -1,0 +1,3 @@
+import { keyGuardSuite } from './key-guard-suite.js';
+
+keyGuardSuite('mysql');
