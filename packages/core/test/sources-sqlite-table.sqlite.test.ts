@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { runHiSourceConformance } from '@hilo/testing';
-import { connect, sqliteTableSource } from '../src/sql/index.js';
+import { connect, sqliteClient, sqliteTableSource } from '../src/sql/index.js';
 
 runHiSourceConformance({
   name: 'sqlite table',
@@ -10,4 +14,63 @@ runHiSourceConformance({
   worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'table', options: {} } },
   releases: true,
   checksIncrement: false,
+});
+
+describe('sqlite table: a reservation and another connection in the same thread', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hilo-sqlite-lock-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds the write lock only inside one statement, so a write from another connection between awaits never waits', async () => {
+    const file = join(dir, 'app.db');
+    const hiloDb = new Database(file);
+    hiloDb.pragma('busy_timeout = 5000');
+    const appDb = new Database(file);
+    appDb.pragma('busy_timeout = 50'); // better-sqlite3 blocks the thread while it waits: keep it short
+    appDb.exec('create table events (n integer)');
+    const source = sqliteTableSource(sqliteClient(hiloDb));
+    await source.prepare?.('orders', new AbortController().signal);
+    let lockedBetweenTurns = 0;
+    const failedWrites: string[] = [];
+    try {
+      for (let round = 0; round < 20; round++) {
+        let done = false;
+        const reservation = source.reserve('orders', { size: 10, signal: new AbortController().signal }).finally(() => (done = true));
+        let turns = 0;
+        while (!done && turns < 1000) {
+          // between every two turns of the event loop, the application writes on its own connection
+          if (hiloDb.inTransaction) lockedBetweenTurns++;
+          try {
+            appDb.prepare('insert into events (n) values (?)').run(round);
+          } catch (error) {
+            failedWrites.push((error as Error).message);
+          }
+          await Promise.resolve();
+          turns++;
+        }
+        await reservation.catch((error: Error) => failedWrites.push(`reservation: ${error.message}`));
+      }
+      expect(failedWrites).toEqual([]);
+      expect(lockedBetweenTurns).toBe(0);
+      expect(appDb.prepare('select count(*) as c from events').get()).toMatchObject({ c: expect.any(Number) });
+    } finally {
+      appDb.close();
+      hiloDb.close();
+    }
+  });
+
+  it('refuses to reserve on a connection inside a transaction, which the reservation would join', async () => {
+    const db = new Database(join(dir, 'shared.db'));
+    const source = sqliteTableSource(sqliteClient(db));
+    await source.prepare?.('orders', new AbortController().signal);
+    db.exec('begin');
+    try {
+      await expect(source.reserve('orders', { size: 10, signal: new AbortController().signal })).rejects.toThrow(/inside a transaction, which a reservation would join/);
+    } finally {
+      db.exec('rollback');
+      db.close();
+    }
+  });
 });

@@ -28,6 +28,12 @@ export interface SqlClient extends SqlExecutor {
    * back when it rejects.
    */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Optional: runs one statement as a transaction of its own, and refuses (like {@link transaction}) when
+   * the connection is already inside one. Sources prefer it for single-statement reservations where a
+   * transaction held across `await`s would keep a lock longer than the statement (SQLite).
+   */
+  atomic?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>>;
   /** Releases what this client owns (a pool it created from a URL); leaves a pool passed in alone. */
   close(): Promise<void>;
 }

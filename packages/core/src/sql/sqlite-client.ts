@@ -77,19 +77,29 @@ export function sqliteClient(db: SqliteDatabaseLike, options: SqliteClientOption
     return result;
   };
   const inTransaction = () => db.inTransaction === true || db.isTransaction === true;
+  const refuseOpenTransaction = () => {
+    if (inTransaction()) {
+      throw new HiLoSourceError(
+        'The SQLite connection given to hilo is inside a transaction, which a reservation would join. Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
+      );
+    }
+  };
 
   return {
     dialect: 'sqlite',
     query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
       return exclusive(async () => run<Row>(db, sql, params));
     },
+    atomic<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      // SQLite runs a lone statement as its own transaction, holding the write lock only while it runs
+      return exclusive(async () => {
+        refuseOpenTransaction();
+        return run<Row>(db, sql, params);
+      });
+    },
     transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
       return exclusive(async () => {
-        if (inTransaction()) {
-          throw new HiLoSourceError(
-            'The SQLite connection given to hilo is inside a transaction, which a reservation would join. Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
-          );
-        }
+        refuseOpenTransaction();
         run(db, 'begin immediate');
         const tx: SqlExecutor = { query: async <Row>(sql: string, params?: readonly unknown[]) => run<Row>(db, sql, params) };
         try {

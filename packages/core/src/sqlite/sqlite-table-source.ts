@@ -3,20 +3,21 @@ import type { SqlHiSource } from '../sql/sql-hi-source.js';
 import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../sql/table-source.js';
 
 /**
- * SQLite SQL of the table source: `begin immediate` takes the write lock up front (waiting up to the busy
- * timeout when another process holds it), then `update … returning`, then commit.
+ * SQLite SQL of the table source. A reservation is one autocommit `update … returning`: SQLite runs a single
+ * statement as its own transaction, taking the write lock (waiting up to the busy timeout when another
+ * connection holds it) and releasing it before the statement returns. An explicit BEGIN … COMMIT around it
+ * would hold the lock across event-loop turns, where a synchronous driver's other connection in the same
+ * thread could then block on it.
  */
 export const sqliteTableStatements: TableStatements = {
   createTable: (t, s, v) => `create table if not exists ${t} (${s} text not null primary key, ${v} integer not null)`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values (?, ?) on conflict (${s}) do nothing`,
-  advance(client, t, s, v, key, amount) {
-    return client.transaction(async (tx) => {
-      const { rows } = await tx.query<{ v: unknown }>(
-        `update ${t} set ${v} = ${v} + ? where ${s} = ? returning cast(${v} as text) as v`,
-        [amount, key],
-      );
-      return rows[0] === undefined ? undefined : toBigInt(rows[0].v, 'the stored value');
-    });
+  async advance(client, t, s, v, key, amount) {
+    const sql = `update ${t} set ${v} = ${v} + ? where ${s} = ? returning cast(${v} as text) as v`;
+    const { rows } = client.atomic
+      ? await client.atomic<{ v: unknown }>(sql, [amount, key])
+      : await client.transaction((tx) => tx.query<{ v: unknown }>(sql, [amount, key]));
+    return rows[0] === undefined ? undefined : toBigInt(rows[0].v, 'the stored value');
   },
   compareAndSet: (t, s, v) => `update ${t} set ${v} = ? where ${s} = ? and ${v} = ?`,
   raiseTo: (t, s, v) => `update ${t} set ${v} = ? where ${s} = ? and ${v} < ?`,
