@@ -34,7 +34,7 @@ export function validateSegment(value: unknown): string {
   // eslint-disable-next-line no-control-regex
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SEGMENT_LENGTH || /[\u0000-\u001f]/.test(value)) {
     throw new HiLoConfigurationError(
-      `Expected the segment to be a non-empty string of at most ${MAX_SEGMENT_LENGTH} characters without control characters, got ${describe(value)}.`,
+      `Expected \`segment\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without control characters, e.g. "orders", got ${describe(value)}.`,
     );
   }
   return value;

@@ -1,4 +1,5 @@
 import { HiLoConfigurationError } from './errors.js';
+import { validateSegment as checkSegment } from './identifiers.js';
 import type { HiSource, KeyType } from './types.js';
 import type { HiLoEvent } from './events.js';
 
@@ -244,9 +245,10 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   };
 }
 
-/** Segment names: 1–128 characters, no control characters. Sources that turn them into identifiers check more. */
+/**
+ * Segment names, one rule for the generator and every source: 1–255 characters (what a hi table's `segment`
+ * column stores), no control characters. Sources that turn them into identifiers check more.
+ */
 export function validateSegment(segment: unknown): asserts segment is string {
-  if (typeof segment !== 'string' || segment.length === 0 || segment.length > 128 || /[\u0000-\u001f]/.test(segment)) {
-    throw HiLoConfigurationError.invalidOption('segment', 'a non-empty name of at most 128 printable characters, e.g. "orders"', segment);
-  }
+  checkSegment(segment);
 }
