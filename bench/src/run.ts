@@ -28,7 +28,8 @@ try {
   log(await pgBenchmarks(url, core.find((r) => r.name === 'core.next')!.value));
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const client = pgClient(pool);
-  log(await boundaryLatency(() => sequenceSource(client, { increment: 100 }), 'pg'));
+  // a sequence of its own, INCREMENT BY the block size of the latency run
+  log(await boundaryLatency((size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }), 'pg'));
   await pool.end();
   process.env.HILO_PG_URL = url; // the ORM benchmarks create their databases on this server
   log(await ormBenchmarks());

@@ -28,7 +28,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 export async function benchGraph(
   url: string,
-  { orders, items, rounds = 5 }: { orders: number; items: number; rounds?: number },
+  { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number },
 ): Promise<GraphBenchResult> {
   let statements = 0;
   const orm = await MikroORM.init({

@@ -41,7 +41,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 export async function benchGraph(
   url: string,
-  { orders, items, rounds = 5 }: { orders: number; items: number; rounds?: number },
+  { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number },
 ): Promise<GraphBenchResult> {
   const counter = new StatementCounter();
   const dataSource = withHiLo(

@@ -352,7 +352,12 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
   private prefetch(s: SegmentState): void {
     s.prefetchMark = Infinity;
     if (this.closed || s.inflight !== undefined || s.queue.length > 0) return;
-    void this.refill(s).catch(() => undefined);
+    // Started on the next turn of the event loop, not inside the call that crossed the mark: starting a
+    // reservation (a driver building and sending a query) would otherwise land on that caller's latency.
+    setImmediate(() => {
+      if (this.closed || s.inflight !== undefined || s.queue.length > 0) return;
+      void this.refill(s).catch(() => undefined);
+    });
   }
 
   /** Single flight: the reservation in flight for `s`, or a new one. */
