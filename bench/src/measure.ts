@@ -4,6 +4,8 @@ export interface Result {
   readonly value: number;
   readonly unit: string;
   readonly ratio?: number;
+  /** The ratio the issue asks for; the chart marks it and colours the bar by it. */
+  readonly target?: number;
   readonly note?: string;
 }
 

@@ -43,6 +43,7 @@ export async function ormBenchmarks(): Promise<Result[]> {
         value: r.hiloMs,
         unit: 'ms',
         ratio,
+        target,
         note: `1,000 orders × 10 items; identity path ${Math.round(r.identityMs)} ms; ${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target.toFixed(1)}${ratio < target ? ' (missed)' : ''}`,
       });
     } finally {

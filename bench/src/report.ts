@@ -8,19 +8,36 @@ export function renderMarkdown(results: readonly Result[]): string {
   return ['| benchmark | value | ratio | note |', '| --- | ---: | ---: | --- |', ...rows, ''].join('\n');
 }
 
-/** A horizontal bar chart of every result that has a ratio (log-free, ratios up to the largest). */
+/**
+ * A horizontal bar chart of every result that has a ratio, on a logarithmic scale (ratios run from below 1
+ * to thousands), with each target marked: green bars meet their target, orange bars miss it.
+ */
 export function renderSvg(results: readonly Result[]): string {
   const bars = results.filter((r) => r.ratio !== undefined);
-  const width = 760;
-  const rowH = 28;
-  const left = 220;
-  const max = Math.max(1, ...bars.map((b) => b.ratio!));
-  const height = 40 + bars.length * rowH;
+  const width = 820;
+  const rowH = 30;
+  const left = 190;
+  const right = width - 90;
+  const lo = 0.1;
+  const hi = Math.max(10, ...bars.flatMap((b) => [b.ratio!, b.target ?? 0])) * 2;
+  const x = (v: number) => left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (right - left);
+  const top = 40;
+  const height = top + bars.length * rowH + 40;
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const ticks = [0.1, 1, 10, 100, 1000, 10000].filter((t) => t <= hi);
+  const grid = ticks
+    .map((t) => `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${top + bars.length * rowH}" stroke="#ddd"/><text x="${x(t).toFixed(1)}" y="${top + bars.length * rowH + 16}" text-anchor="middle" font-size="11" fill="#666">${t}×</text>`)
+    .join('');
   const rows = bars.map((b, i) => {
-    const y = 30 + i * rowH;
-    const w = Math.max(1, ((width - left - 80) * b.ratio!) / max);
-    return `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.name)}</text><rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="20" fill="#3b82f6"/><text x="${left + w + 6}" y="${y + 15}" font-size="12">${b.ratio!.toFixed(2)}×</text>`;
+    const y = top + i * rowH;
+    const met = b.target === undefined || b.ratio! >= b.target;
+    const w = Math.max(1, x(b.ratio!) - left);
+    const target =
+      b.target === undefined
+        ? ''
+        : `<line x1="${x(b.target).toFixed(1)}" y1="${y - 2}" x2="${x(b.target).toFixed(1)}" y2="${y + 22}" stroke="#111" stroke-width="2" stroke-dasharray="3,2"/>`;
+    return `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.name)}</text><rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="20" fill="${met ? '#16a34a' : '#ea580c'}"/>${target}<text x="${(Math.max(left + w, b.target === undefined ? 0 : x(b.target)) + 6).toFixed(1)}" y="${y + 15}" font-size="12">${b.ratio! >= 100 ? Math.round(b.ratio!) : b.ratio!.toFixed(2)}×</text>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><text x="10" y="18" font-size="14" font-weight="bold">hilo benchmark ratios (higher is better)</text>${rows.join('')}</svg>\n`;
+  const legend = `<text x="10" y="${height - 8}" font-size="11" fill="#444">logarithmic scale; dashed line: target; green: target met, orange: missed. Ratios: see bench/results/latest.md</text>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">hilo benchmark ratios (higher is better)</text>${grid}${rows.join('')}${legend}</svg>\n`;
 }
