@@ -1,5 +1,6 @@
 import {
   HiLoClosedError,
+  HiLoConfigurationError,
   HiLoError,
   HiLoExhaustedError,
   HiLoNotReadyError,
@@ -40,6 +41,17 @@ export interface HiLoGenerator<K extends number | bigint = number> {
    * attempt within `timeoutMs`) with a clear error when the database cannot be reached.
    */
   warm(segments: readonly string[]): Promise<void>;
+  /**
+   * Resolves once at least `count` keys of `segment` are in memory, reserving the shortfall in as few round
+   * trips as it can (one, when the block size allows). Call it before creating a batch synchronously —
+   * `nextSync()` and the ORM adapters' create hooks then find a key for every entity.
+   * @example
+   * ```ts
+   * await generator.ensure('order_items', 10_000);
+   * const items = rows.map((row) => ({ id: generator.nextSync('order_items'), ...row }));
+   * ```
+   */
+  ensure(segment: string, count: number): Promise<void>;
   /** The next key as a string id in RavenDB's format: `orders/10`, or `orders/10-A` with a node tag. */
   nextFullId(segment: string): Promise<string>;
   /** Statistics per segment used so far. */
@@ -197,6 +209,25 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
       return keys;
     } finally {
       s.demand -= wanted;
+    }
+  }
+
+  async ensure(segment: string, count: number): Promise<void> {
+    if (!Number.isInteger(count) || count < 0 || count > 100_000_000) {
+      throw HiLoConfigurationError.invalidOption('count', 'an integer from 0 to 100000000', count);
+    }
+    const s = this.state(segment);
+    for (;;) {
+      if (this.closed) throw new HiLoClosedError();
+      const short = count - this.available(s);
+      if (short <= 0) return;
+      // counted as waiting demand, so that the next reservation covers the whole shortfall
+      s.demand += count;
+      try {
+        await this.refill(s);
+      } finally {
+        s.demand -= count;
+      }
     }
   }
 

@@ -79,6 +79,39 @@ describe('generator: keys from memory', () => {
     expect(source.reservations.get('orders')).toBeLessThanOrEqual(3);
   });
 
+  it('ensure(n) puts n keys in memory in one round trip, so a synchronous batch of n never misses', async () => {
+    const source = memorySource();
+    const generator = createHiLoGenerator({ source, blockSize: 100, ...fixed });
+    await generator.warm(['items']);
+    await generator.ensure('items', 10_000);
+    expect(source.reservations.get('items')).toBe(2); // warm, then the shortfall of 9,900 at once
+    expect(generator.stats().items!.keysAvailable).toBeGreaterThanOrEqual(10_000);
+    const keys = Array.from({ length: 10_000 }, () => generator.nextSync('items'));
+    expect(new Set(keys).size).toBe(10_000);
+    expect(keys).toEqual([...keys].sort((a, b) => a - b));
+    // enough in memory already: no round trip
+    await generator.ensure('items', 0);
+    await generator.warm(['other']);
+    await generator.ensure('other', 50);
+    expect(source.reservations.get('other')).toBe(1);
+    await generator.close();
+  });
+
+  it('ensure() while next() callers wait and keys are taken: every key once, and n in memory at the end', async () => {
+    const source = memorySource({ latencyMs: 2 });
+    const generator = createHiLoGenerator({ source, blockSize: 10, adaptive: false });
+    const taken = Promise.all(Array.from({ length: 300 }, () => generator.next('orders')));
+    await generator.ensure('orders', 500);
+    const first = await taken;
+    const rest = Array.from({ length: Math.min(500, generator.stats().orders!.keysAvailable) }, () => generator.nextSync('orders'));
+    expect(rest.length).toBeGreaterThanOrEqual(200); // the 300 callers may have taken from what ensure brought
+    expect(new Set([...first, ...rest]).size).toBe(first.length + rest.length);
+    await expect(generator.ensure('orders', -1)).rejects.toThrow(HiLoConfigurationError);
+    await expect(generator.ensure('orders', 1.5)).rejects.toThrow(/`count`/);
+    await generator.close();
+    await expect(generator.ensure('orders', 1)).rejects.toThrow(HiLoClosedError);
+  });
+
   it('prefetches the next block in the background past the configured fraction', async () => {
     const source = memorySource({ latencyMs: 1 });
     const generator = createHiLoGenerator({ source, blockSize: 10, adaptive: false, prefetchAt: 0.8 });
