@@ -10,7 +10,10 @@ const classes = new WeakMap<EntityManagerClass, EntityManagerClass>();
 
 /**
  * A subclass of the driver's EntityManager whose `insert()` and `insertMany()` fill missing hi/lo keys
- * first: those methods write rows directly and never run `onCreate`. Forks inherit the class.
+ * first: those methods write rows directly and never run `onCreate`. `upsert()` and `upsertMany()` do run
+ * `onCreate`, synchronously and for the INSERT only (MikroORM keeps such values out of the conflict update
+ * and out of the conflict target); the subclass makes sure enough keys are in memory before they do.
+ * Forks inherit the class.
  */
 export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerClass {
   const cached = classes.get(base);
@@ -30,6 +33,16 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
       const rows = await withKeys(this, runtime, entitiesOrName, data as unknown[] | undefined);
       const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(entitiesOrName, rows, options);
       return (keysOf(this, runtime, entitiesOrName, rows) ?? result) as never;
+    }
+
+    override async upsert(entityNameOrEntity: unknown, data?: unknown, options?: unknown): Promise<never> {
+      await keysInMemory(this, entityNameOrEntity, data === undefined ? undefined : [data]);
+      return (super.upsert as (...args: unknown[]) => Promise<never>)(entityNameOrEntity, data, options);
+    }
+
+    override async upsertMany(entityNameOrEntity: unknown, data?: unknown, options?: unknown): Promise<never> {
+      await keysInMemory(this, entityNameOrEntity, data as unknown[] | undefined);
+      return (super.upsertMany as (...args: unknown[]) => Promise<never>)(entityNameOrEntity, data, options);
     }
   }
 
@@ -60,6 +73,22 @@ async function withKeys(
   return rows.map((row) =>
     !isEntity(row) && (row as Row)[entry.property] == null ? { ...(row as Row), [entry.property]: keys[i++] } : row,
   );
+}
+
+/**
+ * Waits until memory holds a key for every row of an upsert that has none, so that the `onCreate` hook
+ * MikroORM runs inside `upsert()` finds one. The key is not put into the row here: a key in the data would
+ * become the upsert's conflict target instead of the unique properties the caller means.
+ */
+async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unknown[] | undefined): Promise<void> {
+  const runtime = runtimeFor(em);
+  const list = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
+  const entry = keyedEntry(em, runtime, rows ? entityOrName : (list[0] as object | undefined));
+  if (!entry) return;
+  const missing = list.filter((row) => typeof row === 'object' && row !== null && (row as Row)[entry.property] == null).length;
+  if (missing === 0) return;
+  const generator = await runtime.ready();
+  await generator.ensure(entry.segment, missing);
 }
 
 /**

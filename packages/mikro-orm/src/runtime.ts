@@ -90,6 +90,12 @@ export class HiLoRuntime {
       );
     }
     const options = isHiLoOnCreate(prop.onCreate) ? prop.onCreate[HILO_KEY] : undefined;
+    // MikroORM also calls onCreate with a plain data object (em.upsert() with data), which does not say
+    // which entity it is for: bind this ORM's hook to the entity class it was declared on.
+    const declaredOn = meta.class;
+    prop.onCreate = Object.assign((entity: object, em: EntityManager) => runtimeFor(em).keyFromMemory(entity, declaredOn), {
+      [HILO_KEY]: options ?? {},
+    }) as never;
     const root = meta.root ?? meta;
     this.#entities.set(meta.class, {
       className: meta.className,
@@ -109,8 +115,9 @@ export class HiLoRuntime {
    * A key for `entity` from memory, or `undefined` when none is in memory (a reservation is then under way
    * and the flush fills the key).
    */
-  keyFromMemory(entity: object): number | bigint | string | undefined {
-    const entry = this.entryFor(entity);
+  keyFromMemory(entity: object, declaredOn?: unknown): number | bigint | string | undefined {
+    // an entity instance knows its own class (a subclass, with inheritance); a plain data row does not
+    const entry = this.entryFor(entity) ?? (declaredOn === undefined ? undefined : this.#entities.get(declaredOn));
     if (!entry || !this.#generator) return undefined;
     const key = this.#generator.tryNextSync(entry.segment);
     return key === undefined ? undefined : convert(key, entry);

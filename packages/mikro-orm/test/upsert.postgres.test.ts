@@ -1,0 +1,3 @@
+import { upsertSuite } from './support/upsert-suite.js';
+
+upsertSuite('postgres');
