@@ -212,6 +212,22 @@ export class HiLoTypeOrm {
     return this.#convert(key, await this.generator.next(key.segment));
   }
 
+  /**
+   * Makes sure `count` keys of an entity's segment are in memory, in one round trip for the shortfall, so
+   * that the next `count` `create()` calls all get their key synchronously. Use it before creating a large
+   * batch in one go: blocks are sized from the consumption rate and can be smaller than a burst (a key
+   * missing at `create()` is still assigned before INSERT, but is not known before `save()`).
+   * @example
+   * ```ts
+   * await hiloOf(dataSource).ensure(OrderItem, rows.length);
+   * const items = rows.map((row) => items.create(row)); // every item has its key
+   * ```
+   */
+  async ensure(target: EntityTarget<ObjectLiteral>, count: number): Promise<void> {
+    const key = this.#keyColumn(this.dataSource.getMetadata(target));
+    await this.generator.ensure(key.segment, count);
+  }
+
   /** Stops handing out keys and returns the unused tail of each block where the source can prove it is safe. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -54,6 +54,17 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect(hilo.segments.sort()).toEqual(['customers', 'items', 'orders', 'tags']);
   });
 
+  it('ensure(Entity, n) puts n keys in memory, so a synchronous batch of n gets every key at create()', async () => {
+    const items = dataSource.getRepository(OrderItem);
+    await hilo.ensure(OrderItem, 5_000);
+    const batch = Array.from({ length: 5_000 }, (_, n) => items.create({ sku: `batch-${n}`, quantity: 1 }));
+    const keys = batch.map((item) => item.id);
+    expect(keys.every((key) => typeof key === 'number')).toBe(true);
+    expect(new Set(keys).size).toBe(5_000);
+    await expect(hilo.ensure(OrderItem, -1)).rejects.toThrow(/`count`/);
+    await hilo.ensure(OrderItem, 100); // the batch emptied memory: leave keys for the tests that follow
+  });
+
   it('assigns keys through repositories, query-runner managers and transactions', async () => {
     expect(typeof dataSource.getRepository(Customer).create({ name: 'repo' }).id).toBe('number');
     expect(dataSource.getRepository(Customer).create([{ name: 'x' }, { name: 'y' }]).every((c) => typeof c.id === 'number')).toBe(true);
