@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describePostgres } from '@hilo/testing';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+// `pnpm demo` is what a new user runs first: run it end to end (three example apps, each in its own process,
+// on databases of the test server) and check the summary it prints.
+describePostgres('pnpm demo', () => {
+  it('runs the three examples and prints keys known before flush and statements per ORM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts')], {
+      cwd: root,
+      env: process.env, // HILO_PG_URL: the demo uses this server instead of starting one
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' });
+    expect(out).toContain('| typeorm | 24 | 5 | 5 |');
+    expect(out).toContain('| prisma | 61 | 4 | 50 |');
+    expect(out).toContain('| mikro-orm | 184 | 5 | 5 |');
+    expect(out).toMatch(/transaction rolled back \(payment declined\)/);
+  }, 120_000);
+});
