@@ -12,3 +12,10 @@ export {
   type TestDatabase,
 } from './databases.ts';
 export { runHiSourceConformance, type HiSourceConformanceOptions, type ConformanceSource, type SourceSettings } from './conformance/hi-source-suite.ts';
+export {
+  runAdapterConformance,
+  type AdapterHarness,
+  type AdapterShop,
+  type GraphKeys,
+  type StoredRows,
+} from './conformance/adapter-suite.ts';

@@ -1,0 +1,281 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeDatabase, randomName, type TestDatabase } from '../databases.ts';
+
+/** Every key of one graph: a customer, its orders and each order's items. */
+export interface GraphKeys {
+  readonly customer: bigint;
+  readonly orders: ReadonlyArray<{ readonly id: bigint; readonly items: readonly bigint[] }>;
+}
+
+/** Every key and foreign key of the three shop tables, as the database holds them. */
+export interface StoredRows {
+  readonly customers: readonly bigint[];
+  readonly orders: ReadonlyArray<{ readonly id: bigint; readonly customer: bigint }>;
+  readonly items: ReadonlyArray<{ readonly id: bigint; readonly order: bigint }>;
+}
+
+/**
+ * One application instance on the shop schema — customers, orders (→ customer) and order_items (→ order),
+ * all with hi/lo keys — written with the ORM under test. `G` is the ORM's in-memory graph (entities,
+ * or the data of a nested create).
+ */
+export interface AdapterShop<G = unknown> {
+  /**
+   * Builds one customer with `orders` orders of `items` items each, in memory, the way an application
+   * would (`create()`, `em.create()`, keys drawn for a nested create). It may wait for hilo (e.g. to put
+   * enough keys in memory), but must send no statement to the shop's tables.
+   */
+  build(orders: number, items: number): Promise<G>;
+  /** The keys the graph carries now. */
+  keysOf(graph: G): GraphKeys;
+  /**
+   * Writes the graph in one transaction. `inside`, when given, runs in that transaction after the writes;
+   * when it throws, the transaction must roll back and `persist` reject with its error.
+   */
+  persist(graph: G, inside?: () => void): Promise<void>;
+  /** Reads every key and foreign key of the three tables from the database (not from an identity map). */
+  rows(): Promise<StoredRows>;
+  /** Loads every customer with its orders and their items through the ORM; returns how many entities it loaded. */
+  load(): Promise<number>;
+  /** How many keys hilo's generator has handed out so far, over all segments (`stats()[s].keysIssued`). */
+  keysIssued(): Promise<number>;
+  /** How many statements the ORM has sent to the shop's tables so far (hilo's own reservations do not count). */
+  statementsSent(): number;
+  /** Closes the ORM and hilo. */
+  close(): Promise<void>;
+}
+
+/** What an ORM adapter provides to run {@link runAdapterConformance}. */
+export interface AdapterHarness<G = unknown> {
+  /** Title of the describe block, e.g. `typeorm on postgres`. */
+  readonly name: string;
+  /** Which database the adapter runs on; `sqlite` gets a file in a fresh temporary folder (`url` is its path). */
+  readonly kind: 'postgres' | 'mysql' | 'sqlite';
+  /** Creates the shop tables (and whatever else hilo needs) in the fresh database at `url`. Called once. */
+  prepare(url: string): Promise<void>;
+  /** Opens an application instance on the prepared database; each call gets a generator of its own. */
+  open(url: string): Promise<AdapterShop<G>>;
+  /**
+   * A child-process script run with `node --import tsx <script> <json>`, where `<json>` is
+   * `{ ...spec, url, orders }`.
+   * It opens its own ORM with hilo on `url` (prepared), inserts one customer and `orders` orders for it
+   * through the ORM in several flushes, and prints the orders' keys as a JSON array (numbers or strings).
+   */
+  readonly worker: {
+    readonly script: string;
+    /** Settings the script needs besides `url` and `orders` (e.g. the database kind). */
+    readonly spec?: Record<string, unknown>;
+    /** tsconfig for tsx (decorator settings, path mappings), passed as `TSX_TSCONFIG_PATH`. */
+    readonly tsconfig?: string;
+  };
+}
+
+const WORKER_ORDERS = 40;
+const ROLLBACK_MESSAGE = 'business rule failed: roll back';
+
+type Table = 'customers' | 'orders' | 'items';
+const TABLES: readonly Table[] = ['customers', 'orders', 'items'];
+/** Keys by table: hi/lo keys are unique per segment, so two tables may hold the same number. */
+type KeysByTable = Record<Table, bigint[]>;
+
+const byTable = (keys: GraphKeys): KeysByTable => ({
+  customers: [keys.customer],
+  orders: keys.orders.map((o) => o.id),
+  items: keys.orders.flatMap((o) => o.items),
+});
+const sorted = (keys: Iterable<bigint>): bigint[] => [...keys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+const storedByTable = (rows: StoredRows): KeysByTable => ({
+  customers: [...rows.customers],
+  orders: rows.orders.map((o) => o.id),
+  items: rows.items.map((i) => i.id),
+});
+function append(into: KeysByTable, keys: KeysByTable): void {
+  for (const table of TABLES) into[table].push(...keys[table]);
+}
+/** Keys of `keys` that are also in `other`, table by table (empty lists when none). */
+function common(keys: KeysByTable, other: KeysByTable): KeysByTable {
+  const result: KeysByTable = { customers: [], orders: [], items: [] };
+  for (const table of TABLES) {
+    const set = new Set(other[table]);
+    result[table] = keys[table].filter((key) => set.has(key));
+  }
+  return result;
+}
+function missing(keys: KeysByTable, from: KeysByTable): KeysByTable {
+  const result: KeysByTable = { customers: [], orders: [], items: [] };
+  for (const table of TABLES) {
+    const set = new Set(from[table]);
+    result[table] = keys[table].filter((key) => !set.has(key));
+  }
+  return result;
+}
+function duplicates(keys: KeysByTable): KeysByTable {
+  const result: KeysByTable = { customers: [], orders: [], items: [] };
+  for (const table of TABLES) result[table] = keys[table].filter((key, i, list) => list.indexOf(key) !== i);
+  return result;
+}
+const none: KeysByTable = { customers: [], orders: [], items: [] };
+
+function runWorker(harness: AdapterHarness, url: string, orders: number): Promise<bigint[]> {
+  const env = { ...process.env };
+  if (harness.worker.tsconfig) env['TSX_TSCONFIG_PATH'] = harness.worker.tsconfig;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
+    cwd: process.cwd(),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`worker ${harness.worker.script} failed (${code ?? signal}): ${stderr}`));
+      try {
+        resolve((JSON.parse(stdout) as Array<number | string>).map((key) => BigInt(key)));
+      } catch {
+        reject(new Error(`worker ${harness.worker.script} printed no JSON array: ${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+function describeSqliteFile(title: string, body: (db: { url: string }) => void): void {
+  const handle = { url: '' };
+  let dir = '';
+  describe(title, () => {
+    beforeAll(() => {
+      dir = mkdtempSync(join(tmpdir(), 'hilo-adapter-'));
+      handle.url = join(dir, `${randomName()}.db`);
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    body(handle);
+  });
+}
+
+/**
+ * The adapter conformance suite: run it once per ORM × database, with a small {@link AdapterHarness}.
+ * Proves that keys exist before anything is written and the stored foreign keys use them, that a
+ * rolled-back transaction's keys are never stored nor handed out again, that two OS processes and the
+ * test process writing at once share no key, and that loading entities draws no key.
+ *
+ * @example
+ * ```ts
+ * runAdapterConformance(typeormHarness('postgres'));
+ * ```
+ */
+export function runAdapterConformance<G>(harness: AdapterHarness<G>): void {
+  const body = (db: { url: string }) => {
+    let shop: AdapterShop<G>;
+
+    beforeAll(async () => {
+      await harness.prepare(db.url);
+      shop = await harness.open(db.url);
+    });
+    afterAll(async () => {
+      await shop?.close();
+    });
+
+    it('assigns keys before flush', async () => {
+      const before = shop.statementsSent();
+      const graph = await shop.build(3, 4);
+      const keys = shop.keysOf(graph);
+      expect(shop.statementsSent()).toBe(before);
+      const tables = byTable(keys);
+      expect([tables.customers.length, tables.orders.length, tables.items.length]).toEqual([1, 3, 12]);
+      for (const key of Object.values(tables).flat()) expect(key).toBeGreaterThan(0n);
+      expect(duplicates(tables)).toEqual(none);
+
+      await shop.persist(graph);
+      expect(shop.statementsSent()).toBeGreaterThan(before);
+      // writing kept the keys the graph had
+      expect(shop.keysOf(graph)).toEqual(keys);
+      const rows = await shop.rows();
+      expect(rows.customers).toContain(keys.customer);
+      const orders = rows.orders.filter((o) => o.customer === keys.customer);
+      expect(sorted(orders.map((o) => o.id))).toEqual(sorted(tables.orders));
+      for (const order of keys.orders) {
+        expect(sorted(rows.items.filter((i) => i.order === order.id).map((i) => i.id))).toEqual(sorted(order.items));
+      }
+    });
+
+    it('keys survive a rolled-back transaction', async () => {
+      const graph = await shop.build(2, 3);
+      const rolledBack = byTable(shop.keysOf(graph));
+      await expect(
+        shop.persist(graph, () => {
+          throw new Error(ROLLBACK_MESSAGE);
+        }),
+      ).rejects.toThrow(ROLLBACK_MESSAGE);
+      expect(common(rolledBack, storedByTable(await shop.rows()))).toEqual(none);
+
+      // later keys, from this instance and from a new one (a restart), never repeat a rolled-back key
+      const later: KeysByTable = { customers: [], orders: [], items: [] };
+      for (let n = 0; n < 3; n++) {
+        const next = await shop.build(2, 3);
+        append(later, byTable(shop.keysOf(next)));
+        await shop.persist(next);
+      }
+      const restarted = await harness.open(db.url);
+      try {
+        for (let n = 0; n < 2; n++) {
+          const next = await restarted.build(2, 3);
+          append(later, byTable(restarted.keysOf(next)));
+          await restarted.persist(next);
+        }
+      } finally {
+        await restarted.close();
+      }
+      expect(duplicates(later)).toEqual(none);
+      expect(common(later, rolledBack)).toEqual(none);
+      expect(missing(later, storedByTable(await shop.rows()))).toEqual(none);
+    });
+
+    it('no duplicates across processes', async () => {
+      let running = 2;
+      const workers = [0, 1].map(() =>
+        runWorker(harness as AdapterHarness, db.url, WORKER_ORDERS).finally(() => {
+          running--;
+        }),
+      );
+      workers.forEach((w) => w.catch(() => undefined));
+      // the test process writes while the workers do
+      const mine: bigint[] = [];
+      const deadline = Date.now() + 50_000;
+      for (let round = 0; running > 0 || round < 3; round++) {
+        if (Date.now() > deadline) throw new Error('the workers did not finish');
+        const graph = await shop.build(2, 1);
+        mine.push(...shop.keysOf(graph).orders.map((o) => o.id));
+        await shop.persist(graph);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const theirs = await Promise.all(workers);
+      for (const keys of theirs) expect(keys).toHaveLength(WORKER_ORDERS);
+      const all = [...mine, ...theirs.flat()];
+      expect(all.filter((key, i) => all.indexOf(key) !== i)).toEqual([]);
+      const stored = new Set((await shop.rows()).orders.map((o) => o.id));
+      expect(all.filter((key) => !stored.has(key))).toEqual([]);
+    });
+
+    it('loading consumes no keys', async () => {
+      await shop.persist(await shop.build(2, 2));
+      const issued = await shop.keysIssued();
+      const loaded = await shop.load();
+      expect(loaded).toBeGreaterThanOrEqual(1 + 2 + 2 * 2);
+      expect(await shop.keysIssued()).toBe(issued);
+      // the counter counts: a new graph of 3 entities draws 3 keys
+      await shop.build(1, 1);
+      expect(await shop.keysIssued()).toBe(issued + 3);
+    });
+  };
+
+  const title = `adapter conformance: ${harness.name}`;
+  if (harness.kind === 'sqlite') describeSqliteFile(title, body);
+  else describeDatabase(harness.kind, title, (db: TestDatabase) => body(db));
+}
