@@ -1,0 +1,4 @@
+import { runAdapterConformance } from '@hilo/testing';
+import { prismaHarness } from './support/conformance-harness.js';
+
+runAdapterConformance(prismaHarness('postgres'));
