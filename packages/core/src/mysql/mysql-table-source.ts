@@ -2,16 +2,38 @@ import type { SqlClient } from '../sql/sql-client.js';
 import type { SqlHiSource } from '../sql/sql-hi-source.js';
 import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../sql/table-source.js';
 
+/** Clients whose results did not carry the value `LAST_INSERT_ID(expr)` set: they take the two-statement path. */
+const withoutInsertId = new WeakSet<SqlClient>();
+
+/** The new value from an UPDATE's OK packet, when the driver reported it exactly. */
+function reportedValue(insertId: number | string | bigint | undefined): bigint | undefined {
+  if (typeof insertId === 'bigint') return insertId > 0n ? insertId : undefined;
+  if (typeof insertId === 'number') return Number.isSafeInteger(insertId) && insertId > 0 ? BigInt(insertId) : undefined;
+  if (typeof insertId === 'string') return /^[1-9][0-9]*$/.test(insertId) ? BigInt(insertId) : undefined;
+  return undefined;
+}
+
 /**
  * MariaDB/MySQL SQL of the table source. MariaDB 10.x has no `update … returning`, so the new value is
- * remembered with `LAST_INSERT_ID(expr)` and read back on the same connection, in a transaction of its own.
+ * remembered with `LAST_INSERT_ID(expr)`. The OK packet of that UPDATE carries it (mysql2's `insertId`, a
+ * string past 2^53), so a reservation is one autocommit statement, one round trip. A client that does not
+ * report it reads `LAST_INSERT_ID()` back on the same connection in a transaction of its own (four round
+ * trips); the block whose value went unreported is a gap, never reused.
  */
 export const mysqlTableStatements: TableStatements = {
   createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
-  advance(client, t, s, v, key, amount) {
+  async advance(client, t, s, v, key, amount) {
+    const update = `update ${t} set ${v} = last_insert_id(${v} + cast(? as signed)) where ${s} = ?`;
+    if (!withoutInsertId.has(client)) {
+      const { affectedRows, insertId } = await client.query(update, [amount, key]);
+      if (affectedRows === 0) return undefined;
+      const value = reportedValue(insertId);
+      if (value !== undefined) return value;
+      withoutInsertId.add(client);
+    }
     return client.transaction(async (tx) => {
-      const { affectedRows } = await tx.query(`update ${t} set ${v} = last_insert_id(${v} + cast(? as signed)) where ${s} = ?`, [amount, key]);
+      const { affectedRows } = await tx.query(update, [amount, key]);
       if (affectedRows === 0) return undefined;
       const { rows } = await tx.query<{ v: unknown }>('select cast(last_insert_id() as char) as v');
       return toBigInt(rows[0]?.v, 'LAST_INSERT_ID()');

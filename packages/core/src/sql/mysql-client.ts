@@ -34,8 +34,13 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
       const [result] = await target.query(sql, driverParams(params));
       if (Array.isArray(result)) return { rows: result as Row[], affectedRows: 0 };
-      const header = result as { affectedRows?: unknown } | undefined;
-      return { rows: [], affectedRows: typeof header?.affectedRows === 'number' ? header.affectedRows : 0 };
+      const header = result as { affectedRows?: unknown; insertId?: unknown } | undefined;
+      const insertId = header?.insertId;
+      return {
+        rows: [],
+        affectedRows: typeof header?.affectedRows === 'number' ? header.affectedRows : 0,
+        ...(typeof insertId === 'number' || typeof insertId === 'string' || typeof insertId === 'bigint' ? { insertId } : {}),
+      };
     },
   };
 }

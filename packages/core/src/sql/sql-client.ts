@@ -6,6 +6,11 @@ export interface SqlResult<Row> {
   readonly rows: Row[];
   /** Rows changed by INSERT/UPDATE/DELETE; 0 for SELECT. */
   readonly affectedRows: number;
+  /**
+   * MySQL/MariaDB: the OK packet's last insert id, which `UPDATE … SET v = LAST_INSERT_ID(expr)` sets to
+   * `expr` — the new value in the same round trip. Absent when the driver does not report it.
+   */
+  readonly insertId?: number | string | bigint;
 }
 
 /** Something that runs one SQL statement with positional parameters (`$1` on PostgreSQL, `?` elsewhere). */
