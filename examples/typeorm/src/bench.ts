@@ -1,7 +1,8 @@
-import { DataSource, type Logger } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { withHiLo } from 'hilo-typeorm';
 import { Customer, Order, OrderItem } from './entities.js';
 import { IdentityCustomer, IdentityOrder, IdentityOrderItem } from './identity-entities.js';
+import { StatementCounter } from './main.js';
 
 /** What {@link benchGraph} measured: medians over `rounds` rounds that alternate which side goes first. */
 export interface GraphBenchResult {
@@ -17,18 +18,6 @@ export interface GraphBenchResult {
   /** Statements sent for one graph (BEGIN and COMMIT included). */
   hiloStatements: number;
   identityStatements: number;
-}
-
-class StatementCounter implements Logger {
-  count = 0;
-  logQuery(): void {
-    this.count++;
-  }
-  logQueryError(): void {}
-  logQuerySlow(): void {}
-  logSchemaBuild(): void {}
-  logMigration(): void {}
-  log(): void {}
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -4,7 +4,7 @@ import { Customer, Order, OrderItem } from './entities.js';
 import { IdentityCustomer, IdentityOrder, IdentityOrderItem } from './identity-entities.js';
 
 /** Counts the SQL statements TypeORM sends. */
-class StatementCounter implements Logger {
+export class StatementCounter implements Logger {
   count = 0;
   logQuery(): void {
     this.count++;
