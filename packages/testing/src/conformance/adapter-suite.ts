@@ -104,6 +104,7 @@ function common(keys: KeysByTable, other: KeysByTable): KeysByTable {
   }
   return result;
 }
+/** Keys of `keys` that `from` lacks, table by table. */
 function missing(keys: KeysByTable, from: KeysByTable): KeysByTable {
   const result: KeysByTable = { customers: [], orders: [], items: [] };
   for (const table of TABLES) {
@@ -112,11 +113,13 @@ function missing(keys: KeysByTable, from: KeysByTable): KeysByTable {
   }
   return result;
 }
+/** Keys that occur more than once, table by table. */
 function duplicates(keys: KeysByTable): KeysByTable {
   const result: KeysByTable = { customers: [], orders: [], items: [] };
   for (const table of TABLES) result[table] = keys[table].filter((key, i, list) => list.indexOf(key) !== i);
   return result;
 }
+/** What `common`, `missing` and `duplicates` return when all is well. */
 const none: KeysByTable = { customers: [], orders: [], items: [] };
 
 function runWorker(harness: AdapterHarness, url: string, orders: number): Promise<bigint[]> {
