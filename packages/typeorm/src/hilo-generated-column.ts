@@ -1,4 +1,4 @@
-import { PrimaryColumn } from 'typeorm';
+import { PrimaryColumn, type EntitySchemaColumnOptions, type ValueTransformer } from 'typeorm';
 import { HiLoConfigurationError } from 'hilo-core';
 import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
 import { keyTransformer } from './key-transformer.js';
@@ -54,4 +54,41 @@ export function findHiLoColumn(target: unknown, propertyName: string): ResolvedC
     current = Object.getPrototypeOf(current);
   }
   return undefined;
+}
+
+const SCHEMA_OPTIONS = Symbol.for('hilo-typeorm.column');
+
+/** The transformer of a {@link hiloColumn}, carrying its hi/lo options for the installation to find. */
+type MarkedTransformer = ValueTransformer & { readonly [SCHEMA_OPTIONS]: ResolvedColumnOptions };
+
+/**
+ * Column options for an `EntitySchema` entity: the schema-style twin of {@link HiLoGeneratedColumn}, with
+ * the same options. It declares a bigint (or int) primary column whose value hilo assigns at `create()`
+ * (or, at the latest, just before INSERT). Bad options throw `HiLoConfigurationError` at once.
+ * @example
+ * ```ts
+ * const Order = new EntitySchema<Order>({
+ *   name: 'Order',
+ *   tableName: 'orders',
+ *   columns: { id: hiloColumn(), total: { type: 'int' } },
+ * });
+ * ```
+ */
+export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptions {
+  const resolved = resolveColumnOptions(options, 'hiloColumn()');
+  const base = keyTransformer(resolved.keyType);
+  const transformer: MarkedTransformer = { to: (value) => base.to(value), from: (value) => base.from(value), [SCHEMA_OPTIONS]: resolved };
+  return {
+    type: resolved.type,
+    primary: true,
+    transformer,
+    ...(resolved.name === undefined ? {} : { name: resolved.name }),
+    ...(resolved.comment === undefined ? {} : { comment: resolved.comment }),
+  };
+}
+
+/** The hi/lo options of a column declared with {@link hiloColumn}, found on its transformer. */
+export function hiloColumnOptionsOf(transformer: unknown): ResolvedColumnOptions | undefined {
+  if (typeof transformer !== 'object' || transformer === null || !(SCHEMA_OPTIONS in transformer)) return undefined;
+  return (transformer as MarkedTransformer)[SCHEMA_OPTIONS];
 }

@@ -1,4 +1,4 @@
-export { HiLoGeneratedColumn } from './hilo-generated-column.js';
+export { HiLoGeneratedColumn, hiloColumn } from './hilo-generated-column.js';
 export type { HiLoColumnOptions } from './column-options.js';
 export { hiloKeyTransformer, hiloBigIntKeyTransformer } from './key-transformer.js';
 export { installHiLo, withHiLo, hiloOf, HiLoTypeOrm, type HiLoTypeOrmOptions } from './install.js';

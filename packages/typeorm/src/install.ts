@@ -22,7 +22,7 @@ import {
 } from 'hilo-core';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
-import { findHiLoColumn } from './hilo-generated-column.js';
+import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import { indexCascadeLookup } from './cascade-lookup.js';
 import { forgetFresh, freshEntityShortcut, markFresh } from './fresh-entities.js';
 import { memoryReservations } from './memory-reservations.js';
@@ -377,7 +377,10 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
   const blockSizes = new Map<string, { blockSize: number | undefined; where: string }>();
   for (const metadata of dataSource.entityMetadatas) {
     for (const column of metadata.columns) {
-      const options = findHiLoColumn(column.target, column.propertyName) ?? findHiLoColumn(metadata.target, column.propertyName);
+      const options =
+        findHiLoColumn(column.target, column.propertyName) ??
+        findHiLoColumn(metadata.target, column.propertyName) ??
+        hiloColumnOptionsOf(column.transformer);
       if (!options) continue;
       const where = `${metadata.name}.${column.propertyName}`;
       if (!column.isPrimary || metadata.primaryColumns.length !== 1) {
