@@ -71,9 +71,9 @@ export function resolveColumnOptions(options: HiLoColumnOptions | undefined, whe
   const { segment, blockSize, name, comment } = o;
   if (
     segment !== undefined &&
-    (typeof segment !== 'string' || segment.length === 0 || segment.length > 128 || /[\u0000-\u001f]/.test(segment))
+    (typeof segment !== 'string' || segment.length === 0 || segment.length > 255 || /[\u0000-\u001f]/.test(segment))
   ) {
-    throw HiLoConfigurationError.invalidOption(`${where} segment`, 'a non-empty name of at most 128 printable characters, e.g. "orders"', segment);
+    throw HiLoConfigurationError.invalidOption(`${where} segment`, 'a non-empty name of at most 255 printable characters, e.g. "orders"', segment);
   }
   if (blockSize !== undefined && (typeof blockSize !== 'number' || !Number.isInteger(blockSize) || blockSize < 1 || blockSize > 2 ** 31 - 1)) {
     throw HiLoConfigurationError.invalidOption(`${where} blockSize`, 'an integer from 1 to 2147483647', blockSize);
