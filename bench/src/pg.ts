@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createHiLoGenerator, pgClient, sequenceSource, tableSource, type HiSource, type SqlClient } from 'hilo-core';
+import { createHiLoGenerator, pgClient, sequenceSource, tableSource, type HiSource } from 'hilo-core';
 import { consume, type Result } from './measure.js';
 
 /** Keys/s with one database round trip per key: what an app does without hi/lo. */
@@ -18,22 +18,28 @@ async function nextvalPerId(url: string): Promise<number> {
   }
 }
 
-/** Keys/s and reservations per million keys with 64 concurrent callers and real reservations. */
-async function concurrent(client: SqlClient, source: HiSource, segment: string): Promise<{ ops: number; perMillion: number }> {
+/**
+ * Keys/s and reservations per million keys with 64 concurrent callers and real reservations. Measured like
+ * core.next: after a warm-up run, the best of three runs (each 64 × 20,000 keys).
+ */
+async function concurrent(source: HiSource, segment: string): Promise<{ ops: number; perMillion: number }> {
   const generator = createHiLoGenerator({ source, blockSize: 100 });
   await generator.warm([segment]);
-  const perCaller = 20_000;
-  const t = performance.now();
-  await Promise.all(
-    Array.from({ length: 64 }, async () => {
-      for (let i = 0; i < perCaller; i++) consume(await generator.next(segment));
-    }),
-  );
-  const ms = performance.now() - t;
+  const run = async (perCaller: number) => {
+    const t = performance.now();
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        for (let i = 0; i < perCaller; i++) consume(await generator.next(segment));
+      }),
+    );
+    return ((64 * perCaller) / (performance.now() - t)) * 1000;
+  };
+  await run(5_000);
+  let best = 0;
+  for (let r = 0; r < 3; r++) best = Math.max(best, await run(20_000));
   const stats = generator.stats()[segment]!;
   await generator.close();
-  void client;
-  return { ops: ((64 * perCaller) / ms) * 1000, perMillion: (stats.reservations / stats.keysIssued) * 1e6 };
+  return { ops: best, perMillion: (stats.reservations / stats.keysIssued) * 1e6 };
 }
 
 /** PostgreSQL benchmarks; `coreNext` is core.next from the same run, for the ratio. */
@@ -42,8 +48,8 @@ export async function pgBenchmarks(url: string, coreNext: number): Promise<Resul
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const client = pgClient(pool);
   try {
-    const seq = await concurrent(client, sequenceSource(client, { increment: 100 }), 'bench_seq');
-    const table = await concurrent(client, tableSource(client), 'bench_table');
+    const seq = await concurrent(sequenceSource(client, { increment: 100 }), 'bench_seq');
+    const table = await concurrent(tableSource(client), 'bench_table');
     return [
       { name: 'pg.nextval_per_id', value: perId, unit: 'keys/s', note: 'one round trip per key' },
       { name: 'pg.sequence.c64', value: seq.ops, unit: 'keys/s', ratio: seq.ops / perId, target: 100, note: `ratio to pg.nextval_per_id (target ≥ 100); ${(seq.ops / coreNext).toFixed(2)}× core.next (target ≥ 0.5)` },
