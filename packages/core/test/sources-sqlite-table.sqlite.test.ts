@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runHiSourceConformance } from '@hilo/testing';
+import { HiLoSourceUnavailableError } from '../src/errors.js';
 import { connect, sqliteClient, sqliteTableSource } from '../src/sql/index.js';
 
 runHiSourceConformance({
@@ -56,6 +57,30 @@ describe('sqlite table: a reservation and another connection in the same thread'
       expect(lockedBetweenTurns).toBe(0);
       expect(appDb.prepare('select count(*) as c from events').get()).toMatchObject({ c: expect.any(Number) });
     } finally {
+      appDb.close();
+      hiloDb.close();
+    }
+  });
+
+  it('with lockHeldHere, fails at once (retryable, saying why) while this process holds the write lock, and waits for other holders', async () => {
+    const file = join(dir, 'held.db');
+    const appDb = new Database(file);
+    const hiloDb = new Database(file);
+    hiloDb.pragma('busy_timeout = 5000');
+    const source = sqliteTableSource(sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 }));
+    await source.prepare?.('orders', new AbortController().signal);
+    appDb.exec('create table t (n integer)');
+    try {
+      appDb.exec('begin immediate'); // the application's transaction takes the write lock
+      const started = performance.now();
+      const failure = await source.reserve('orders', { size: 10, signal: new AbortController().signal }).catch((error: unknown) => error);
+      expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
+      expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
+      expect((failure as Error).message).toMatch(/write lock is held by a transaction of this process/);
+      appDb.exec('commit');
+      expect(await source.reserve('orders', { size: 10, signal: new AbortController().signal })).toHaveLength(1);
+    } finally {
+      if (appDb.inTransaction) appDb.exec('rollback');
       appDb.close();
       hiloDb.close();
     }

@@ -1,4 +1,4 @@
-import { HiLoSourceError } from '../errors.js';
+import { HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
 import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
 
 /** The part of a prepared statement hilo uses; `better-sqlite3` and `node:sqlite` both have it. */
@@ -31,6 +31,80 @@ export interface SqliteClientOptions {
    * @default false
    */
   readonly ownsDatabase?: boolean;
+  /**
+   * Whether a connection of this process may be holding the file's write lock right now — typically
+   * `() => ormConnection.inTransaction` for the application's own connection to the same file. SQLite has
+   * one writer, and a synchronous driver waits for the lock by blocking the thread, so the holder (on the
+   * same thread) could never commit: while this returns true, a statement that finds the file locked fails
+   * at once (SQLITE_BUSY, retryable) and the generator retries it later, asynchronously, when the holder may
+   * have committed. Otherwise statements wait up to `busyTimeoutMs` (right for locks other processes hold).
+   * @default none: always wait up to the connection's busy timeout
+   */
+  readonly lockHeldHere?: () => boolean;
+  /**
+   * With `lockHeldHere`: the busy timeout, in milliseconds, statements wait while the lock is not held here.
+   * @default 5000
+   */
+  readonly busyTimeoutMs?: number;
+}
+
+/** A SQLITE_BUSY error: another connection holds the write lock. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown; errcode?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || (error as { errcode?: unknown } | null)?.errcode === 5 || /database is locked/i.test(String((error as Error | null)?.message));
+}
+
+/**
+ * `db` whose busy timeout follows `heldHere`: 0 while a connection of this process may hold the write lock,
+ * `busyTimeoutMs` otherwise; a busy error in the first case says who holds the lock and what to do.
+ */
+function lockAware(db: SqliteDatabaseLike, heldHere: () => boolean, busyTimeoutMs: number): SqliteDatabaseLike {
+  let current = -1;
+  return {
+    prepare(sql: string): SqliteStatementLike {
+      const here = heldHere();
+      const wanted = here ? 0 : busyTimeoutMs;
+      if (wanted !== current) {
+        db.prepare(`pragma busy_timeout = ${wanted}`).all();
+        current = wanted;
+      }
+      const statement = db.prepare(sql);
+      if (!here) return statement;
+      const explain = (error: unknown): never => {
+        if (!isBusy(error)) throw error;
+        throw new HiLoSourceUnavailableError(
+          "SQLite's write lock is held by a transaction of this process (the application's own connection to the file, which has written), and SQLite has one writer: hilo's reservation cannot commit before that transaction ends. " +
+            'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, or a larger blockSize — or run the write outside the transaction.',
+          { cause: error },
+        );
+      };
+      return {
+        all: (...params: unknown[]) => {
+          try {
+            return statement.all(...params);
+          } catch (error) {
+            return explain(error);
+          }
+        },
+        run: (...params: unknown[]) => {
+          try {
+            return statement.run(...params);
+          } catch (error) {
+            return explain(error);
+          }
+        },
+        ...(statement.reader === undefined ? {} : { reader: statement.reader }),
+        ...(typeof statement.columns === 'function' ? { columns: () => statement.columns!() } : {}),
+      };
+    },
+    close: () => db.close(),
+    get inTransaction() {
+      return db.inTransaction;
+    },
+    get isTransaction() {
+      return db.isTransaction;
+    },
+  };
 }
 
 function returnsRows(statement: SqliteStatementLike, sql: string): boolean {
@@ -68,7 +142,8 @@ function run<Row>(db: SqliteDatabaseLike, sql: string, params?: readonly unknown
  * const client = sqliteClient(db);
  * ```
  */
-export function sqliteClient(db: SqliteDatabaseLike, options: SqliteClientOptions = {}): SqlClient {
+export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClientOptions = {}): SqlClient {
+  const db = options.lockHeldHere ? lockAware(database, options.lockHeldHere, options.busyTimeoutMs ?? 5000) : database;
   // one connection: operations of this client run one after another, never interleaved
   let tail: Promise<unknown> = Promise.resolve();
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
