@@ -99,15 +99,27 @@ async function clientFromOrm(orm: MikroORM, poolSize: number): Promise<SqlClient
   // Kysely only adopts the pool on its first query, which never comes, so closing the connection would
   // leave the pool open: the client owns it.
   const own = { ownsPool: true, ownsDatabase: true } as const;
-  const client = isObject(native) && typeof native.promise === 'function'
-    ? mysqlClient((native.promise as () => never)(), own) // mysql2 callback pool: MariaDB and MySQL
-    : isObject(native) && typeof native.prepare === 'function'
-      ? sqliteClient(native as never, own)
-      : pgClient(native as never, own);
+  let client: SqlClient;
+  if (isObject(native) && typeof native.promise === 'function') {
+    client = mysqlClient((native.promise as () => never)(), own); // mysql2 callback pool: MariaDB and MySQL
+  } else if (isObject(native) && typeof native.prepare === 'function') {
+    // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
+    // transaction, waiting for the lock would block the thread that has to release it.
+    // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection, read when asked (it is
+    // replaced on reconnect); a driver without it keeps the plain busy timeout.
+    const lockHeldHere = () => {
+      const database = (main as { database?: { inTransaction?: boolean; isTransaction?: boolean } }).database;
+      return database?.inTransaction === true || database?.isTransaction === true;
+    };
+    client = sqliteClient(native as never, { ...own, lockHeldHere, busyTimeoutMs: 5000 });
+  } else {
+    client = pgClient(native as never, own);
+  }
   return {
     dialect: client.dialect,
     query: client.query.bind(client),
     transaction: client.transaction.bind(client),
+    ...(client.atomic ? { atomic: client.atomic.bind(client) } : {}),
     close: async () => {
       try {
         await client.close();

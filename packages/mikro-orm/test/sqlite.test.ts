@@ -5,6 +5,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import { Customer, Order, OrderItem, defineEntities } from './fixtures/define-entities.js';
 import { createCustomer, type ShopModel } from './support/adapter-suite.js';
 import { openOrm, type StatementLog } from './support/orm.js';
+import { HiLo } from '../src/index.js';
 
 const model: ShopModel = {
   style: 'defineEntity',
@@ -54,5 +55,44 @@ describe('mikro-orm: SQLite file', () => {
     await em.flush();
     expect(a.log.inserts()).toHaveLength(3);
     expect(a.log.statements.filter((s) => /\breturning\b/i.test(s))).toEqual([]);
+  });
+});
+
+describe('mikro-orm: SQLite file, a reservation while the ORM holds the write lock', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hilo-mikro-lock-'));
+  let a: { orm: MikroORM; log: StatementLog };
+
+  beforeAll(async () => {
+    a = await openOrm('sqlite', join(dir, 'shop.db'), defineEntities, { blockSize: 2, adaptive: false, prefetchAt: false });
+    await a.orm.schema.create();
+  });
+  afterAll(async () => {
+    await a?.orm.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const twoFlushes = (tag: string) =>
+    a.orm.em.fork().transactional(async (em) => {
+      const first = Array.from({ length: 3 }, (_, i) => createCustomer(em, model, `${tag}-t-${i}`, 0, 0));
+      await em.flush(); // the transaction now holds the file's write lock
+      const second = Array.from({ length: 3 }, (_, i) => createCustomer(em, model, `${tag}-u-${i}`, 0, 0));
+      await em.flush(); // keys missing at create() would need a reservation now
+      return [...first, ...second].map((c) => c.id);
+    });
+
+  it('should fail at once, saying why and what to do, when a reservation would wait for the ORM’s own write lock', async () => {
+    HiLo.generator(a.orm).tryNextSync('customers'); // blocks of 2: memory holds too few keys for six customers
+    const started = performance.now();
+    await expect(twoFlushes('locked')).rejects.toThrow(/write lock is held by a transaction of this process[\s\S]*ensure\(segment, n\)/);
+    // it does not block the thread for the busy timeout on every retry (6 × 5 s)
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(await a.orm.em.fork().count(Customer)).toBe(0); // the transaction rolled back
+  });
+
+  it('should key both flushes when the keys are in memory before the transaction writes', async () => {
+    await HiLo.generator(a.orm).ensure('customers', 6);
+    const keys = await twoFlushes('ensured');
+    expect(new Set(keys).size).toBe(6);
+    expect(await a.orm.em.fork().count(Customer)).toBe(6);
   });
 });
