@@ -302,7 +302,7 @@ export class HiLoTypeOrm {
     if (!(error instanceof HiLoExhaustedError) || !isBetterSqlite(this.dataSource) || !event.queryRunner.isTransactionActive) return error;
     return new HiLoExhaustedError(
       `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's connection has written, the reservation for segment "${key.segment}" ` +
-        `can only run after it ends. Take keys before the transaction (\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`), or give the segment a blockSize above the rows one transaction creates.`,
+        `can only run after it ends. Take keys before the transaction (\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`, or \`await hiloOf(dataSource).ensure(${key.column.entityMetadata.name}, n)\` for n rows), or give the segment a blockSize above the rows one transaction creates.`,
       { cause: error },
     );
   }

@@ -42,31 +42,6 @@ function localTransactionOpen(): boolean {
 }
 
 /**
- * `db` with a busy timeout chosen per statement. better-sqlite3 waits for a lock synchronously, blocking
- * the event loop: while a transaction of this process may hold the lock, waiting could only stall until
- * the timeout, so the statement fails at once with SQLITE_BUSY, and hilo-core retries the reservation
- * later (asynchronously, with backoff) — by then the transaction may have committed. Otherwise the lock
- * belongs to another process and waiting up to the busy timeout is what lets processes share the file.
- */
-function lockAwareDatabase(db: BetterSqliteDatabase, busyTimeoutMs: number): SqliteDatabaseLike {
-  let current = -1;
-  return {
-    prepare(sql: string) {
-      const wanted = localTransactionOpen() ? 0 : busyTimeoutMs;
-      if (wanted !== current) {
-        db.pragma(`busy_timeout = ${wanted}`);
-        current = wanted;
-      }
-      return db.prepare(sql);
-    },
-    close: () => db.close(),
-    get inTransaction() {
-      return db.inTransaction;
-    },
-  };
-}
-
-/**
  * `client` whose transactions run each statement as one synchronous step that commits on its own.
  *
  * better-sqlite3 is synchronous and TypeORM's connection lives on the same thread. A transaction that
@@ -119,8 +94,8 @@ export function isBetterSqlite(dataSource: DataSource): boolean {
  *   timeout (`timeout`, default 5 s), encryption `key` and `prepareDatabase` hook. TypeORM's single
  *   connection cannot serve: a reservation on it would join the caller's transaction and roll back with
  *   it. Other processes on the same file reserve through the same hi table, so keys never collide. Each
- *   reservation is one statement (see `statementTransactions`) with a lock-aware busy timeout (see
- *   `lockAwareDatabase`).
+ *   reservation is one statement (see `statementTransactions`) with a lock-aware busy timeout (hilo-core's
+ *   `lockHeldHere`).
  * - `:memory:`: no other connection can open that database and no other process can write it, so the
  *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
  *   counter lives in this process instead (see `memory-source.ts`), which is exactly as durable as the
@@ -149,7 +124,10 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
     );
   }
   localConnections.add(connection);
-  const client = statementTransactions(sqliteClient(lockAwareDatabase(db, busyTimeoutMs), { ownsDatabase: true }));
+  // While one of this process's TypeORM connections is inside a transaction it may hold the write lock, and
+  // better-sqlite3 would wait for it by blocking the thread that has to release it: hilo-core's client then
+  // fails the statement at once (retryable) and the generator retries later, asynchronously.
+  const client = statementTransactions(sqliteClient(db, { ownsDatabase: true, lockHeldHere: localTransactionOpen, busyTimeoutMs }));
   return {
     kind: 'file',
     client,
