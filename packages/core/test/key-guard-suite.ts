@@ -27,6 +27,23 @@ export function keyGuardSuite(kind: 'postgres' | 'mysql'): void {
       expect(rows.map((row) => String(row.id))).toEqual(['101']);
     });
 
+    if (kind === 'mysql') {
+      it('should replace the trigger in one statement on MariaDB, so the table is never unguarded', async () => {
+        const sent: string[] = [];
+        const watched: SqlClient = { ...client, query: (sql, params) => (sent.push(sql), client.query(sql, params)) };
+        await ensureKeyGuard(watched, [{ segment: 'orders', table: 'guarded' }]);
+        const { rows } = await client.query<{ v: unknown }>('select version() as v');
+        if (/mariadb/i.test(String(rows[0]?.v))) {
+          expect(sent.filter((sql) => /trigger/i.test(sql)).map((sql) => sql.split(' ').slice(0, 4).join(' '))).toEqual([
+            'create or replace trigger',
+          ]);
+        } else {
+          expect(sent.some((sql) => sql.startsWith('drop trigger if exists'))).toBe(true); // MySQL: drop, then create
+        }
+        await expect(client.query("insert into guarded (name) values ('keyless')")).rejects.toThrow(/arrived without a key/);
+      });
+    }
+
     if (kind === 'postgres') {
       it('should refuse an identity column, whose keys PostgreSQL assigns, and say how to drop it', async () => {
         await client.query('create table identity_keyed (id bigint generated always as identity primary key)');

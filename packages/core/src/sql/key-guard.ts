@@ -226,7 +226,11 @@ async function problem(client: SqlClient, target: CheckedTarget): Promise<string
  */
 export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGuardTarget[]): Promise<void> {
   const dialect = checkDialect(client.dialect);
-  const statements = keyGuardSql(dialect, targets);
+  let statements = keyGuardSql(dialect, targets);
+  if (dialect === 'mysql' && (await isMariaDb(client))) {
+    // MariaDB replaces a trigger in one statement: no moment without the guard while it is reinstalled
+    statements = statements.filter((sql) => !sql.startsWith('drop trigger if exists ')).map((sql) => sql.replace(/^create trigger /, 'create or replace trigger '));
+  }
   const checked = targets.map(check);
   for (const target of checked) {
     let reason: string | undefined;
@@ -243,5 +247,15 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: 'Create the table first, then install the guard.' });
     }
+  }
+}
+
+/** Whether the MySQL-dialect server behind `client` is MariaDB (which has `CREATE OR REPLACE TRIGGER`). */
+async function isMariaDb(client: SqlClient): Promise<boolean> {
+  try {
+    const { rows } = await client.query<{ v: unknown }>('select version() as v');
+    return /mariadb/i.test(String(rows[0]?.v));
+  } catch {
+    return false;
   }
 }
