@@ -2,19 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
-import { Customer, Order, OrderItem, defineEntities } from './fixtures/define-entities.js';
-import { createCustomer, type ShopModel } from './support/adapter-suite.js';
+import { Customer, defineEntities, defineEntityModel as model } from './fixtures/define-entities.js';
+import { createCustomer } from './support/adapter-suite.js';
 import { openOrm, type StatementLog } from './support/orm.js';
 import { HiLo } from '../src/index.js';
-
-const model: ShopModel = {
-  style: 'defineEntity',
-  entities: defineEntities,
-  Customer,
-  Order,
-  OrderItem,
-  segments: ['customers', 'order_items', 'orders'],
-};
 
 describe('mikro-orm: SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hilo-mikro-'));
