@@ -1,6 +1,7 @@
-import { describeMysql, randomName } from '@hilo/testing';
+import { describeMysql } from '@hilo/testing';
 import type { SqlClient, SqlResult } from 'hilo-core';
 import { connect, ensureSchema, raiseFloor, sequenceSource, status, tableSource } from '../src/sql/index.js';
+import { expectPreparesOnceUnderRace } from './prepare-race.js';
 
 const signal = new AbortController().signal;
 
@@ -111,19 +112,7 @@ describeMysql('mariadb sources', (db) => {
     expect(await source.reserve('floored', { size: 100, signal })).toEqual([{ first: 878n, last: 977n }]);
   });
 
-  it('should create schema objects once when many processes prepare at the same time', async () => {
-    const clients = await Promise.all(Array.from({ length: 8 }, () => connect(db.url, { poolSize: 1 })));
-    try {
-      const segment = randomName('race');
-      const table = randomName('hi');
-      await Promise.all(clients.map((c) => sequenceSource(c, { increment: 10 }).prepare(segment)));
-      await Promise.all(clients.map((c) => tableSource(c, { table }).prepare(segment)));
-      const blocks = await Promise.all(clients.map((c) => tableSource(c, { table }).reserve(segment, { size: 5, signal })));
-      expect(new Set(blocks.map((b) => b[0]!.first)).size).toBe(8);
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
-  });
+  it('should create schema objects once when many processes prepare at the same time', () => expectPreparesOnceUnderRace(db.url));
 
   it('should list table rows and sequences in status()', async () => {
     await ensureSchema(client, { source: 'table', table: 'status_hi', segments: ['a', 'b'] });

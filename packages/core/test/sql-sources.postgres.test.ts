@@ -10,6 +10,7 @@ import {
   tableSource,
   type SqlExecutor,
 } from '../src/sql/index.js';
+import { expectPreparesOnceUnderRace } from './prepare-race.js';
 
 const signal = new AbortController().signal;
 
@@ -80,19 +81,7 @@ describePostgres('postgres sources', (db) => {
     expect(next!.first).toBe(51n);
   });
 
-  it('should create schema objects once when many processes prepare at the same time', async () => {
-    const clients = await Promise.all(Array.from({ length: 8 }, () => connect(db.url, { poolSize: 1 })));
-    try {
-      const segment = randomName('race');
-      const table = randomName('hi');
-      await Promise.all(clients.map((c) => sequenceSource(c, { increment: 10 }).prepare(segment)));
-      await Promise.all(clients.map((c) => tableSource(c, { table }).prepare(segment)));
-      const blocks = await Promise.all(clients.map((c) => tableSource(c, { table }).reserve(segment, { size: 5, signal })));
-      expect(new Set(blocks.map((b) => b[0]!.first)).size).toBe(8);
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
-  });
+  it('should create schema objects once when many processes prepare at the same time', () => expectPreparesOnceUnderRace(db.url));
 
   it('should create what schemaSql describes, idempotently, and list it in status()', async () => {
     const schema = randomName('s');
