@@ -1,11 +1,4 @@
 import { adapterSuite } from './support/adapter-suite.js';
-import { Customer, Order, OrderItem } from './fixtures/legacy-entities.js';
+import { legacyModel } from './fixtures/legacy-entities.js';
 
-adapterSuite('mysql', {
-  style: 'legacy decorators',
-  entities: [Customer, Order, OrderItem],
-  Customer,
-  Order,
-  OrderItem,
-  segments: ['customers', 'order_items', 'orders'],
-});
+adapterSuite('mysql', legacyModel);
