@@ -22,7 +22,7 @@ const swc = (decorators: 'legacy' | 'es') => [
   },
 ];
 
-const config: Config = {
+const project = {
   rootDir: '.',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -44,11 +44,42 @@ const config: Config = {
     '^@hilo/testing$': '<rootDir>/packages/testing/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
+  testTimeout: 60_000,
+  injectGlobals: true,
+} satisfies Config;
+
+/**
+ * hilo-typeorm's peer range covers TypeORM 0.3 and 1.x; the workspace installs 1.x. These projects rerun
+ * hilo-typeorm's suites with `typeorm` mapped to the oldest and newest 0.3 (npm aliases installed by
+ * packages/typeorm-compat), so the adapter runs against 0.3's own classes.
+ */
+const typeorm03 = (version: string) => {
+  const dir = `<rootDir>/packages/typeorm-compat/node_modules/typeorm-${version}`;
+  return {
+    ...project,
+    displayName: `typeorm ${version}`,
+    globals: { HILO_TYPEORM_VERSION: version },
+    testMatch: [
+      '<rootDir>/packages/typeorm-compat/test/**/*.test.ts',
+      '<rootDir>/packages/typeorm/test/**/*.test.ts',
+    ],
+    moduleNameMapper: {
+      '^typeorm$': `${dir}/index.js`,
+      '^typeorm/(.*)$': `${dir}/$1`,
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
+const config: Config = {
+  projects: [
+    { ...project, displayName: 'hilo', testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/'] },
+    typeorm03('0.3.20'),
+    typeorm03('0.3.31'),
+  ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
-  testTimeout: 60_000,
   maxWorkers: 2,
-  injectGlobals: true,
 };
 
 export default config;

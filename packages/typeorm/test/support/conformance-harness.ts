@@ -14,6 +14,12 @@ export const conformanceHiLoOptions: HiLoTypeOrmOptions = { blockSize: 5, adapti
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/**
+ * The TypeORM 0.3 release a Jest project of packages/typeorm-compat maps `typeorm` to (jest.config.ts);
+ * the worker processes then map it the same way, so that every process of a run uses one TypeORM.
+ */
+const compatVersion = (globalThis as { HILO_TYPEORM_VERSION?: string }).HILO_TYPEORM_VERSION;
+
 interface Graph {
   readonly customer: Customer;
   readonly orders: Order[];
@@ -93,8 +99,11 @@ export function typeormHarness(kind: ConformanceKind): AdapterHarness<Graph> {
     open: (url) => openShop(kind, url),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
-      tsconfig: join(here, '..', 'child', 'tsconfig.json'),
-      spec: { kind },
+      tsconfig:
+        compatVersion === undefined
+          ? join(here, '..', 'child', 'tsconfig.json')
+          : join(here, '..', '..', '..', 'typeorm-compat', 'child', `tsconfig.typeorm-${compatVersion}.json`),
+      spec: compatVersion === undefined ? { kind } : { kind, typeorm: compatVersion },
     },
   };
 }
