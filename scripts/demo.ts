@@ -1,4 +1,4 @@
-// `pnpm demo`: runs the three example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
+// `pnpm demo`: runs the example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
 // demo, and prints per ORM the keys known before flush and the statements issued, hilo vs identity path.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase, startEmbeddedPostgres, type RunningPostgres } from '@hilo/testing';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const examples = ['typeorm', 'prisma', 'mikro-orm'] as const;
+const examples = ['typeorm', 'prisma', 'mikro-orm', 'nestjs'] as const;
 
 let embedded: RunningPostgres | undefined;
 if (!process.env.HILO_PG_URL) {
@@ -23,7 +23,9 @@ try {
     try {
       console.log(`\n=== ${name} ===`);
       const tsconfig = join(root, 'examples', name, 'tsconfig.json');
-      const child = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url], {
+      // Nest's injection needs decorator metadata, which tsx does not emit: run its tsc build (pnpm build)
+      const args = name === 'nestjs' ? [join(root, 'examples', name, 'dist', 'demo.js'), db.url] : ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url];
+      const child = spawnSync(process.execPath, args, {
         cwd: join(root, 'examples', name),
         env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -23,6 +23,7 @@ describePostgres('pnpm demo', () => {
     expect(out).toContain('| typeorm | 24 | 5 | 5 |');
     expect(out).toContain('| prisma | 61 | 4 | 50 |');
     expect(out).toContain('| mikro-orm | 184 | 5 | 5 |');
+    expect(out).toContain('| nestjs | 7 | — | — |');
     expect(out).toMatch(/transaction rolled back \(payment declined\)/);
   }, 120_000);
 });
