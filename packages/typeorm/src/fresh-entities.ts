@@ -38,7 +38,8 @@ interface LoaderSubject {
 
 /** What the shortcut expects of TypeORM's private `SubjectDatabaseEntityLoader`. */
 interface LoaderThis {
-  queryRunner?: { dataSource?: DataSource };
+  /** `dataSource` in TypeORM 1.x, `connection` in 0.3. */
+  queryRunner?: { dataSource?: DataSource; connection?: DataSource };
   subjects?: unknown;
 }
 
@@ -95,7 +96,7 @@ export function patchSubjectLoader(prototype: unknown): string | undefined {
   const load = target.load as Load;
   const patched: Load = function (operation) {
     if (operation !== 'save') return load.call(this, operation);
-    const dataSource = this.queryRunner?.dataSource;
+    const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
     const subjects = this.subjects;
     if (!dataSource || !Array.isArray(subjects) || !subjects.every(isLoaderSubject)) {
       warnFallback("TypeORM's persistence subjects are not shaped as hilo expects");

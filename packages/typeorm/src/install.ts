@@ -336,6 +336,15 @@ export class HiLoTypeOrm {
 const hooked = new WeakSet<EntityManager>();
 
 /**
+ * The DataSource of a manager: TypeORM 1.x calls it `dataSource`, 0.3 `connection` (1.x dropped that
+ * name), and the peer range covers both.
+ */
+function dataSourceOf(manager: EntityManager): DataSource | undefined {
+  const m = manager as { dataSource?: DataSource; connection?: DataSource };
+  return m.dataSource ?? m.connection;
+}
+
+/**
  * TypeORM has no hook at `create()`: wrap the manager's method (repositories delegate to it). Loading
  * rows never goes through `create()`, so loaded entities consume no keys.
  */
@@ -345,8 +354,9 @@ function hookCreate(manager: EntityManager): void {
   const create = manager.create;
   const wrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, plain?: unknown) {
     const result: unknown = (create as (t: unknown, p?: unknown) => unknown).call(this, target, plain);
-    const installation = installations.get(this.dataSource);
-    if (installation) installation.assignCreated(result, this.dataSource.getMetadata(target));
+    const dataSource = dataSourceOf(this);
+    const installation = dataSource && installations.get(dataSource);
+    if (installation) installation.assignCreated(result, installation.dataSource.getMetadata(target));
     return result;
   };
   Object.defineProperty(manager, 'create', { value: wrapped, writable: true, configurable: true });
