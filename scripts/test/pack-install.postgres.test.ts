@@ -216,6 +216,9 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
       expect(stdout.trim()).toBe('cjs');
     }, 60_000);
 
+    // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load
+    // it ("Must use import to load ES Module: …/@mikro-orm/core/index.js") — a MikroORM 7 app needs ESM Jest
+    // anyway. Plain CommonJS node loads it (require(esm), checked above).
     it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma and hilo-cli', async () => {
       const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], { cwd: app }).catch(
         (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: `FAILED\n${error.stderr}` }),
@@ -233,5 +236,86 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
       expect(keys).toHaveLength(3);
       expect(new Set(keys).size).toBe(3);
     }, 60_000);
+  });
+
+  describe('an ESM app ("type": "module"): TypeORM 1.x and MikroORM 7', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'esm-app');
+      mkdirSync(app);
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'esm-app',
+          private: true,
+          type: 'module',
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-typeorm': file('hilo-typeorm'),
+            'hilo-mikro-orm': file('hilo-mikro-orm'),
+            typeorm: '1.1.1',
+            pg: '^8.23.1',
+            '@mikro-orm/core': '7.2.1',
+            '@mikro-orm/postgresql': '7.2.1',
+          },
+        }),
+      );
+      writeFileSync(
+        join(app, 'typeorm.js'),
+        `import { DataSource, EntitySchema } from 'typeorm';
+import { hiloColumn, withHiLo } from 'hilo-typeorm';
+
+const Author = new EntitySchema({
+  name: 'Author',
+  tableName: 'pack_authors',
+  columns: { id: hiloColumn(), name: { type: 'varchar', length: 100 } },
+});
+const dataSource = withHiLo(
+  new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Author], synchronize: true }),
+  { blockSize: 10 },
+);
+await dataSource.initialize();
+const authors = dataSource.getRepository(Author);
+const ada = authors.create({ name: 'Ada' });
+const keyAtCreate = ada.id;
+await authors.save(ada);
+const loaded = await authors.findOneByOrFail({ id: keyAtCreate });
+await dataSource.destroy();
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+`,
+      );
+      writeFileSync(
+        join(app, 'mikro-orm.js'),
+        `import { MikroORM } from '@mikro-orm/postgresql';
+import { defineEntity, p } from '@mikro-orm/core';
+import { HiLo, hiloKey } from 'hilo-mikro-orm';
+
+const Author = defineEntity({ name: 'Author', tableName: 'pack_mikro_authors', properties: { id: hiloKey(), name: p.string() } });
+const orm = await MikroORM.init({ clientUrl: process.env.DATABASE_URL, entities: [Author], extensions: [HiLo] });
+await orm.schema.update();
+const em = orm.em.fork();
+const ada = em.create(Author, { name: 'Ada' });
+const keyAtCreate = ada.id;
+await em.flush();
+const loaded = await orm.em.fork().findOneOrFail(Author, { id: keyAtCreate });
+await orm.close();
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    }, 300_000);
+
+    for (const script of ['typeorm.js', 'mikro-orm.js']) {
+      it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
+        const { stdout } = await run(process.execPath, [join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string };
+        expect(typeof result.keyAtCreate).toBe('number');
+        expect(result.saved).toBe('Ada');
+        const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
+        expect(resolved.stdout).not.toContain('/dist/cjs/');
+      }, 60_000);
+    }
   });
 });
