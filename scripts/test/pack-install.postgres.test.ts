@@ -1,0 +1,321 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describePostgres } from '@hilo/testing';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'cli'] as const;
+
+// What a user gets from the registry, not what the workspace links: every package packed with `pnpm pack`
+// (which rewrites workspace:* to versions), checked by publint and @arethetypeswrong/cli, then installed with
+// npm into an app in a temporary folder outside the workspace (so nothing resolves through the monorepo's
+// node_modules). Needs the built dist/ (`pnpm test` builds first).
+describePostgres('packed packages installed with npm outside the workspace', (db) => {
+  let work = '';
+  const tarballs: Record<string, string> = {};
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'hilo-pack-'));
+    const packs = join(work, 'packs');
+    mkdirSync(packs);
+    for (const dir of published) {
+      // pnpm is on PATH: ./pnpm runs this suite
+      await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) });
+    }
+    for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
+  }, 120_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('packs every published package', () => {
+    expect(Object.keys(tarballs).sort()).toEqual(['hilo-cli', 'hilo-core', 'hilo-mikro-orm', 'hilo-prisma', 'hilo-typeorm']);
+  });
+
+  it('publint and @arethetypeswrong/cli find no problem in any package', async () => {
+    const bin = join(root, 'node_modules', '.bin');
+    const problems: string[] = [];
+    await Promise.all(
+      Object.entries(tarballs).map(async ([name, file]) => {
+        for (const [tool, args] of [
+          ['publint', ['--strict', file]],
+          ['attw', ['--format', 'ascii', file]],
+        ] as const) {
+          try {
+            const { stdout, stderr } = await run(join(bin, tool), [...args]);
+            const out = stdout + stderr;
+            if (!/All good!|No problems found/.test(out)) problems.push(`${tool} ${name}:\n${out}`);
+          } catch (error) {
+            const e = error as { stdout?: string; stderr?: string };
+            problems.push(`${tool} ${name}:\n${e.stdout ?? ''}${e.stderr ?? String(error)}`);
+          }
+        }
+      }),
+    );
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  describe('a CommonJS TypeScript app (what `nest new` sets up): TypeORM 0.3, emitDecoratorMetadata, ts-jest', () => {
+    let app = '';
+    let installOutput = '';
+
+    beforeAll(async () => {
+      app = join(work, 'cjs-app');
+      mkdirSync(join(app, 'src'), { recursive: true });
+      mkdirSync(join(app, 'test'));
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'cjs-app',
+          private: true,
+          type: 'commonjs',
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-typeorm': file('hilo-typeorm'),
+            'hilo-prisma': file('hilo-prisma'),
+            'hilo-mikro-orm': file('hilo-mikro-orm'),
+            'hilo-cli': file('hilo-cli'),
+            typeorm: '0.3.31',
+            'reflect-metadata': '0.2.2',
+            pg: '^8.23.1',
+            '@mikro-orm/core': '7.2.1',
+            '@mikro-orm/decorators': '7.2.1',
+            '@prisma/client': '7.10.0',
+          },
+          devDependencies: {
+            typescript: '5.9.3',
+            jest: '^30.2.0',
+            'ts-jest': '^29.4.0',
+            '@types/jest': '^30.0.0',
+            '@types/node': '^24.0.0',
+          },
+        }),
+      );
+      // tsconfig as `nest new` writes it: module commonjs (node10 resolution), decorators with metadata
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: 'commonjs',
+            target: 'ES2023',
+            declaration: true,
+            emitDecoratorMetadata: true,
+            experimentalDecorators: true,
+            strict: true,
+            skipLibCheck: true,
+            esModuleInterop: true,
+            outDir: 'dist',
+            types: ['node', 'jest'],
+          },
+          include: ['src', 'test'],
+        }),
+      );
+      writeFileSync(
+        join(app, 'src', 'entities.ts'),
+        `import { Column, Entity } from 'typeorm';
+import { HiLoGeneratedColumn } from 'hilo-typeorm';
+
+@Entity('pack_customers')
+export class Customer {
+  @HiLoGeneratedColumn() id!: number;
+  @Column() name!: string; // no explicit type: TypeORM reads it from emitDecoratorMetadata
+}
+`,
+      );
+      writeFileSync(
+        join(app, 'src', 'main.ts'),
+        `import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { withHiLo } from 'hilo-typeorm';
+import { Customer } from './entities';
+
+async function main(): Promise<void> {
+  const dataSource = withHiLo(
+    new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Customer], synchronize: true }),
+    { blockSize: 10 },
+  );
+  await dataSource.initialize();
+  try {
+    const customers = dataSource.getRepository(Customer);
+    const ada = customers.create({ name: 'Ada' });
+    const keyAtCreate = ada.id;
+    await customers.save(ada);
+    const loaded = await customers.findOneByOrFail({ id: keyAtCreate });
+    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+void main().catch((error) => { console.error(error); process.exitCode = 1; });
+`,
+      );
+      // every package and subpath, loaded by ts-jest in Jest's CommonJS runtime
+      writeFileSync(
+        join(app, 'test', 'imports.test.ts'),
+        `import * as core from 'hilo-core';
+import * as typeorm from 'hilo-typeorm';
+import * as prisma from 'hilo-prisma';
+import * as cli from 'hilo-cli';
+
+describe('every hilo package under ts-jest (CommonJS)', () => {
+  it('loads the packages that have no ESM-only peer', () => {
+    expect(typeof core.createHiLoGenerator).toBe('function');
+    expect(typeof typeorm.withHiLo).toBe('function');
+    expect(Object.keys(prisma).length).toBeGreaterThan(0);
+    expect(Object.keys(cli).length).toBeGreaterThan(0);
+  });
+});
+`,
+      );
+      writeFileSync(join(app, 'jest.config.js'), `module.exports = { testEnvironment: 'node', transform: { '^.+\\\\.ts$': 'ts-jest' }, testRegex: 'test/.*\\\\.test\\\\.ts$' };\n`);
+      const { stdout, stderr } = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      installOutput = stdout + stderr;
+    }, 300_000);
+
+    it('installs without warnings about bins', () => {
+      expect(installOutput).not.toMatch(/Failed to create bin|ENOENT/);
+    });
+
+    it('type-checks with module commonjs (node10 resolution finds hilo-mikro-orm/legacy and every package)', async () => {
+      writeFileSync(
+        join(app, 'src', 'types.ts'),
+        `import type { HiLoKey } from 'hilo-mikro-orm/legacy';
+import type * as es from 'hilo-mikro-orm/es';
+import type * as mikro from 'hilo-mikro-orm';
+import type * as prisma from 'hilo-prisma';
+import type * as core from 'hilo-core';
+export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, typeof core];
+`,
+      );
+      const result = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch(
+        (error: { stdout: string }) => ({ stdout: error.stdout, stderr: 'failed' }),
+      );
+      expect(result.stdout).toBe('');
+    }, 120_000);
+
+    it('gets a key at create() on TypeORM 0.3 and saves the row (compiled CommonJS, plain node)', async () => {
+      const { stdout } = await run(process.execPath, [join(app, 'dist', 'src', 'main.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      });
+      const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string };
+      expect(typeof result.keyAtCreate).toBe('number');
+      expect(result.saved).toBe('Ada');
+    }, 60_000);
+
+    it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
+      const script = `for (const m of ['hilo-core','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
+console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
+      const { stdout } = await run(process.execPath, ['-e', script], { cwd: app });
+      expect(stdout.trim()).toBe('cjs');
+    }, 60_000);
+
+    // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load
+    // it ("Must use import to load ES Module: …/@mikro-orm/core/index.js") — a MikroORM 7 app needs ESM Jest
+    // anyway. Plain CommonJS node loads it (require(esm), checked above).
+    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma and hilo-cli', async () => {
+      const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], { cwd: app }).catch(
+        (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: `FAILED\n${error.stderr}` }),
+      );
+      expect(result.stderr).not.toMatch(/FAILED/);
+      expect(result.stderr).toMatch(/Tests:\s+1 passed/);
+    }, 120_000);
+
+    it('runs the CLI through npx hilo', async () => {
+      const { stdout } = await run('npx', ['--no-install', 'hilo', '--help'], { cwd: app });
+      expect(stdout).toMatch(/init/);
+      await run('npx', ['--no-install', 'hilo', 'init', '--url', db.url, 'pack_cli'], { cwd: app });
+      const next = await run('npx', ['--no-install', 'hilo', 'next', '--url', db.url, '--count', '3', 'pack_cli'], { cwd: app });
+      const keys = next.stdout.trim().split('\n').map(Number);
+      expect(keys).toHaveLength(3);
+      expect(new Set(keys).size).toBe(3);
+    }, 60_000);
+  });
+
+  describe('an ESM app ("type": "module"): TypeORM 1.x and MikroORM 7', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'esm-app');
+      mkdirSync(app);
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'esm-app',
+          private: true,
+          type: 'module',
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-typeorm': file('hilo-typeorm'),
+            'hilo-mikro-orm': file('hilo-mikro-orm'),
+            typeorm: '1.1.1',
+            pg: '^8.23.1',
+            '@mikro-orm/core': '7.2.1',
+            '@mikro-orm/postgresql': '7.2.1',
+          },
+        }),
+      );
+      writeFileSync(
+        join(app, 'typeorm.js'),
+        `import { DataSource, EntitySchema } from 'typeorm';
+import { hiloColumn, withHiLo } from 'hilo-typeorm';
+
+const Author = new EntitySchema({
+  name: 'Author',
+  tableName: 'pack_authors',
+  columns: { id: hiloColumn(), name: { type: 'varchar', length: 100 } },
+});
+const dataSource = withHiLo(
+  new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Author], synchronize: true }),
+  { blockSize: 10 },
+);
+await dataSource.initialize();
+const authors = dataSource.getRepository(Author);
+const ada = authors.create({ name: 'Ada' });
+const keyAtCreate = ada.id;
+await authors.save(ada);
+const loaded = await authors.findOneByOrFail({ id: keyAtCreate });
+await dataSource.destroy();
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+`,
+      );
+      writeFileSync(
+        join(app, 'mikro-orm.js'),
+        `import { MikroORM } from '@mikro-orm/postgresql';
+import { defineEntity, p } from '@mikro-orm/core';
+import { HiLo, hiloKey } from 'hilo-mikro-orm';
+
+const Author = defineEntity({ name: 'Author', tableName: 'pack_mikro_authors', properties: { id: hiloKey(), name: p.string() } });
+const orm = await MikroORM.init({ clientUrl: process.env.DATABASE_URL, entities: [Author], extensions: [HiLo] });
+await orm.schema.update();
+const em = orm.em.fork();
+const ada = em.create(Author, { name: 'Ada' });
+const keyAtCreate = ada.id;
+await em.flush();
+const loaded = await orm.em.fork().findOneOrFail(Author, { id: keyAtCreate });
+await orm.close();
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    }, 300_000);
+
+    for (const script of ['typeorm.js', 'mikro-orm.js']) {
+      it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
+        const { stdout } = await run(process.execPath, [join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string };
+        expect(typeof result.keyAtCreate).toBe('number');
+        expect(result.saved).toBe('Ada');
+        const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
+        expect(resolved.stdout).not.toContain('/dist/cjs/');
+      }, 60_000);
+    }
+  });
+});
