@@ -21,9 +21,11 @@ describe('NestJS shop with hi/lo keys', () => {
     await app?.close();
   });
 
-  it('runs on CommonJS, as Nest compiles it', () => {
+  it('runs on CommonJS, as Nest compiles it, with the CommonJS builds of hilo', () => {
     expect(typeof require).toBe('function');
     expect(typeof module).toBe('object');
+    expect(require.resolve('hilo-typeorm')).toMatch(/[\\/]dist[\\/]cjs[\\/]index\.js$/);
+    expect(require.resolve('hilo-mikro-orm')).toMatch(/[\\/]dist[\\/]cjs[\\/]index\.js$/);
   });
 
   it('@nestjs/typeorm: the injected DataSource has hilo, and every key is known before save()', async () => {
