@@ -44,7 +44,6 @@ const project = {
     '^@hilo/testing$': '<rootDir>/packages/testing/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  testTimeout: 60_000,
   injectGlobals: true,
 } satisfies Config;
 
@@ -79,6 +78,8 @@ const config: Config = {
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',
+  // testTimeout and maxWorkers are global options: inside a project Jest ignores them
+  testTimeout: 60_000,
   maxWorkers: 2,
 };
 
