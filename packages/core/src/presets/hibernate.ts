@@ -12,7 +12,9 @@ import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDiale
  * `n` = `increment_size` keys:
  * - `pooled` (`PooledOptimizer`): Hibernate 5+ hands out `v − n + 1 … v`, Hibernate 3.6 `v − n … v − 1`; hilo
  *   claims only `v − n + 1 … v − 1`, the keys no version uses, so one key in `n` stays unused but neither
- *   generation can collide (the value equal to `initial_value` stands for no key here);
+ *   generation can collide (the value equal to `initial_value` stands for no key here). Hibernate 3.6's first
+ *   block is `v₁ … v₂ − 1` for its first two fetches, which covers whatever was fetched in between: no one
+ *   can share safely while a 3.6 node starts;
  * - `pooled-lo` (`PooledLoOptimizer`): `v … v + n − 1`;
  * - `hilo` (`HiLoOptimizer`): `(v − 1)·n + 1 … v·n`, values below 1 skipped;
  * - `legacy-hilo` (`LegacyHiLoAlgorithmOptimizer`): `v·(n + 1) … v·(n + 1) + n`, key 0 skipped.
