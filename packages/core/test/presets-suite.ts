@@ -230,7 +230,8 @@ export function presetSuite(kind: Kind): void {
         hibernateSequenceDdl(kind, 'd_seq', 1, 1),
       );
       const steps = [0, 'hilo', ...times(9, 0), 0] as const;
-      // pooled: Hibernate's first value 1 is the initial value, a block of one key; hilo v = 11 → 2…11; Hibernate v = 21 → 12…21
+      // pooled: Hibernate's first value 1 is the initial value, a block of one key; hilo v = 11 → 2…10 (11 is left
+      // to Hibernate 5+, 1 to 3.6); Hibernate v = 21 → 12…21
       expect(
         await interleave(kind, db.url, (c) => pooledOptimizer(hibernateSequenceFetch(c, 'a_seq'), 10n, 1n), 1, (client) => hibernateSequencePreset(client, { incrementSize: 10 }), 'a', [0, 'hilo', 0]),
       ).toEqual([1n, 2n, 12n]);
@@ -258,7 +259,7 @@ export function presetSuite(kind: Kind): void {
 
     it('pooled with initial_value 1000: hilo never hands out a key below it', async () => {
       await run(kind, db.url, hibernateSequenceDdl(kind, 'big_seq', 1000, 10));
-      // hilo first: v = 1000 is the initial value, a block of one key, so hilo tops up with v = 1010 → 1001…1010;
+      // hilo first: v = 1000 is the initial value, no key for hilo, so it tops up with v = 1010 → 1001…1009;
       // Hibernate's first value 1020 is not the initial value → 1011…1020
       expect(
         await interleave(
@@ -270,7 +271,7 @@ export function presetSuite(kind: Kind): void {
           'big',
           ['hilo', 'hilo', 0],
         ),
-      ).toEqual([1000n, 1001n, 1011n]);
+      ).toEqual([1001n, 1002n, 1011n]);
     });
 
     it('refuses a sequence whose INCREMENT BY differs from increment_size (Hibernate checks it too)', async () => {
@@ -286,13 +287,72 @@ export function presetSuite(kind: Kind): void {
     });
   });
 
+  describeDatabase(kind, `presets on ${on}: Hibernate presets refuse shapes they do not recognise`, (db) => {
+    /** Asserts that `next` rejects with `pattern` and that the objects were left as they were. */
+    async function refused(preset: (client: SqlClient) => InteropPreset, segment: string, pattern: RegExp): Promise<void> {
+      const client = await connect(db.url);
+      try {
+        const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
+        await expect(hilo.next(segment)).rejects.toMatchObject({ code: 'HILO_MISMATCH', message: expect.stringMatching(pattern) });
+        await hilo.close();
+      } finally {
+        await client.close();
+      }
+    }
+
+    it('Hibernate 3.6 @SequenceGenerator(allocationSize = 50) (INCREMENT BY 1, SequenceHiLoGenerator): the hint names legacy-hilo with incrementSize 49', async () => {
+      await run(kind, db.url, hibernateSequenceDdl(kind, 'jpa_seq', 1, 1));
+      await refused((client) => hibernateSequencePreset(client, { incrementSize: 50 }), 'jpa', /INCREMENT BY 1.*optimizer: 'legacy-hilo', incrementSize: 49/);
+      await refused((client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 50 }), 'jpa', /optimizer: 'legacy-hilo', incrementSize: 49/);
+      await expect(scalarOf(kind, db.url, kind === 'postgres' ? 'select last_value from jpa_seq' : 'select next_not_cached_value from jpa_seq')).resolves.toBe('1');
+    });
+
+    it('a hilo sequence (INCREMENT BY 1) refused by pooled; a pooled one (INCREMENT BY 50) refused by hilo, naming the matching options', async () => {
+      await run(kind, db.url, hibernateSequenceDdl(kind, 'p50_seq', 1, 50));
+      await refused((client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 50 }), 'p50', /optimizer: 'pooled', incrementSize: 50.*optimizer: 'pooled-lo', incrementSize: 50/);
+      await refused((client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 49 }), 'p50', /INCREMENT BY 50/);
+    });
+
+    it('Hibernate 3.6 @TableGenerator (MultipleHiLoPerTableGenerator: int next_val holding a hi, no primary key): refused, no key handed out', async () => {
+      await run(
+        kind,
+        db.url,
+        'create table jpa_sequences (sequence_name varchar(255), next_val integer)',
+        "insert into jpa_sequences (sequence_name, next_val) values ('orders', 1)",
+      );
+      for (const optimizer of ['pooled', 'pooled-lo', 'hilo', 'legacy-hilo'] as const) {
+        await refused((client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer }), 'orders', /MultipleHiLoPerTableGenerator.*new_generator_mappings=true/);
+        await refused((client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer, create: false }), 'orders', /next_val\W* is int/);
+      }
+      expect(await scalarOf(kind, db.url, "select next_val from jpa_sequences where sequence_name = 'orders'")).toBe('1');
+    });
+
+    it('a bigint value column without a primary key on the segment column is refused too', async () => {
+      await run(kind, db.url, 'create table nopk_sequences (sequence_name varchar(255) not null, next_val bigint)');
+      await refused((client) => hibernateTablePreset(client, { table: 'nopk_sequences' }), 'orders', /is not its primary key/);
+    });
+
+    it('a table named in valueColumn that has no such column is refused', async () => {
+      await run(kind, db.url, hibernateTableDdl(kind, 'other_sequences'));
+      await refused((client) => hibernateTablePreset(client, { table: 'other_sequences', valueColumn: 'next_hi' }), 'orders', /has no column/);
+    });
+
+    if (kind === 'mysql') {
+      it('Hibernate 3.x on MariaDB: a one-row table named like the sequence (MySQL dialects have no sequences) gets a clear refusal', async () => {
+        await run(kind, db.url, 'create table orders_seq (next_val bigint)', 'insert into orders_seq values (1)');
+        await refused((client) => hibernateSequencePreset(client), 'orders', /is a table, not a sequence.*MariaDB103Dialect/);
+        expect(await scalarOf(kind, db.url, 'select next_val from orders_seq')).toBe('1');
+      });
+    }
+  });
+
   describeDatabase(kind, `presets on ${on}: Hibernate table generator (hibernate_sequences)`, (db) => {
     const table = (segmentValue: string, incrementSize: bigint, applyIncrementSize: boolean, storeLastUsed = true, initialValue = 1n) =>
       ({ segmentValue, incrementSize, applyIncrementSize, storeLastUsed, initialValue }) as const;
 
     it('pooled, stored_last_used (the default): exact keys where the row holds the last value handed out', async () => {
       await run(kind, db.url, hibernateTableDdl(kind));
-      // Hibernate inserts 0 and returns 1 (the initial value: key 1 alone); hilo reads 50 → value 51 → 2…51;
+      // Hibernate inserts 0 and returns 1 (the initial value: key 1 alone); hilo reads 50 → value 51 → 2…50;
       // Hibernate reads 100 → value 101 → 52…101
       const keys = await interleave(
         kind,
@@ -365,8 +425,8 @@ export function presetSuite(kind: Kind): void {
         'late',
         ['hilo', 'hilo', 0],
       );
-      // hilo inserts 100, reads value 101 (a block of one), then 111 → 102…111; Hibernate reads 121 → 112…121
-      expect(keys).toEqual([101n, 102n, 112n]);
+      // hilo inserts 100, reads value 101 (no key for hilo), then 111 → 102…110; Hibernate reads 121 → 112…121
+      expect(keys).toEqual([102n, 103n, 112n]);
     });
   });
 

@@ -6,11 +6,15 @@ import { efCorePreset, hibernateBlock, hibernateSequencePreset, hibernateTablePr
 import { sqliteClient } from '../src/sql/index.js';
 
 describe('presets: Hibernate optimizer formulas (org.hibernate.id.enhanced)', () => {
-  it('pooled: v is the last key of v − n + 1 … v; the initial value is a block of one key', () => {
-    expect(hibernateBlock('pooled', 101n, 50n, 1n)).toEqual({ first: 52n, last: 101n });
-    expect(hibernateBlock('pooled', 1n, 50n, 1n)).toEqual({ first: 1n, last: 1n });
-    expect(hibernateBlock('pooled', 1000n, 10n, 1000n)).toEqual({ first: 1000n, last: 1000n });
-    expect(hibernateBlock('pooled', 1010n, 10n, 1000n)).toEqual({ first: 1001n, last: 1010n });
+  it('pooled: hilo claims v − n + 1 … v − 1, disjoint from Hibernate 3.6 (v − n … v − 1) and 5+ (v − n + 1 … v)', () => {
+    expect(hibernateBlock('pooled', 101n, 50n, 1n)).toEqual({ first: 52n, last: 100n });
+    // neither Hibernate 3.6's block for 101 (51…100) minus ours nor 5+'s (52…101) may hold a key of ours it also uses
+    const ours = hibernateBlock('pooled', 101n, 50n, 1n)!;
+    expect(ours.first > 51n && ours.last < 101n).toBe(true);
+    // the initial value stands for no key, so nothing below it or equal to it is claimed
+    expect(hibernateBlock('pooled', 1n, 50n, 1n)).toBeUndefined();
+    expect(hibernateBlock('pooled', 1000n, 10n, 1000n)).toBeUndefined();
+    expect(hibernateBlock('pooled', 1010n, 10n, 1000n)).toEqual({ first: 1001n, last: 1009n });
   });
 
   it('pooled-lo: v is the first key of v … v + n − 1, keys below 1 skipped', () => {
@@ -54,6 +58,7 @@ describe('presets: configuration errors at creation', () => {
       expect(() => hibernateSequencePreset(client, { optimizer: 'none' as never })).toThrow(/`optimizer` to be "pooled", "pooled-lo", "hilo", "legacy-hilo"/);
       expect(() => hibernateTablePreset(client, { incrementSize: 0 })).toThrow(/`incrementSize` to be an integer ≥ 1, got 0/);
       expect(() => hibernateTablePreset(client, { storeLastUsed: 'yes' as never })).toThrow(/`storeLastUsed` to be a boolean/);
+      expect(() => hibernateSequencePreset(client, { incrementSize: 1 })).toThrow(/`optimizer: 'pooled'` with `incrementSize: 1`.*`optimizer: 'pooled-lo'`/);
       expect(() => hibernateSequencePreset(client, { initialValue: 1000 })).toThrow(/`initialValue: 1000` needs `create: false`.*start with 1000 increment by 50/);
       expect(() => hibernateSequencePreset(client, { initialValue: 1000, create: false })).toThrow(/supports PostgreSQL or MariaDB only/);
       expect(() => nhibernatePreset(client, { maxLo: -1 })).toThrow(/`maxLo` to be an integer ≥ 0/);

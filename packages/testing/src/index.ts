@@ -19,3 +19,4 @@ export {
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
+export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';

@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
+import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import { sequenceSource } from '../sql/sources.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
@@ -10,7 +10,11 @@ import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDiale
 /**
  * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
  * `n` = `increment_size` keys:
- * - `pooled` (`PooledOptimizer`): `v − n + 1 … v`; the value that equals `initial_value` gives that one key;
+ * - `pooled` (`PooledOptimizer`): Hibernate 5+ hands out `v − n + 1 … v`, Hibernate 3.6 `v − n … v − 1`; hilo
+ *   claims only `v − n + 1 … v − 1`, the keys no version uses, so one key in `n` stays unused but neither
+ *   generation can collide (the value equal to `initial_value` stands for no key here). Hibernate 3.6's first
+ *   block is `v₁ … v₂ − 1` for its first two fetches, which covers whatever was fetched in between: no one
+ *   can share safely while a 3.6 node starts;
  * - `pooled-lo` (`PooledLoOptimizer`): `v … v + n − 1`;
  * - `hilo` (`HiLoOptimizer`): `(v − 1)·n + 1 … v·n`, values below 1 skipped;
  * - `legacy-hilo` (`LegacyHiLoAlgorithmOptimizer`): `v·(n + 1) … v·(n + 1) + n`, key 0 skipped.
@@ -38,7 +42,7 @@ function stepOf(optimizer: HibernateOptimizer, incrementSize: bigint): bigint {
  *
  * @example
  * ```ts
- * hibernateBlock('pooled', 101n, 50n, 1n); // { first: 52n, last: 101n }
+ * hibernateBlock('pooled', 101n, 50n, 1n); // { first: 52n, last: 100n }
  * hibernateBlock('hilo', 3n, 50n, 1n);     // { first: 101n, last: 150n }
  * ```
  */
@@ -47,10 +51,10 @@ export function hibernateBlock(optimizer: HibernateOptimizer, value: bigint, inc
   let last: bigint;
   switch (optimizer) {
     case 'pooled':
-      // PooledOptimizer: a first value equal to initial_value is a block of its own; nothing of this
-      // optimizer lies below initial_value, so clipping there is exact for that value and a no-op otherwise
+      // Hibernate 3.6 uses v − n … v − 1 and 5+ uses v − n + 1 … v: claim only what both leave to us.
+      // Nothing of this optimizer lies below initial_value, so clipping there never gives away a used key.
       first = value - incrementSize + 1n;
-      last = value;
+      last = value - 1n;
       if (first < initialValue) first = initialValue;
       break;
     case 'pooled-lo':
@@ -69,6 +73,24 @@ export function hibernateBlock(optimizer: HibernateOptimizer, value: bigint, inc
   }
   if (first < 1n) first = 1n;
   return first <= last ? { first, last } : undefined;
+}
+
+/**
+ * Keys hilo takes from one value: `n + 1` for legacy-hilo, `n − 1` for pooled (see {@link hibernateBlock}),
+ * else `n`. Pooled with `n` = 1 leaves nothing that every Hibernate version leaves free, so it is refused.
+ */
+function keysPerValueOf(optimizer: HibernateOptimizer, incrementSize: number): number {
+  if (optimizer === 'legacy-hilo') return incrementSize + 1;
+  if (optimizer === 'pooled') {
+    if (incrementSize < 2) {
+      throw new HiLoConfigurationError(
+        `Hibernate preset: \`optimizer: 'pooled'\` with \`incrementSize: ${incrementSize}\` leaves no key that every Hibernate version leaves free ` +
+          `(3.6 hands out v − 1, 5+ hands out v). Use \`incrementSize\` ≥ 2, or \`optimizer: 'pooled-lo'\`.`,
+      );
+    }
+    return incrementSize - 1;
+  }
+  return incrementSize;
 }
 
 function blocksOf(optimizer: HibernateOptimizer, values: readonly bigint[], incrementSize: bigint, initialValue: bigint): Block[] {
@@ -129,6 +151,7 @@ export interface HibernateSequencePresetOptions {
 export function hibernateSequencePreset(client: SqlClient, options: HibernateSequencePresetOptions = {}): InteropPreset {
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
+  const keysPerValue = keysPerValueOf(optimizer, incrementSize);
   const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
   const create = options.create ?? true;
   if (create && initialValue !== 1) {
@@ -150,7 +173,6 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     ...(schema === undefined ? {} : { schema }),
     create,
   });
-  const keysPerValue = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
   const iv = BigInt(initialValue);
   const missingHint = (quoted: string) =>
     `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))}), or pass \`create: true\`.`;
@@ -166,11 +188,65 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   }
 
+  /** MariaDB: is there a table (not a sequence) of that name? Hibernate 3.x's MySQL dialects leave one. */
+  async function isPlainTable(name: string): Promise<boolean> {
+    const { rows } = await client.query<{ t: unknown }>(
+      'select table_type as t from information_schema.tables where table_name = ? and table_schema = coalesce(?, database())',
+      [name, schema ?? null],
+    );
+    return rows.length > 0 && String(rows[0]!.t).toUpperCase() !== 'SEQUENCE';
+  }
+
+  async function incrementOf(quoted: string): Promise<bigint | undefined> {
+    try {
+      const { rows } =
+        dialect === 'postgres'
+          ? await client.query<{ v: unknown }>('select seqincrement::text as v from pg_sequence where seqrelid = $1::regclass', [quoted])
+          : await client.query<{ v: unknown }>(`select cast(increment as char) as v from ${quoted}`);
+      return rows[0] === undefined ? undefined : toBigInt(rows[0].v, 'increment');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The sequence source's check, with what it finds explained in Hibernate's terms and this preset's options. */
+  const checked = new Set<string>();
+  async function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+    if (checked.has(segment)) return;
+    const name = validateIdentifier('sequence', nameOf(validateSegment(segment)));
+    const quoted = qualifiedName(dialect, 'sequence', name, schema);
+    if (dialect === 'mysql' && (await isPlainTable(name))) {
+      throw new HiLoMismatchError(
+        `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
+          `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
+          `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, or with Hibernate's TableGenerator and hibernateTablePreset.`,
+      );
+    }
+    try {
+      await checker.prepare!(segment, signal);
+    } catch (error) {
+      if (!(error instanceof HiLoError) || error.code !== 'HILO_MISMATCH') throw error;
+      const actual = await incrementOf(quoted);
+      if (actual === undefined) throw error;
+      const matching =
+        actual === 1n
+          ? `\`{ optimizer: 'legacy-hilo', incrementSize: ${Math.max(incrementSize - 1, 0)} }\` (Hibernate 3.x/4.x \`@SequenceGenerator(allocationSize = ${incrementSize})\` ` +
+            `without hibernate.id.new_generator_mappings: SequenceHiLoGenerator, max_lo ${Math.max(incrementSize - 1, 0)}; also \`hilo\`/\`seqhilo\` with max_lo), ` +
+            `or \`{ optimizer: 'hilo', incrementSize: ${incrementSize} }\``
+          : `\`{ optimizer: 'pooled', incrementSize: ${actual} }\` or \`{ optimizer: 'pooled-lo', incrementSize: ${actual} }\` (whichever optimizer Hibernate uses)`;
+      throw new HiLoMismatchError(
+        `hibernateSequencePreset: sequence ${quoted} has INCREMENT BY ${actual}, but \`{ optimizer: '${optimizer}', incrementSize: ${incrementSize} }\` needs ${stepOf(optimizer, n)}; ` +
+          `sharing it could hand out duplicate keys. Options that match it: ${matching}.`,
+      );
+    }
+    checked.add(segment);
+  }
+
   const source: HiSource = {
     description: `${dialect} Hibernate sequence generator (${optimizer}, increment_size ${incrementSize})`,
-    prepare: (segment, signal) => checker.prepare!(segment, signal),
+    prepare: (segment, signal) => prepare(segment, signal),
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
-      await checker.prepare!(segment, request.signal);
+      await prepare(segment, request.signal);
       const quoted = qualifiedName(dialect, 'sequence', validateIdentifier('sequence', nameOf(validateSegment(segment))), schema);
       const blocks: Block[] = [];
       // a value may stand for fewer keys (below 1 or initial_value): top up until the request is met
@@ -255,6 +331,7 @@ export interface HibernateTablePresetOptions {
 export function hibernateTablePreset(client: SqlClient, options: HibernateTablePresetOptions = {}): InteropPreset {
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
+  const keysPerValue = keysPerValueOf(optimizer, incrementSize);
   const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
   const storeLastUsed = options.storeLastUsed ?? true;
   if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
@@ -271,7 +348,6 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   // what Hibernate inserts for a new row, and how a stored value becomes the value its optimizer reads
   const rowStart = storeLastUsed ? iv - 1n : iv;
   const valueOf = (stored: bigint) => (storeLastUsed ? stored + 1n : stored);
-  const keysPerValue = optimizer === 'legacy-hilo' ? incrementSize + 1 : incrementSize;
   const engine = dialectName === 'mysql' ? ' engine=InnoDB' : '';
   const ddl = `create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)${engine}`;
   const hint = `Create it as Hibernate does: ${ddl.replace(' if not exists', '')}, or pass \`create: true\`.`;
@@ -285,10 +361,62 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
     return validateSegment(segmentValue(validateSegment(segment)));
   }
 
+  const rawTable = options.table ?? 'hibernate_sequences';
+  const rawSeg = options.segmentColumn ?? 'sequence_name';
+  const rawVal = options.valueColumn ?? 'next_val';
+
+  /**
+   * The enhanced TableGenerator's table has a bigint value column and the segment column as primary key.
+   * Hibernate 3.x/4.x map JPA's `@TableGenerator` (without `hibernate.id.new_generator_mappings`) to
+   * MultipleHiLoPerTableGenerator instead: an int column holding a hi value and no primary key, where the
+   * stored number means something else. Reading that as a pooled value hands out keys Hibernate used.
+   */
+  async function checkShape(): Promise<void> {
+    const { rows } =
+      dialectName === 'postgres'
+        ? await client.query<{ t: unknown; pk: unknown }>(
+            `select (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = $1::regclass and a.attname = $3 and not a.attisdropped) as t,
+                    exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
+                            where i.indrelid = $1::regclass and i.indisprimary and a.attname = $2 and i.indnatts = 1) as pk`,
+            [table, rawSeg, rawVal],
+          )
+        : await client.query<{ t: unknown; pk: unknown }>(
+            `select (select data_type from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ? and column_name = ?) as t,
+                    (select count(*) from information_schema.key_column_usage where table_schema = coalesce(?, database()) and table_name = ? and constraint_name = 'PRIMARY') as n,
+                    (select count(*) from information_schema.key_column_usage where table_schema = coalesce(?, database()) and table_name = ? and constraint_name = 'PRIMARY' and column_name = ?) as pk`,
+            [options.schema ?? null, rawTable, rawVal, options.schema ?? null, rawTable, options.schema ?? null, rawTable, rawSeg],
+          ).then(({ rows: r }) => ({ rows: r.map((row) => ({ t: row.t, pk: Number((row as { n?: unknown }).n) === 1 && Number(row.pk) === 1 })) }));
+    const type = rows[0]?.t == null ? undefined : String(rows[0].t).toLowerCase();
+    const pk = rows[0]?.pk === true || rows[0]?.pk === 't';
+    const problems: string[] = [];
+    if (type === undefined) problems.push(`it has no column ${val}`);
+    else if (type !== 'bigint') problems.push(`${val} is ${type}, not bigint`);
+    if (!pk) problems.push(`${seg} is not its primary key`);
+    if (problems.length > 0) {
+      throw new HiLoMismatchError(
+        `hibernateTablePreset: ${table} is not the table of Hibernate's enhanced TableGenerator (${problems.join(', ')}). ` +
+          `An int value column without a primary key is Hibernate 3.x/4.x's MultipleHiLoPerTableGenerator (JPA @TableGenerator without ` +
+          `hibernate.id.new_generator_mappings=true), whose value is a hi, not a key; no hilo preset shares it. ` +
+          `Set hibernate.id.new_generator_mappings=true in Hibernate (its TableGenerator is what this preset follows), or point \`table\`, ` +
+          `\`segmentColumn\` and \`valueColumn\` at a table of that shape.`,
+      );
+    }
+  }
+
+  let shapeChecked: Promise<void> | undefined;
+  function ensureShape(): Promise<void> {
+    shapeChecked ??= checkShape().catch((error: unknown) => {
+      shapeChecked = undefined;
+      throw error;
+    });
+    return shapeChecked;
+  }
+
   async function ensureRow(key: string, signal?: AbortSignal): Promise<void> {
     await guarded(client, signal, `preparing ${description}`, hint, async () => {
+      if (create) await createTableIfMissing(client, ddl);
+      await ensureShape();
       if (create) {
-        await createTableIfMissing(client, ddl);
         await client.query(insertRow, [key, String(rowStart)]);
       } else {
         const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.param(1)}`, [key]);
@@ -306,6 +434,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
     },
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       const key = keyOf(segment);
+      // never hand out a key from a table whose shape says its values mean something else
+      await guarded(client, request.signal, `checking ${description}`, hint, ensureShape);
       const blocks: Block[] = [];
       while (keyCount(blocks) < BigInt(request.size)) {
         const missing = Number(BigInt(request.size) - keyCount(blocks));

@@ -1,0 +1,3 @@
+import { hibernateInteropSuite } from './hibernate-interop-suite.js';
+
+hibernateInteropSuite('mysql');
