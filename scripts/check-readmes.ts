@@ -8,8 +8,9 @@
  * - ```ts, ```typescript and ```js blocks are checked; other languages (sh, sql, prisma, …) are not.
  * - Each block is its own ES module (top-level await allowed, as in an app with `"type": "module"`), written
  *   next to its README's package, with that package's tsconfig (decorator settings included).
- * - A block whose first line is a comment naming a file (`// entities.ts` or `// shop.ts — …`) is written
- *   under that name, so a later block of the same README can import it (`./entities.js`).
+ * - A block whose first line is a comment naming a file (`// entities.ts` or `// shop.ts — …`), or that follows
+ *   a line naming one (`` `src/entities.ts`: ``), is written under that name, so a later block of the same
+ *   README can import it (`./entities.js`).
  *
  * Markers: an HTML comment on the line(s) right before the fence (invisible on npm and GitHub):
  * - `<!-- readme-check: prelude
@@ -48,7 +49,7 @@ export function extractBlocks(readme: string, text: string): Block[] {
     if (!['ts', 'typescript', 'js'].includes(lang)) continue;
     const line = text.slice(0, match.index).split('\n').length + 1;
     const before = text.slice(0, match.index).trimEnd();
-    const marker = /<!--\s*readme-check:([\s\S]*?)-->$/.exec(before)?.[1]?.trim() ?? '';
+    const marker = /<!--\s*readme-check:((?:(?!<!--)[\s\S])*?)-->$/.exec(before)?.[1]?.trim() ?? '';
     const block: Block = { readme, line, code, prelude: '' };
     if (/^skip\b/.test(marker)) {
       const why = marker.replace(/^skip\s*[—:-]?\s*/, '');
@@ -61,7 +62,7 @@ export function extractBlocks(readme: string, text: string): Block[] {
     } else if (marker !== '') {
       throw new Error(`${readme}:${line}: unknown readme-check marker "${marker}" (prelude, in=PATH or skip — why)`);
     }
-    const named = /^\/\/\s*([\w.-]+\.ts)\b/.exec(code);
+    const named = /^\/\/\s*([\w.-]+\.ts)\b/.exec(code) ?? /^`(?:[\w.-]*\/)*([\w.-]+\.ts)`:?$/.exec(before.split('\n').at(-1) ?? '');
     if (named !== null) block.file = named[1];
     blocks.push(block);
   }
