@@ -19,11 +19,15 @@
  * - `<!-- readme-check: in=examples/prisma/src -->` — compile the block as a file in that folder (repository
  *   relative), e.g. a quick start that imports a generated Prisma client.
  * - `<!-- readme-check: skip — why -->` — not compiled; the reason is required. Rare.
+ *
+ * `hilo SUBCOMMAND … --flag` examples anywhere in a README (sh blocks, inline code, tables) are checked too:
+ * every `--flag` must be an option of that subcommand in the built CLI's parser (`createProgram`).
  */
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CHECK_DIR = '.readme-check';
@@ -80,7 +84,42 @@ interface Written {
   offset: number;
 }
 
-function main(): number {
+interface CliCommand {
+  name(): string;
+  options: readonly { long?: string }[];
+  commands: readonly CliCommand[];
+}
+
+/** The options of each `hilo` subcommand (and of `hilo` itself, under ''), read from the built CLI's parser. */
+async function cliOptions(): Promise<Map<string, Set<string>>> {
+  // resolved like a user's import of hilo-cli, so the check follows whatever build layout the package ships
+  const entry = createRequire(join(root, 'packages/cli/package.json')).resolve('hilo-cli');
+  const cli = (await import(pathToFileURL(entry).href)) as { createProgram(io: unknown): CliCommand };
+  const sink = { write: () => true };
+  const program = cli.createProgram({ stdout: sink, stderr: sink });
+  const flags = (command: CliCommand) => new Set(['--help', ...command.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))]);
+  const options = new Map([['', flags(program)]]);
+  for (const command of program.commands) options.set(command.name(), flags(command));
+  return options;
+}
+
+/** `hilo next --blocksize 5` in a README: the flags each mentioned subcommand does not have. */
+export function unknownCliFlags(readme: string, text: string, options: Map<string, Set<string>>): string[] {
+  const problems: string[] = [];
+  text.split('\n').forEach((line, index) => {
+    for (const match of line.matchAll(/\bhilo(?: ([a-z]+)\b)?((?: +--?[a-zA-Z][\w-]*| +[^\s`|]+)*)/g)) {
+      const sub = match[1] ?? '';
+      const known = options.get(sub);
+      if (known === undefined) continue; // prose ("hilo checks …"), not a command
+      for (const flag of (match[2] ?? '').matchAll(/(?<=\s|\[)--[a-zA-Z][\w-]*/g)) {
+        if (!known.has(flag[0])) problems.push(`${readme}:${index + 1}: \`${sub === '' ? 'hilo' : `hilo ${sub}`}\` has no option ${flag[0]}`);
+      }
+    }
+  });
+  return problems;
+}
+
+async function main(): Promise<number> {
   const written: Written[] = [];
   const scratch: string[] = [];
   const projects = new Map<string, string[]>();
@@ -118,6 +157,13 @@ function main(): number {
 
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     let failures = 0;
+    const options = await cliOptions();
+    for (const readme of readmes()) {
+      for (const problem of unknownCliFlags(readme, readFileSync(join(root, readme), 'utf8'), options)) {
+        failures++;
+        console.error(problem);
+      }
+    }
     for (const [dir, files] of projects) {
       const home = resolve(dir, '../..');
       const base = existsSync(join(home, 'tsconfig.json')) ? join(home, 'tsconfig.json') : join(root, 'tsconfig.base.json');
@@ -167,4 +213,5 @@ function mapToReadme(line: string, written: Written[]): string {
   return `${where}: ${match[4]}`;
 }
 
-process.exitCode = main();
+// run as a script (pnpm typecheck:only); imported by its test, it only provides the parsers
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main();
