@@ -1,0 +1,34 @@
+import pg from 'pg';
+import { describePostgres } from '@hilo/testing';
+import { writeReadmeProgram } from './readme-programs.test-support.ts';
+
+// The README programs run as written (type-checking alone would not catch a wrong SQL type or a missing
+// await): hilo-typeorm's entities.ts + shop.ts against a fresh PostgreSQL database.
+describePostgres('README programs run as written on PostgreSQL', (db) => {
+  it("hilo-typeorm's shop.ts saves a customer, an order and its item with keys known before saving", async () => {
+    const program = writeReadmeProgram('packages/typeorm/README.md', ['entities.ts', 'shop.ts']);
+    const printed: unknown[] = [];
+    const consoleLog = console.log;
+    console.log = (...args: unknown[]) => void printed.push(args.join(' '));
+    process.env['DATABASE_URL'] = db.url;
+    try {
+      await import(program.url('shop.ts'));
+      expect(printed[0]).toMatch(/^order \d+ of customer \d+, first item \d+$/);
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const counts = await client.query(
+          'select (select count(*) from customers)::int c, (select count(*) from orders)::int o, (select count(*) from order_items)::int i',
+        );
+        // the rolled-back order is not there
+        expect(counts.rows[0]).toEqual({ c: 1, o: 1, i: 1 });
+      } finally {
+        await client.end();
+      }
+    } finally {
+      delete process.env['DATABASE_URL'];
+      console.log = consoleLog;
+      program.remove();
+    }
+  });
+});
