@@ -3,7 +3,7 @@ import { describePostgres } from '@hilo/testing';
 import { writeReadmeProgram } from './readme-programs.test-support.ts';
 
 // The README programs run as written (type-checking alone would not catch a wrong SQL type or a missing
-// await): hilo-typeorm's entities.ts + shop.ts against a fresh PostgreSQL database.
+// await): hilo-typeorm's entities.ts + shop.ts and hilo-mikro-orm's entities.ts + main.ts against fresh PostgreSQL databases.
 describePostgres('README programs run as written on PostgreSQL', (db) => {
   it("hilo-typeorm's shop.ts saves a customer, an order and its item with keys known before saving", async () => {
     const program = writeReadmeProgram('packages/typeorm/README.md', ['entities.ts', 'shop.ts']);
@@ -28,6 +28,23 @@ describePostgres('README programs run as written on PostgreSQL', (db) => {
     } finally {
       delete process.env['DATABASE_URL'];
       console.log = consoleLog;
+      program.remove();
+    }
+  });
+
+});
+
+// its own database: the TypeORM program above already made order_items_hilo_seq with another block size
+describePostgres('README programs run as written on PostgreSQL: MikroORM', (db) => {
+  it("hilo-mikro-orm's entities.ts + main.ts run and know every key before the flush", async () => {
+    const program = writeReadmeProgram('packages/mikro-orm/README.md', ['entities.ts', 'main.ts']);
+    try {
+      const { run } = (await import(program.url('main.ts'))) as {
+        run(url: string, log: (...args: unknown[]) => void): Promise<{ keysBeforeFlush: number; statements: number }>;
+      };
+      const result = await run(db.url, () => undefined);
+      expect(result.keysBeforeFlush).toBe(4 + 180); // as examples/mikro-orm: the first order, then the batch
+    } finally {
       program.remove();
     }
   });

@@ -12,16 +12,18 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  */
 export function writeReadmeProgram(
   readme: string,
-  files: readonly string[],
+  files: readonly (string | { name: string; where: (code: string) => boolean })[],
   edit: (code: string) => string = (code) => code,
 ): { url: (file: string) => string; remove: () => void } {
   const blocks = extractBlocks(readme, readFileSync(join(root, readme), 'utf8'));
   const dir = join(root, dirname(readme), `.readme-run-${Math.random().toString(36).slice(2, 8)}`);
   mkdirSync(dir, { recursive: true });
   for (const file of files) {
-    const block = blocks.find((b) => b.file === file);
-    if (block === undefined) throw new Error(`${readme} has no block named ${file}`);
-    writeFileSync(join(dir, file), edit(block.code));
+    // a block named in the README (`// shop.ts`), or an unnamed one picked by its content
+    const [name, block] =
+      typeof file === 'string' ? [file, blocks.find((b) => b.file === file)] : [file.name, blocks.find((b) => file.where(b.code))];
+    if (block === undefined) throw new Error(`${readme} has no block ${name}`);
+    writeFileSync(join(dir, name), edit(block.code));
   }
   return {
     url: (file) => pathToFileURL(join(dir, file)).href,
