@@ -49,3 +49,21 @@ describePostgres('README programs run as written on PostgreSQL: MikroORM', (db) 
     }
   });
 });
+
+describePostgres('README programs run as written: hilo-core on PostgreSQL', (db) => {
+  it("hilo-core's connect() + createHiLo() example reserves a block and hands out a key", async () => {
+    const program = writeReadmeProgram(
+      'packages/core/README.md',
+      [{ name: 'sources.ts', where: (code) => code.includes('createHiLo({ client') }],
+      (code) => `${code}\nexport { orderId };\n`,
+    );
+    process.env['DATABASE_URL'] = db.url;
+    try {
+      const { orderId } = (await import(program.url('sources.ts'))) as { orderId: number };
+      expect(orderId).toBe(1);
+    } finally {
+      delete process.env['DATABASE_URL'];
+      program.remove();
+    }
+  });
+});
