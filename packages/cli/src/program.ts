@@ -15,6 +15,7 @@ import { runNext } from './commands/next.js';
 import { runStatus } from './commands/status.js';
 import type { CliIo } from './io.js';
 import { DEFAULT_BLOCK_SIZE } from './open.js';
+import { CLI_VERSION } from './version.js';
 
 /**
  * What a segment name may look like on the command line: letters, digits and `_ . - : / @`, starting with a
@@ -77,6 +78,7 @@ export interface ProgramState {
 export function createProgram(io: CliIo, state: ProgramState = {}): Command {
   const program = new Command('hilo')
     .description('Create, inspect and draw from hi/lo key segments in PostgreSQL, MariaDB/MySQL or SQLite.')
+    .version(CLI_VERSION, '-V, --version', 'print the version of hilo-cli')
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({

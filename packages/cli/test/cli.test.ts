@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { main } from 'hilo-cli';
 import { ensureBuilt, removeBuilt, expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
@@ -8,6 +9,7 @@ import { ensureBuilt, removeBuilt, expectSuccess, hilo, isIncreasing, keysOf } f
 beforeAll(ensureBuilt, 120_000);
 afterAll(removeBuilt);
 
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PG = 'postgres://postgres@127.0.0.1:1/nothing_listens_here';
 
 /** Asserts the run was refused as bad input: status 2 and one line on stderr naming the problem. */
@@ -72,6 +74,16 @@ describe('hilo: bad input exits 2 with one line saying what to fix', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`Usage: hilo ${command}`);
       expect(run.stdout).toContain('--source <kind>');
+    }
+  });
+});
+
+describe('hilo --version', () => {
+  it("prints hilo-cli's package.json version on stdout and exits 0", async () => {
+    const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const run = await hilo([flag]);
+      expect(run).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
     }
   });
 });
