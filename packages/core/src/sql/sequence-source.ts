@@ -73,6 +73,12 @@ export interface SequenceStatements {
   nextValues(client: SqlClient, sequence: string, count: number): Promise<bigint[]>;
   /** Makes the next value at least `target` without ever moving back; resolves with whether it moved. */
   raiseTo(client: SqlClient, sequence: string, incrementBy: bigint, target: bigint): Promise<boolean>;
+  /**
+   * Changes INCREMENT BY from `from` to `to` so that the next value's block starts after every block handed
+   * out with `from` (a shrinking PostgreSQL sequence would otherwise return last_value + `to`, inside the last
+   * pooled-lo block).
+   */
+  alterIncrement(client: SqlClient, sequence: string, from: bigint, to: bigint): Promise<void>;
   /** The sequences of `schema` whose names end with {@link SEQUENCE_SUFFIX}. */
   list(client: SqlClient, schema: string | undefined): Promise<{ name: string; object: string; value: bigint | undefined; increment: bigint }[]>;
 }
