@@ -12,7 +12,13 @@ const examples = ['typeorm', 'prisma', 'mikro-orm', 'nestjs'] as const;
 let embedded: RunningPostgres | undefined;
 if (!process.env.HILO_PG_URL) {
   process.stderr.write('demo: starting an embedded PostgreSQL…\n');
-  embedded = await startEmbeddedPostgres();
+  try {
+    embedded = await startEmbeddedPostgres();
+  } catch (error) {
+    // one line that says why and what to do, never a stack trace
+    process.stderr.write(`demo: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   process.env.HILO_PG_URL = embedded.url;
 }
 const rows: string[] = [];

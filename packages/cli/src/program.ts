@@ -9,6 +9,7 @@ import {
   parseTableName,
   parseUrl,
 } from './arguments.js';
+import { runAlter } from './commands/alter.js';
 import { runFloor } from './commands/floor.js';
 import { runInit } from './commands/init.js';
 import { runNext } from './commands/next.js';
@@ -72,7 +73,7 @@ export interface ProgramState {
  * @example
  * ```ts
  * const program = createProgram({ stdout: process.stdout, stderr: process.stderr });
- * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor']
+ * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor', 'alter']
  * ```
  */
 export function createProgram(io: CliIo, state: ProgramState = {}): Command {
@@ -156,6 +157,18 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo floor --url postgres://app@localhost/shop orders --from orders.id')
     .action(async (segment: string, options) => runFloor(segment, options, io));
+
+  withCommonOptions(
+    program
+      .command('alter')
+      .description("change a sequence's INCREMENT BY without overlap: the next block starts after the last one handed out")
+      .addArgument(new Argument('<segment>', 'the segment, e.g. orders').argParser(parseSegment)),
+    { table: true },
+  )
+    .addOption(new Option('--block-size <n>', 'the new INCREMENT BY (keys per block)').argParser(parseBlockSize).makeOptionMandatory())
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  hilo alter --url postgres://app@localhost/shop --block-size 1000 orders')
+    .action(async (segment: string, options) => runAlter(segment, options, io));
 
   for (const command of program.commands) {
     // one line per error, ending with where to read more

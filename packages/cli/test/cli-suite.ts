@@ -46,6 +46,23 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     }
   });
 
+  it(`alter shrinks a block size without handing out a key twice (${source})`, async () => {
+    const segment = `alter_${source}`;
+    expectSuccess(await hilo(['init', '--url', url(), '--source', source, '--block-size', '100', segment]));
+    const before = keysOf(await hilo(['next', '--url', url(), '--source', source, '--block-size', '100', '--count', '150', segment]));
+    const alter = await hilo(['alter', '--url', url(), '--source', source, '--block-size', '40', '--json', segment]);
+    expectSuccess(alter);
+    expect(JSON.parse(alter.stdout)).toEqual(
+      source === 'sequence' ? { segment, source, from: 100, to: 40, changed: true } : { segment, source, blockSize: 40, changed: false },
+    );
+    const after = keysOf(await hilo(['next', '--url', url(), '--source', source, '--block-size', '40', '--count', '50', segment]));
+    expect(after).toHaveLength(50);
+    expect(after[0]!).toBeGreaterThan(before.at(-1)!);
+    const missing = await hilo(['alter', '--url', url(), '--source', source, segment]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--block-size/);
+  });
+
   it(`floor lifts a segment above max(id) of an existing table and never lowers it (${source})`, async () => {
     const run = execute();
     const items = `items_${source}`;

@@ -69,7 +69,7 @@ describe('hilo: bad input exits 2 with one line saying what to fix', () => {
   });
 
   it('prints help for each subcommand on stdout and exits 0', async () => {
-    for (const command of ['init', 'next', 'status', 'floor']) {
+    for (const command of ['init', 'next', 'status', 'floor', 'alter']) {
       const run = await hilo([command, '--help']);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`Usage: hilo ${command}`);
@@ -94,6 +94,7 @@ describe('hilo: an unreachable database exits 1 within 15 s', () => {
     ['postgres, table', ['next', '--url', PG, '--source', 'table', '--count', '5', 'orders']],
     ['postgres, status', ['status', '--url', PG]],
     ['postgres, init', ['init', '--url', PG, 'orders']],
+    ['postgres, alter', ['alter', '--url', PG, '--block-size', '40', 'orders']],
     ['mariadb, table', ['next', '--url', 'mariadb://root@127.0.0.1:1/nothing', 'orders']],
     ['mysql, floor', ['floor', '--url', 'mysql://root@127.0.0.1:1/nothing', 'orders', '--from', 'orders']],
   ])('%s', async (_name, args) => {

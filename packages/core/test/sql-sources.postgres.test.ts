@@ -59,14 +59,17 @@ describePostgres('postgres sources', (db) => {
     expect(await hilo.reserve('h', { size: 3, signal })).toEqual([{ first: 2000n, last: 2999n }]);
   });
 
-  it('should share an EF Core HiLo sequence (pooled-lo, INCREMENT BY 10) and refuse a different increment', async () => {
+  it('should share an EF Core HiLo sequence (pooled-lo, INCREMENT BY 10), adopt its increment, or refuse it when fixed', async () => {
     await client.query('create sequence "EntityFrameworkHiLoSequence" start with 1 increment by 10');
     const efNext = await client.query<{ v: string }>(`select nextval('"EntityFrameworkHiLoSequence"')::text as v`);
     expect(efNext.rows[0]!.v).toBe('1');
     const ours = sequenceSource(client, { increment: 10, name: () => 'EntityFrameworkHiLoSequence' });
     expect(await ours.reserve('any', { size: 10, signal })).toEqual([{ first: 11n, last: 20n }]);
-    const wrong = sequenceSource(client, { increment: 100, name: () => 'EntityFrameworkHiLoSequence' });
-    await expect(wrong.prepare('any')).rejects.toThrow(/INCREMENT BY 10.*increment: 10/);
+    // a different configured increment reserves in units of the real one: each value is still [v, v + 10)
+    const adopting = sequenceSource(client, { increment: 100, name: () => 'EntityFrameworkHiLoSequence' });
+    expect(await adopting.reserve('any', { size: 25, signal })).toEqual([{ first: 21n, last: 50n }]);
+    const fixed = sequenceSource(client, { increment: 100, fixedIncrement: 'incrementBy', name: () => 'EntityFrameworkHiLoSequence' });
+    await expect(fixed.prepare('any')).rejects.toThrow(/INCREMENT BY 10, but `incrementBy` is 100.*Set `incrementBy: 10`/);
   });
 
   it('should raise a sequence restarted below max(id) above it (Quarkus #31899)', async () => {

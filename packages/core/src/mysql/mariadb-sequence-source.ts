@@ -29,6 +29,14 @@ export const mariadbSequenceStatements: SequenceStatements = {
     const { rows } = await client.query<{ r: unknown }>(`select cast(setval(${q}, ${BigInt(target)}, 0) as char) as r`);
     return rows[0]?.r !== null && rows[0]?.r !== undefined;
   },
+  async alterIncrement(client, q, _from, to) {
+    // nocache: next_not_cached_value is the next value nextval returns, the end of every block handed out so far
+    const { rows } = await client.query<{ v: unknown }>(`select cast(next_not_cached_value as char) as v from ${q}`);
+    const next = toBigInt(rows[0]?.v, 'next_not_cached_value');
+    await client.query(`alter sequence ${q} increment by ${to}`);
+    // never moves backwards; makes sure ALTER did not bring the next value below where it was
+    await client.query(`select setval(${q}, ${next}, 0)`);
+  },
   async list(client, schema) {
     const { rows } = await client.query<{ s: string; n: string }>(
       `select table_schema as s, table_name as n from information_schema.tables

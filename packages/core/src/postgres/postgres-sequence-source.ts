@@ -34,6 +34,17 @@ export const postgresSequenceStatements: SequenceStatements = {
       return true;
     });
   },
+  async alterIncrement(client, q, from, to) {
+    await client.transaction(async (tx) => {
+      // ALTER SEQUENCE blocks nextval until commit: nobody reserves between the read and the setval
+      await tx.query(`alter sequence ${q} increment by ${to}`);
+      const { rows } = await tx.query<{ l: unknown; c: unknown }>(`select last_value::text as l, is_called as c from ${q}`);
+      if (rows[0]?.c !== true || to >= from) return;
+      // the last block was [last, last + from): its end becomes last_value, so the next nextval is last + from
+      const last = toBigInt(rows[0]?.l, 'last_value');
+      await tx.query('select setval($1::regclass, $2::bigint, true)', [q, last + from - to]);
+    });
+  },
   async list(client, schema) {
     const { rows } = await client.query<{ n: string; s: string; v: unknown; i: unknown }>(
       `select sequencename as n, schemaname as s, last_value::text as v, increment_by::text as i from pg_sequences

@@ -43,6 +43,7 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
   const sequence = options.sequence ?? EF_CORE_SEQUENCE;
   const source = sequenceSource(client, {
     increment: incrementBy,
+    fixedIncrement: 'incrementBy',
     strategy: 'pooled-lo',
     name: () => sequence,
     ...(options.schema === undefined ? {} : { schema: options.schema }),

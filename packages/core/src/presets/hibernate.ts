@@ -168,6 +168,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
   // the core source checks (and creates) the sequence: INCREMENT BY n for the pooled optimizers, 1 otherwise
   const checker = sequenceSource(client, {
     increment: incrementSize,
+    fixedIncrement: 'incrementSize',
     strategy: pooled ? optimizer : 'hilo',
     name: nameOf,
     ...(schema === undefined ? {} : { schema }),

@@ -54,6 +54,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     kind === 'sequence'
       ? sequenceSource(client, {
           increment: generatorOptions.blockSize ?? 100,
+          incrementOption: 'blockSize',
           ...common,
           ...(strategy === undefined ? {} : { strategy: strategy as SequenceStrategy }),
         })

@@ -17,6 +17,7 @@ export { DEFAULT_TABLE, type TableSourceOptions, type TableStrategy } from './ta
 export { schemaSql, ensureSchema, DEFAULT_SEQUENCE_INCREMENT, type SchemaOptions } from './schema.js';
 export { raiseFloor, type RaiseFloorOptions } from './floor.js';
 export { status, type StatusOptions } from './status.js';
+export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './alter.js';
 export { createHiLo, type CreateHiLoOptions } from './create-hilo.js';
 export { postgresSequenceSource } from '../postgres/postgres-sequence-source.js';
 export { postgresTableSource } from '../postgres/postgres-table-source.js';

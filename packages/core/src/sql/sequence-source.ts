@@ -37,11 +37,28 @@ export interface SequenceSourceOptions {
    */
   readonly strategy?: SequenceStrategy;
   /**
-   * Whether `prepare` creates a missing sequence. An existing one is always checked: an INCREMENT BY that
-   * does not fit `increment` and `strategy` is refused with `HiLoMismatchError`.
+   * Whether `prepare` creates a missing sequence (INCREMENT BY `increment`). An existing one is read: for
+   * `pooled-lo` and `pooled` its real INCREMENT BY decides the block of each value, so a `blockSize` changed
+   * between deployments keeps working; `hilo` needs INCREMENT BY 1.
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * Refuse (`HiLoMismatchError`) an existing sequence whose INCREMENT BY differs from `increment` instead
+   * of adopting it, naming this option in the message. For presets whose other party (EF Core, Hibernate)
+   * derives its blocks from a fixed increment, so adopting ours would not make theirs safe.
+   *
+   * @example
+   * ```ts
+   * sequenceSource(client, { increment: 10, fixedIncrement: 'incrementBy' });
+   * ```
+   */
+  readonly fixedIncrement?: string;
+  /**
+   * The option name the user set, used in messages about `increment` (e.g. `blockSize` in `createHiLo`).
+   * @default 'increment'
+   */
+  readonly incrementOption?: string;
 }
 
 /** Suffix of default sequence names; `status()` lists sequences that end with it. */
@@ -56,6 +73,12 @@ export interface SequenceStatements {
   nextValues(client: SqlClient, sequence: string, count: number): Promise<bigint[]>;
   /** Makes the next value at least `target` without ever moving back; resolves with whether it moved. */
   raiseTo(client: SqlClient, sequence: string, incrementBy: bigint, target: bigint): Promise<boolean>;
+  /**
+   * Changes INCREMENT BY from `from` to `to` so that the next value's block starts after every block handed
+   * out with `from` (a shrinking PostgreSQL sequence would otherwise return last_value + `to`, inside the last
+   * pooled-lo block).
+   */
+  alterIncrement(client: SqlClient, sequence: string, from: bigint, to: bigint): Promise<void>;
   /** The sequences of `schema` whose names end with {@link SEQUENCE_SUFFIX}. */
   list(client: SqlClient, schema: string | undefined): Promise<{ name: string; object: string; value: bigint | undefined; increment: bigint }[]>;
 }
@@ -65,7 +88,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   const dialect = client.dialect;
   if (typeof options !== 'object' || options === null) throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
   const { increment: inc } = options;
-  if (typeof inc !== 'number' || !Number.isSafeInteger(inc) || inc < 1) throw HiLoConfigurationError.invalidOption('increment', 'a positive integer', inc);
+  if (typeof inc !== 'number' || !Number.isSafeInteger(inc) || inc < 1) throw HiLoConfigurationError.invalidOption(options.incrementOption ?? 'increment', 'a positive integer', inc);
   const increment = BigInt(inc);
   const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'pooled', 'hilo'] as const, 'a sequence source');
   const create = options.create ?? true;
@@ -75,6 +98,10 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   const start = strategy === 'pooled' ? increment : strategy === 'hilo' ? 0n : 1n;
   const minValue = strategy === 'hilo' ? 0n : 1n;
   const prepared = new Map<string, Promise<void>>();
+  /** Per segment, the INCREMENT BY the sequence really has: each `nextval` value is a block of that size. */
+  const actualIncrement = new Map<string, bigint>();
+  const fixedIncrement = options.fixedIncrement;
+  const incrementOption = options.incrementOption ?? 'increment';
 
   function sequenceOf(segment: string): { name: string; quoted: string } {
     validateSegment(segment);
@@ -106,14 +133,30 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
         `Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` or pass \`create: true\`.`,
       );
     }
-    if (actual !== incrementBy) {
+    if (actual === incrementBy) {
+      actualIncrement.set(segment, actual);
+      return;
+    }
+    if (strategy === 'hilo') {
       throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}, but hilo is configured with increment ${increment} and strategy "${strategy}", which needs INCREMENT BY ${incrementBy}; using it could hand out duplicate keys (efcore.pg #843). ` +
-          (strategy === 'hilo'
-            ? `Use strategy "pooled-lo" with increment ${actual}, or a sequence that advances by 1.`
-            : `Set \`increment: ${actual}\`, or change the sequence while no application uses it (ALTER SEQUENCE … INCREMENT BY ${incrementBy}).`),
+        `Sequence ${quoted} has INCREMENT BY ${actual}, but strategy "hilo" needs a sequence that advances by 1 (keys are value × ${increment}). ` +
+          `Use strategy "pooled-lo" (each value is a block of ${actual} keys), or a sequence with INCREMENT BY 1.`,
       );
     }
+    if (fixedIncrement !== undefined) {
+      throw new HiLoMismatchError(
+        `Sequence ${quoted} has INCREMENT BY ${actual}, but \`${fixedIncrement}\` is ${increment}; the other application sharing it derives its blocks from ${fixedIncrement}, so a difference could hand out duplicate keys (efcore.pg #843). ` +
+          `Set \`${fixedIncrement}: ${actual}\`, or change the sequence and every application sharing it together.`,
+      );
+    }
+    if (actual < 1n) {
+      throw new HiLoMismatchError(
+        `Sequence ${quoted} has INCREMENT BY ${actual}; hilo needs an ascending sequence. Recreate it, or run \`hilo alter --block-size ${increment} ${segment}\`.`,
+      );
+    }
+    // a block size changed between deployments: each value v is still the block [v, v + actual) (pooled-lo)
+    // or (v - actual, v] (pooled), disjoint from every earlier block, so we reserve in units of the real increment
+    actualIncrement.set(segment, actual);
   }
 
   function prepare(segment: string, signal?: AbortSignal): Promise<void> {
@@ -134,16 +177,18 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) throw HiLoConfigurationError.invalidOption('size', 'a positive integer', size);
     const { quoted } = sequenceOf(segment);
     await prepare(segment, request.signal);
+    const step = actualIncrement.get(segment) ?? incrementBy;
+    const perValue = strategy === 'hilo' ? increment : step;
     const action = `reserving ${size} keys for segment "${segment}"`;
     const blocks: Block[] = [];
     // `hilo` hi 0 and a `pooled` value below `increment` hold fewer keys (keys < 1 are skipped): top up
     while (keyCount(blocks) < BigInt(size)) {
       const missing = Number(BigInt(size) - keyCount(blocks));
-      const work = retryLostConnection(() => sql.nextValues(client, quoted, incrementsFor(missing, inc))).catch((error: unknown) => {
+      const work = retryLostConnection(() => sql.nextValues(client, quoted, incrementsFor(missing, Number(perValue)))).catch((error: unknown) => {
         throw fail(error, action, quoted);
       });
       const values = await abortable(work, request.signal, action);
-      blocks.push(...blocksFromValues(strategy, values, increment));
+      blocks.push(...blocksFromValues(strategy, values, perValue));
     }
     return blocks.length > 1 ? mergeBlocks(sortBlocks(blocks)) : blocks;
   }
@@ -151,6 +196,8 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
     const { quoted } = sequenceOf(segment);
     await prepare(segment);
+    const step = actualIncrement.get(segment) ?? incrementBy;
+    const perValue = strategy === 'hilo' ? increment : step;
     const source = qualifiedName(dialect, 'floor table', from.table, from.schema);
     const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
     try {
@@ -159,7 +206,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
       const maxKey = toBigInt(raw, `max(${column})`);
-      const raised = await sql.raiseTo(client, quoted, incrementBy, floorValue(strategy, maxKey, increment));
+      const raised = await sql.raiseTo(client, quoted, step, floorValue(strategy, maxKey, perValue));
       return { segment, maxKey, raised };
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });

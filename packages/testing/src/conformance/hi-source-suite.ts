@@ -348,14 +348,17 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
     }
 
     if (options.checksIncrement) {
-      it('should refuse a sequence whose increment does not fit (efcore.pg #843)', async () => {
+      it('should reserve in units of the real INCREMENT BY when the configured one differs (issue #15)', async () => {
         const segment = randomName('seg');
-        await source.prepare(segment);
+        const [mine] = await source.reserve(segment, { size: BLOCK, signal: signal() });
         const other = await options.connect(db.url, { poolSize: 1 });
         try {
           const mismatched = options.makeSource(other, { increment: BLOCK * 2 });
-          await expect(mismatched.prepare(segment)).rejects.toMatchObject({ code: 'HILO_MISMATCH', name: 'HiLoMismatchError' });
-          await expect(mismatched.reserve(segment, { size: 1, signal: signal() })).rejects.toMatchObject({ code: 'HILO_MISMATCH' });
+          const blocks = await mismatched.reserve(segment, { size: 1, signal: signal() });
+          // one value, read with the sequence's own increment: a block of BLOCK keys after ours, not BLOCK * 2
+          expect(blocks).toHaveLength(1);
+          expect(blocks[0]!.first).toBeGreaterThan(mine!.last);
+          expect(blocks[0]!.last - blocks[0]!.first + 1n).toBe(BigInt(BLOCK));
         } finally {
           await other.close();
         }

@@ -1,0 +1,59 @@
+import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
+import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
+import { mariadbSequenceStatements } from '../mysql/mariadb-sequence-source.js';
+import { postgresSequenceStatements } from '../postgres/postgres-sequence-source.js';
+import { toHiLoError } from './driver-errors.js';
+import { SEQUENCE_SUFFIX } from './sequence-source.js';
+import type { SqlClient } from './sql-client.js';
+
+/** Options of {@link alterBlockSize}. */
+export interface AlterBlockSizeOptions {
+  /** The segment whose sequence changes. */
+  readonly segment: string;
+  /** The new INCREMENT BY: keys per `nextval`. */
+  readonly blockSize: number;
+  /** The sequence's schema (PostgreSQL) or database (MariaDB); default: the connection's. */
+  readonly schema?: string;
+}
+
+/** What {@link alterBlockSize} did. */
+export interface AlterBlockSizeResult {
+  readonly segment: string;
+  /** INCREMENT BY before. */
+  readonly from: bigint;
+  /** INCREMENT BY now. */
+  readonly to: bigint;
+}
+
+/**
+ * Changes the INCREMENT BY of a segment's `pooled-lo` sequence (PostgreSQL or MariaDB) without overlap: the
+ * next block starts after the last one handed out with the old increment. Growing is safe while applications
+ * run (they read each value as a smaller block inside the new one); shrinking needs them stopped, since a
+ * running one still reads each value as a block of the old, larger size.
+ *
+ * @example
+ * ```ts
+ * await alterBlockSize(client, { segment: 'orders', blockSize: 40 });
+ * ```
+ */
+export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeOptions): Promise<AlterBlockSizeResult> {
+  const { segment, blockSize } = options;
+  validateSegment(segment);
+  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 1) {
+    throw HiLoConfigurationError.invalidOption('blockSize', 'a positive integer', blockSize);
+  }
+  const sql = client.dialect === 'postgres' ? postgresSequenceStatements : client.dialect === 'mysql' ? mariadbSequenceStatements : undefined;
+  if (sql === undefined) throw new HiLoConfigurationError(`alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`);
+  const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
+  const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);
+  const quoted = qualifiedName(client.dialect, 'sequence', name, schema);
+  try {
+    const from = await sql.readIncrement(client, quoted, schema, name);
+    if (from === undefined) throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`);
+    const to = BigInt(blockSize);
+    if (from !== to) await sql.alterIncrement(client, quoted, from, to);
+    return { segment, from, to };
+  } catch (error) {
+    throw toHiLoError(error, { dialect: client.dialect, action: `changing the INCREMENT BY of ${client.dialect} sequence ${quoted}` });
+  }
+}

@@ -1,0 +1,3 @@
+import { runAlterSuite } from './alter-suite.js';
+
+runAlterSuite('mysql');

@@ -1,0 +1,3 @@
+import { runBlockSizeChangeSuite } from './block-size-change-suite.js';
+
+runBlockSizeChangeSuite('mysql');
