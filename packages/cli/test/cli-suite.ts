@@ -149,6 +149,25 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     );
   });
 
+  // issue 17: every replica runs `hilo init --guard` at start-up, so ten at once must all succeed (PostgreSQL's
+  // catalog used to fail some with "tuple concurrently updated"); once per database is enough
+  if (source === (db.kind === 'postgres' ? 'sequence' : 'table')) {
+    it(`ten concurrent \`hilo init --guard\`, five rounds, all succeed and the guard then holds (${source})`, async () => {
+      const run = execute();
+      const table = `race_guard_${source}`;
+      await run(`create table ${table} (id bigint not null primary key, note varchar(20) not null)`);
+      for (let round = 0; round < 5; round++) {
+        const runs = await Promise.all(
+          Array.from({ length: 10 }, () => hilo(['init', '--url', url(), '--source', source, table, '--guard', table])),
+        );
+        for (const r of runs) expectSuccess(r);
+      }
+      await expect(run(`insert into ${table} (note) values ('keyless')`)).rejects.toThrow(
+        new RegExp(`hilo: a row of segment '${table}' arrived without a key`),
+      );
+    }, 180_000);
+  }
+
   it(`init --guard names a missing table or column in one line and exits 1 (${source})`, async () => {
     await execute()(`create table columnless_${source} (id bigint primary key)`);
     for (const [guard, message] of [

@@ -30,7 +30,11 @@ export function keyGuardSuite(kind: 'postgres' | 'mysql'): void {
     if (kind === 'mysql') {
       it('should replace the trigger in one statement on MariaDB, so the table is never unguarded', async () => {
         const sent: string[] = [];
-        const watched: SqlClient = { ...client, query: (sql, params) => (sent.push(sql), client.query(sql, params)) };
+        const watched: SqlClient = {
+          ...client,
+          query: (sql, params) => (sent.push(sql), client.query(sql, params)),
+          transaction: (work) => client.transaction((tx) => work({ query: (sql, params) => (sent.push(sql), tx.query(sql, params)) })),
+        };
         await ensureKeyGuard(watched, [{ segment: 'orders', table: 'guarded' }]);
         const { rows } = await client.query<{ v: unknown }>('select version() as v');
         if (/mariadb/i.test(String(rows[0]?.v))) {

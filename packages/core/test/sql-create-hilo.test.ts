@@ -24,4 +24,24 @@ describe('createHiLo over a SQLite table', () => {
       await client.close();
     }
   });
+
+  // issue 17: blockSize was ignored as max_lo (1000 per hi), so a hi table shared with a tool using another max_lo overlapped
+  it('should use blockSize as max_lo of the table hilo strategy', async () => {
+    const client = await connect(`sqlite:${join(dir, 'maxlo.db')}`);
+    try {
+      const options = { client, source: 'table', strategy: 'hilo', blockSize: 10, adaptive: false, prefetchAt: false } as const;
+      const first = createHiLo(options);
+      const a = await first.next('orders');
+      const second = createHiLo(options);
+      const b = await second.next('orders');
+      // blocks of 10 keys per hi: both keys lie in the first hi values, not 1000 apart
+      expect(a).toBeLessThan(10);
+      expect(b % 10).toBe(0);
+      expect(b).toBeLessThan(100);
+      await first.close();
+      await second.close();
+    } finally {
+      await client.close();
+    }
+  });
 });

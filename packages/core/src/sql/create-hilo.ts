@@ -62,6 +62,8 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
           ...common,
           ...(table === undefined ? {} : { table }),
           ...(strategy === undefined ? {} : { strategy: strategy as TableStrategy }),
+          // the table `hilo` strategy's max_lo is the block size: ignoring it (1000) overlapped a shared hi table (issue 17)
+          ...(strategy === 'hilo' && generatorOptions.blockSize !== undefined ? { increment: generatorOptions.blockSize } : {}),
         });
   return createHiLoGenerator<K>({ ...generatorOptions, source } as HiLoGeneratorOptions<K>);
 }

@@ -1,7 +1,7 @@
 import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js';
 import { quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { toHiLoError } from './driver-errors.js';
-import type { SqlClient, SqlDialect } from './sql-client.js';
+import type { SqlClient, SqlDialect, SqlExecutor } from './sql-client.js';
 
 /** The databases a key guard is written for. `mysql` covers MariaDB and MySQL; SQLite has none. */
 export type KeyGuardDialect = 'postgres' | 'mysql';
@@ -241,12 +241,47 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     }
     if (reason !== undefined) throw new HiLoSourceError(`Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`);
   }
-  for (const sql of statements) {
-    try {
-      await client.query(sql);
-    } catch (error) {
-      throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: 'Create the table first, then install the guard.' });
-    }
+  try {
+    await client.transaction(async (tx) => {
+      await takeDdlLock(dialect, tx);
+      try {
+        for (const sql of statements) {
+          try {
+            await tx.query(sql);
+          } catch (error) {
+            throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: 'Create the table first, then install the guard.' });
+          }
+        }
+      } finally {
+        if (dialect === 'mysql') await tx.query('select release_lock(?) as released', [DDL_LOCK_NAME]).catch(() => undefined);
+      }
+    });
+  } catch (error) {
+    throw toHiLoError(error, { dialect, action: 'installing the key guard' });
+  }
+}
+
+/** Name (MariaDB/MySQL `GET_LOCK`) of the lock that serialises hilo's DDL across processes. */
+const DDL_LOCK_NAME = 'hilo:ddl';
+/** Key of the same lock on PostgreSQL (`pg_advisory_xact_lock`): "hilo" in ASCII, unlikely to collide with an app's own keys. */
+const DDL_LOCK_KEY = 0x68696c6f;
+/** Seconds a MariaDB/MySQL installer waits for another one to finish. */
+const DDL_LOCK_WAIT_SECONDS = 60;
+
+/**
+ * Serialises concurrent installers (every replica runs `hilo init --guard` at start-up): PostgreSQL's
+ * `create or replace function` and `alter table … set default` race on the catalog ("tuple concurrently
+ * updated", a duplicate in pg_proc) when two sessions run them at once. PostgreSQL releases the lock at
+ * commit; MariaDB's DDL commits implicitly, so its session lock is released explicitly.
+ */
+async function takeDdlLock(dialect: KeyGuardDialect, tx: SqlExecutor): Promise<void> {
+  if (dialect === 'postgres') {
+    await tx.query('select pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
+    return;
+  }
+  const { rows } = await tx.query<{ got: unknown }>('select get_lock(?, ?) as got', [DDL_LOCK_NAME, DDL_LOCK_WAIT_SECONDS]);
+  if (Number(rows[0]?.got) !== 1) {
+    throw new HiLoSourceError(`Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} s while installing the key guard; run it again.`);
   }
 }
 
