@@ -201,9 +201,17 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     });
   };
 
+  /** Set while insert() asks the plugin what an insert would need, instead of drawing keys. */
+  let counting: Array<{ segment: string; rows: number }> | undefined;
   const plugin: KyselyPlugin = {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      return InsertQueryNode.is(args.node) ? fill(args.node) : args.node;
+      if (!InsertQueryNode.is(args.node)) return args.node;
+      if (counting !== undefined) {
+        const found = missingKeys(args.node, tables);
+        if (found !== undefined && found.rows > 0) counting.push({ segment: found.table.segment, rows: found.rows });
+        return args.node;
+      }
+      return fill(args.node);
     },
     async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
       return args.result;
@@ -213,11 +221,17 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
   return {
     plugin,
     async insert(query) {
-      const node = query.toOperationNode();
-      if (InsertQueryNode.is(node)) {
-        const found = missingKeys(node, tables);
-        if (found !== undefined && found.rows > 0) await (await supply.generator()).ensure(found.table.segment, found.rows);
+      // Kysely runs the plugins inside toOperationNode(), so the plugin only counts while we look: drawing
+      // keys here would take them twice, and throw when the block is empty — the very case insert() is for.
+      const wanted: Array<{ segment: string; rows: number }> = [];
+      counting = wanted;
+      try {
+        query.toOperationNode();
+      } finally {
+        counting = undefined;
       }
+      const generator = wanted.length > 0 ? await supply.generator() : undefined;
+      for (const { segment, rows } of wanted) await generator!.ensure(segment, rows);
       return query.execute();
     },
     async nextId(table) {
