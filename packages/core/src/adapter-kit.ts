@@ -19,7 +19,7 @@ export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, '
   /** A `SqlClient` you own (`connect(url)`, `pgClient(pool)`, …); the supply leaves it open at `close()`. */
   readonly client?: SqlClient;
   /** A generator you created and own; the supply neither warms it on its own nor closes it. */
-  readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint>;
+  readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint> | HiLoGenerator<number | bigint>;
   /**
    * How blocks are reserved: one sequence per segment, or one row per segment in `table`.
    * @default "sequence" on PostgreSQL, "table" elsewhere
