@@ -1,4 +1,4 @@
-// `pnpm demo`: runs the three example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
+// `pnpm demo`: runs the example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
 // demo, and prints per ORM the keys known before flush and the statements issued, hilo vs identity path.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase, startEmbeddedPostgres, type RunningPostgres } from '@hilo/testing';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const examples = ['typeorm', 'prisma', 'mikro-orm'] as const;
+const examples = ['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely'] as const;
 
 let embedded: RunningPostgres | undefined;
 if (!process.env.HILO_PG_URL) {
