@@ -40,6 +40,8 @@ const project = {
     '^hilo-typeorm$': '<rootDir>/packages/typeorm/src/index.ts',
     '^hilo-prisma$': '<rootDir>/packages/prisma/src/index.ts',
     '^hilo-mikro-orm$': '<rootDir>/packages/mikro-orm/src/index.ts',
+    '^hilo-drizzle$': '<rootDir>/packages/drizzle/src/index.ts',
+    '^hilo-kysely$': '<rootDir>/packages/kysely/src/index.ts',
     '^hilo-cli$': '<rootDir>/packages/cli/src/index.ts',
     '^@hilo/testing$': '<rootDir>/packages/testing/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

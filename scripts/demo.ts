@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase, startEmbeddedPostgres, type RunningPostgres } from '@hilo/testing';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const examples = ['typeorm', 'prisma', 'mikro-orm', 'nestjs'] as const;
+const examples = ['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'nestjs'] as const;
 
 let embedded: RunningPostgres | undefined;
 if (!process.env.HILO_PG_URL) {

@@ -7,8 +7,8 @@ import type { Result } from './measure.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The ratio each ORM's graph benchmark should reach (issue #9). */
-const TARGETS = { typeorm: 1.0, prisma: 3.0, 'mikro-orm': 1.0 } as const;
+/** The ratio each ORM's graph benchmark should reach (issue #9; Drizzle and Kysely: issue #19). */
+const TARGETS = { typeorm: 1.0, prisma: 3.0, 'mikro-orm': 1.0, drizzle: 1.0, kysely: 1.0 } as const;
 
 interface GraphBench {
   hiloMs: number;

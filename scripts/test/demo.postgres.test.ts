@@ -5,10 +5,10 @@ import { describePostgres } from '@hilo/testing';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-// `pnpm demo` is what a new user runs first: run it end to end (three example apps, each in its own process,
+// `pnpm demo` is what a new user runs first: run it end to end (the example apps, each in its own process,
 // on databases of the test server) and check the summary it prints.
 describePostgres('pnpm demo', () => {
-  it('runs the three examples and prints keys known before flush and statements per ORM', async () => {
+  it('runs the examples and prints keys known before flush and statements per ORM', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'demo.ts')], {
       cwd: root,
       env: process.env, // HILO_PG_URL: the demo uses this server instead of starting one
@@ -23,6 +23,8 @@ describePostgres('pnpm demo', () => {
     expect(out).toContain('| typeorm | 24 | 5 | 5 |');
     expect(out).toContain('| prisma | 61 | 4 | 50 |');
     expect(out).toContain('| mikro-orm | 184 | 5 | 5 |');
+    expect(out).toContain('| drizzle | 24 | 5 | 5 |');
+    expect(out).toContain('| kysely | 24 | 5 | 5 |');
     expect(out).toContain('| nestjs | 7 | — | — |');
     expect(out).toMatch(/transaction rolled back \(payment declined\)/);
   }, 120_000);

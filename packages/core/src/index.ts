@@ -30,3 +30,11 @@ export {
   type KeyGuardDialect,
   type MissingKeyFunctionOptions,
 } from './sql/key-guard.js';
+export {
+  openKeySupply,
+  keyToField,
+  segmentOfTable,
+  type KeySupply,
+  type KeySupplyOptions,
+  type KeyField,
+} from './adapter-kit.js';

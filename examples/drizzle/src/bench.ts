@@ -1,0 +1,72 @@
+import { openShop } from './main.js';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Inserts `orders` orders of `items` items each in one transaction, with hilo keys (keys drawn in memory,
+ * then one multi-row INSERT per table) and with identity keys (orders `RETURNING id`, then the items),
+ * alternating for `rounds` rounds after a warm-up. The hilo side includes its reservations.
+ */
+export async function benchGraph(url: string, { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number }) {
+  const shop = await openShop(url);
+  const { db, hilo, tables, counter } = shop;
+  const orderKey = hilo.key('orders');
+  const itemKey = hilo.key('order_items');
+  try {
+    const [customer] = await db.insert(tables.customers).values({ name: 'Bench', email: 'bench@example.com' }).returning();
+    const line = (n: number) => ({ sku: `SKU-${n % 7}`, quantity: 1 + (n % 3), priceCents: 100 + n });
+    const withHiLo = async (count: number) => {
+      await Promise.all([hilo.ensure(tables.orders, count), hilo.ensure(tables.items, count * items)]);
+      const graph = Array.from({ length: count }, () => ({ id: orderKey(), customerId: customer!.id }));
+      const lines = graph.flatMap((o, k) => Array.from({ length: items }, (_, n) => ({ id: itemKey(), orderId: o.id, ...line(k * items + n) })));
+      await db.transaction(async (tx) => {
+        await tx.insert(tables.orders).values(graph);
+        await tx.insert(tables.items).values(lines);
+      });
+    };
+    const identity = async (count: number) => {
+      await db.transaction(async (tx) => {
+        const saved = await tx
+          .insert(tables.identityOrders)
+          .values(Array.from({ length: count }, () => ({ customerId: customer!.id })))
+          .returning({ id: tables.identityOrders.id });
+        await tx.insert(tables.identityItems).values(saved.flatMap((o, k) => Array.from({ length: items }, (_, n) => ({ orderId: o.id, ...line(k * items + n) }))));
+      });
+    };
+    const time = async (fn: () => Promise<void>) => {
+      const before = counter.count;
+      const start = performance.now();
+      await fn();
+      return { ms: performance.now() - start, statements: counter.count - before };
+    };
+    for (let w = 0; w < 2; w++) {
+      await withHiLo(Math.ceil(orders / 4));
+      await identity(Math.ceil(orders / 4));
+    }
+    const h: { ms: number; statements: number }[] = [];
+    const i: { ms: number; statements: number }[] = [];
+    for (let r = 0; r < rounds; r++) {
+      if (r % 2 === 0) {
+        h.push(await time(() => withHiLo(orders)));
+        i.push(await time(() => identity(orders)));
+      } else {
+        i.push(await time(() => identity(orders)));
+        h.push(await time(() => withHiLo(orders)));
+      }
+    }
+    const hiloMs = median(h.map((x) => x.ms));
+    const identityMs = median(i.map((x) => x.ms));
+    return {
+      orders,
+      itemsPerOrder: items,
+      rounds,
+      hiloMs,
+      identityMs,
+      speedup: identityMs / hiloMs,
+      hiloStatements: median(h.map((x) => x.statements)),
+      identityStatements: median(i.map((x) => x.statements)),
+    };
+  } finally {
+    await shop.close();
+  }
+}

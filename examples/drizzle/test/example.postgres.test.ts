@@ -1,0 +1,29 @@
+import { describePostgres } from '@hilo/testing';
+import { run } from '../src/main.js';
+
+describePostgres('drizzle example', (db) => {
+  it('knows every key before inserting and needs no more statements than identity keys', async () => {
+    const lines: string[] = [];
+    const summary = await run(db.url, (line) => lines.push(line));
+    // 3 customers, 6 orders, 15 items
+    expect(summary.keysBeforeFlush).toBe(24);
+    // BEGIN, one INSERT per table, COMMIT
+    expect(summary.statements).toBe(5);
+    expect(summary.statements).toBeLessThanOrEqual(summary.identityStatements);
+    expect(lines.join('\n')).toMatch(/transaction rolled back \(payment declined\)/);
+    expect(lines.join('\n')).toMatch(/0 rows carry/);
+  });
+});
+
+describePostgres('drizzle example: the graph benchmark behind `pnpm bench`', (db) => {
+  it('stores the graph both ways and reports both timings', async () => {
+    const { benchGraph } = await import('../src/bench.js');
+    const result = await benchGraph(db.url, { orders: 50, items: 4, rounds: 1 });
+    expect(result).toMatchObject({ orders: 50, itemsPerOrder: 4, rounds: 1 });
+    // BEGIN, orders, order items, COMMIT — on both paths
+    expect(result.hiloStatements).toBe(4);
+    expect(result.identityStatements).toBe(4);
+    expect(result.hiloMs).toBeGreaterThan(0);
+    expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
+  });
+});

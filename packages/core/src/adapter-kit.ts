@@ -1,0 +1,182 @@
+import { HiLoConfigurationError, HiLoOverflowError } from './errors.js';
+import type { HiLoGenerator } from './generator.js';
+import type { HiLoGeneratorOptions } from './options.js';
+import { connect } from './sql/connect.js';
+import { createHiLo } from './sql/create-hilo.js';
+import type { SqlClient } from './sql/sql-client.js';
+
+/**
+ * Where an adapter's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo builds
+ * the generator, how. Shared by the adapters so every one of them accepts the same options with the same
+ * messages.
+ */
+export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'> {
+  /**
+   * Database URL for hilo's own connection (`postgres://…`, `mysql://…`, `mariadb://…`, `sqlite:PATH`).
+   * Reservations run there and commit at once, never inside the application's transaction.
+   */
+  readonly url?: string;
+  /** A `SqlClient` you own (`connect(url)`, `pgClient(pool)`, …); the supply leaves it open at `close()`. */
+  readonly client?: SqlClient;
+  /** A generator you created and own; the supply neither warms it on its own nor closes it. */
+  readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint> | HiLoGenerator<number | bigint>;
+  /**
+   * How blocks are reserved: one sequence per segment, or one row per segment in `table`.
+   * @default "sequence" on PostgreSQL, "table" elsewhere
+   */
+  readonly source?: 'sequence' | 'table';
+  /**
+   * The hi table of `source: 'table'`.
+   * @default "hilo_segments"
+   */
+  readonly table?: string;
+  /** Schema (PostgreSQL) or database (MariaDB/MySQL) of the sequences or the hi table. */
+  readonly schema?: string;
+}
+
+/**
+ * A generator an adapter draws keys from, with the life cycle settled: `close()` closes only what the
+ * supply opened itself (the generator and connection it built from `url`, the generator it built on your
+ * `client`), never what you passed in.
+ */
+export interface KeySupply {
+  /** The generator; resolves once connected (the connection opens on first use, not at construction). */
+  generator(): Promise<HiLoGenerator<number | bigint>>;
+  /** The generator when it is already built, for synchronous paths; `undefined` before the first `generator()`. */
+  readonly current: HiLoGenerator<number | bigint> | undefined;
+  /** Closes what the supply opened; later calls to `generator()` throw. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Validates the connection options and returns a key supply; nothing connects before the first
+ * `generator()`. A failed connection attempt is not remembered: the next call tries again.
+ *
+ * @param owner - how the adapter is called in messages, e.g. `"hiloDrizzle()"`.
+ * @example
+ * ```ts
+ * const supply = openKeySupply({ url: process.env.DATABASE_URL, blockSize: 100 }, 'hiloKysely()');
+ * const key = await (await supply.generator()).next('orders');
+ * ```
+ */
+export function openKeySupply(options: KeySupplyOptions, owner: string): KeySupply {
+  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  const { url, client, generator, source, table, schema, ...generatorOptions } = options;
+  const given = [url, client, generator].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    throw new HiLoConfigurationError(
+      `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. { url: process.env.DATABASE_URL }.`,
+    );
+  }
+  if (url !== undefined && typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
+  if (client !== undefined && typeof (client as { query?: unknown }).query !== 'function') {
+    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (connect(url), pgClient(pool), …)', client);
+  }
+  if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
+    throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);
+  }
+  if (source !== undefined && source !== 'sequence' && source !== 'table') {
+    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
+  }
+
+  interface Built {
+    readonly generator: HiLoGenerator<number | bigint>;
+    close(): Promise<void>;
+  }
+  const build = async (): Promise<Built> => {
+    if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
+    const sql = client ?? (await connect(url!));
+    const ownsClient = client === undefined;
+    try {
+      const built = createHiLo<'bigint'>({
+        ...generatorOptions,
+        client: sql,
+        keyType: 'bigint',
+        ...(source === undefined ? {} : { source }),
+        ...(table === undefined ? {} : { table }),
+        ...(schema === undefined ? {} : { schema }),
+      });
+      return {
+        generator: built,
+        async close() {
+          try {
+            await built.close();
+          } finally {
+            if (ownsClient) await sql.close();
+          }
+        },
+      };
+    } catch (error) {
+      if (ownsClient) await sql.close();
+      throw error;
+    }
+  };
+
+  let building: Promise<Built> | undefined;
+  let built: Built | undefined;
+  let closed = false;
+  return {
+    generator() {
+      if (closed) return Promise.reject(new HiLoConfigurationError(`${owner} was closed; create a new one to get more keys.`));
+      if (building === undefined) {
+        building = build().then(
+          (b) => (built = b),
+          (error: unknown) => {
+            building = undefined;
+            throw error;
+          },
+        );
+      }
+      return building.then((b) => b.generator);
+    },
+    get current() {
+      return closed ? undefined : built?.generator;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const pending = building;
+      built = undefined;
+      if (pending !== undefined) await (await pending.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/** How a key is stored in a field: a JavaScript number, a bigint, or a decimal string. */
+export type KeyField = 'number' | 'bigint' | 'string';
+
+/**
+ * A key as the field wants it. Refuses, with {@link HiLoOverflowError}, a key beyond
+ * `Number.MAX_SAFE_INTEGER` for a `number` field (DESIGN rule 4): a rounded key would collide.
+ *
+ * @param where - names the field in the message, e.g. `"orders.id"`.
+ */
+export function keyToField(key: number | bigint, as: KeyField, where: string): number | bigint | string {
+  switch (as) {
+    case 'bigint':
+      return BigInt(key);
+    case 'string':
+      return String(key);
+    case 'number': {
+      if (typeof key === 'number') return key;
+      if (key > BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new HiLoOverflowError(
+          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; declare ${where} as a bigint field (mode: 'bigint').`,
+        );
+      }
+      return Number(key);
+    }
+    default:
+      throw HiLoConfigurationError.invalidOption('keyType', '"number", "bigint" or "string"', as);
+  }
+}
+
+/**
+ * The segment of a table when the application names none: the table's own name, unqualified
+ * (`shop.orders` → `orders`), so every adapter and the `hilo` command agree on it.
+ */
+export function segmentOfTable(table: string): string {
+  if (typeof table !== 'string' || table.trim() === '') throw HiLoConfigurationError.invalidOption('table', 'a table name', table);
+  const dot = table.lastIndexOf('.');
+  return dot === -1 ? table : table.slice(dot + 1);
+}

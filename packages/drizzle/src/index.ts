@@ -1,0 +1,130 @@
+/**
+ * hilo-drizzle: hi/lo keys for Drizzle ORM tables. A column's `$defaultFn` draws its key from memory, so a
+ * row has its key before the insert; blocks are reserved on hilo's own connection, never in your transaction.
+ * @packageDocumentation
+ */
+import { getTableName, type Table } from 'drizzle-orm';
+import {
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  keyToField,
+  openKeySupply,
+  segmentOfTable,
+  type HiLoGenerator,
+  type KeyField,
+  type KeySupplyOptions,
+} from 'hilo-core';
+
+export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core';
+
+/** `$defaultFn` found no key in memory: the block was empty (not warmed, or a batch larger than the block). */
+export class HiLoDrizzleNotReadyError extends HiLoNotReadyError {
+  constructor(segment: string) {
+    super(segment);
+    this.message =
+      `No key for segment "${segment}" is in memory for Drizzle's $defaultFn, which cannot wait for the database. ` +
+      `Call \`await hilo.warm()\` at start-up, and \`await hilo.ensure(table, rows.length)\` before inserting a large batch.`;
+  }
+}
+
+type FieldOf<F extends KeyField> = F extends 'bigint' ? bigint : F extends 'string' ? string : number;
+
+/**
+ * A key source for one segment, to pass to `$defaultFn` — call it and you get a key from memory — with an
+ * awaited `next()` for keys you need before building the row.
+ */
+export interface HiLoKey<T> {
+  /** The next key from memory; throws {@link HiLoDrizzleNotReadyError} when none is there. */
+  (): T;
+  /** The segment the keys come from. */
+  readonly segment: string;
+  /** The next key, waiting for a reservation when the block is empty. */
+  next(): Promise<T>;
+}
+
+/** Something that names a segment: a Drizzle table (its name is the segment) or the segment itself. */
+export type SegmentTarget = Table | string;
+
+/** hilo wired to your Drizzle tables; create one per application with {@link hiloDrizzle}. */
+export interface HiLoDrizzle {
+  /**
+   * A `$defaultFn` for a hi/lo key column, drawing from `segment` (usually the table's name).
+   * `as` must match the column's mode: `'number'` for `integer()`/`bigint({ mode: 'number' })`,
+   * `'bigint'` for `bigint({ mode: 'bigint' })`.
+   * @example
+   * ```ts
+   * const orders = pgTable('orders', { id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')) });
+   * ```
+   */
+  key(segment: string): HiLoKey<number>;
+  key<F extends KeyField>(segment: string, as: F): HiLoKey<FieldOf<F>>;
+  /** Reserves a block for every segment given to `key()` (or those named), so `$defaultFn` is served at once. */
+  warm(targets?: readonly SegmentTarget[]): Promise<void>;
+  /** Resolves once `count` keys of the table's segment are in memory: call it before a large `insert().values([...])`. */
+  ensure(target: SegmentTarget, count: number): Promise<void>;
+  /** The next key of the table's segment, converted like its `key()` column; waits for a reservation when needed. */
+  nextId(target: SegmentTarget): Promise<number | bigint | string>;
+  /** The generator (connects on first call). */
+  generator(): Promise<HiLoGenerator<number | bigint>>;
+  /** Closes what hilo opened (its generator and connection); a client or generator you passed in stays open. */
+  close(): Promise<void>;
+}
+
+const segmentOf = (target: SegmentTarget): string =>
+  typeof target === 'string' ? target : segmentOfTable(getTableName(target));
+
+/**
+ * Creates hilo for a Drizzle app. Pass the database URL (hilo opens its own small pool, so reservations
+ * commit on their own), a `SqlClient`, or a generator.
+ * @example
+ * ```ts
+ * const hilo = hiloDrizzle({ url: process.env.DATABASE_URL!, blockSize: 100 });
+ * const orders = pgTable('orders', { id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')) });
+ * await hilo.warm();
+ * ```
+ */
+export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
+  const supply = openKeySupply(options, 'hiloDrizzle()');
+  const fields = new Map<string, KeyField>();
+
+  const convert = (segment: string, key: number | bigint) => keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
+  const draw = (segment: string): number | bigint => {
+    const generator = supply.current;
+    if (generator === undefined) {
+      // start connecting, so a retry after a moment finds keys
+      supply.generator().then((g) => g.tryNextSync(segment), () => undefined);
+      throw new HiLoDrizzleNotReadyError(segment);
+    }
+    const key = generator.tryNextSync(segment);
+    if (key === undefined) throw new HiLoDrizzleNotReadyError(segment);
+    return key;
+  };
+
+  const hilo: HiLoDrizzle = {
+    key(segment: string, as: KeyField = 'number') {
+      segmentOfTable(segment);
+      if (as !== 'number' && as !== 'bigint' && as !== 'string') throw HiLoConfigurationError.invalidOption('as', '"number", "bigint" or "string"', as);
+      const known = fields.get(segment);
+      if (known !== undefined && known !== as) throw new HiLoConfigurationError(`Segment "${segment}" is already used with as = "${known}", not "${as}"`);
+      fields.set(segment, as);
+      const fn = (() => convert(segment, draw(segment))) as HiLoKey<never>;
+      Object.defineProperty(fn, 'segment', { value: segment });
+      (fn as { next: () => Promise<unknown> }).next = async () => convert(segment, await (await supply.generator()).next(segment));
+      return fn as never;
+    },
+    async warm(targets) {
+      const segments = targets === undefined ? [...fields.keys()] : targets.map(segmentOf);
+      await (await supply.generator()).warm(segments);
+    },
+    async ensure(target, count) {
+      await (await supply.generator()).ensure(segmentOf(target), count);
+    },
+    async nextId(target) {
+      const segment = segmentOf(target);
+      return convert(segment, await (await supply.generator()).next(segment));
+    },
+    generator: () => supply.generator(),
+    close: () => supply.close(),
+  };
+  return hilo;
+}

@@ -1,0 +1,4 @@
+import { runAdapterConformance } from '@hilo/testing';
+import { drizzleHarness } from './support/conformance-harness.js';
+
+runAdapterConformance(drizzleHarness('postgres'));

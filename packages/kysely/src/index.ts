@@ -1,0 +1,250 @@
+/**
+ * hilo-kysely: hi/lo keys for Kysely. A plugin fills the missing key of every row in
+ * `insertInto(table).values(...)` for the tables you register, from keys already in memory; `insert()`
+ * makes sure enough keys are there first. Blocks are reserved on hilo's own connection, never in your
+ * transaction.
+ * @packageDocumentation
+ */
+import {
+  ColumnNode,
+  DefaultInsertValueNode,
+  InsertQueryNode,
+  PrimitiveValueListNode,
+  TableNode,
+  ValueListNode,
+  ValueNode,
+  ValuesNode,
+  type OperationNodeSource,
+  type KyselyPlugin,
+  type OperationNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import {
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  keyToField,
+  openKeySupply,
+  segmentOfTable,
+  type HiLoGenerator,
+  type KeyField,
+  type KeySupplyOptions,
+} from 'hilo-core';
+
+/** How one table gets its keys. */
+export interface HiLoKyselyTable {
+  /**
+   * The key column.
+   * @default "id"
+   */
+  readonly column?: string;
+  /**
+   * The segment the keys come from.
+   * @default the table's name
+   */
+  readonly segment?: string;
+  /**
+   * How the key is sent: a number, a bigint or a decimal string (for `bigint` columns whose keys may pass
+   * `Number.MAX_SAFE_INTEGER`).
+   * @default "number"
+   */
+  readonly as?: KeyField;
+}
+
+/** Options of {@link hiloKysely}: where keys come from, plus the tables whose keys hilo assigns. */
+export interface HiLoKyselyOptions extends KeySupplyOptions {
+  /**
+   * The tables with hi/lo keys, by name: `true` for the defaults (column `id`, segment = table name), or settings.
+   * @example
+   * ```ts
+   * tables: { customers: true, orders: true, order_items: { segment: 'items' } }
+   * ```
+   */
+  readonly tables: Readonly<Record<string, true | HiLoKyselyTable>>;
+}
+
+/** An insert found no key in memory: call `await hilo.insert(query)` or `await hilo.ensure(table, n)` first. */
+export class HiLoKyselyNotReadyError extends HiLoNotReadyError {
+  constructor(segment: string, table: string) {
+    super(segment);
+    this.message =
+      `No key for table "${table}" (segment "${segment}") is in memory, and Kysely's plugins cannot wait for the database. ` +
+      `Run the insert through \`await hilo.insert(query)\`, or call \`await hilo.ensure("${table}", rows)\` (or \`hilo.warm()\` at start-up) first.`;
+  }
+}
+
+interface Registered {
+  readonly table: string;
+  readonly column: string;
+  readonly segment: string;
+  readonly as: KeyField;
+}
+
+/** hilo wired to a Kysely instance's tables; create it with {@link hiloKysely}. */
+export interface HiLoKysely {
+  /** The plugin to pass to `new Kysely({ plugins: [hilo.plugin] })` or `db.withPlugin(hilo.plugin)`. */
+  readonly plugin: KyselyPlugin;
+  /**
+   * Runs an insert after making sure its rows' missing keys are in memory — the awaited path for batches.
+   * @example
+   * ```ts
+   * await hilo.insert(db.insertInto('order_items').values(items));
+   * ```
+   */
+  insert<R>(query: OperationNodeSource & { execute(): Promise<R> }): Promise<R>;
+  /** The next key of a registered table, as its `as` setting says; waits for a reservation when needed. */
+  nextId(table: string): Promise<number | bigint | string>;
+  /** Resolves once `count` keys of the table are in memory. */
+  ensure(table: string, count: number): Promise<void>;
+  /** Reserves a block for every registered table, so plain `execute()` finds keys at once. */
+  warm(): Promise<void>;
+  /** The generator (connects on first call). */
+  generator(): Promise<HiLoGenerator<number | bigint>>;
+  /** Closes what hilo opened (its generator and connection); a client or generator you passed in stays open. */
+  close(): Promise<void>;
+}
+
+function unqualified(node: TableNode): string {
+  return node.table.identifier.name;
+}
+
+/** The rows of an insert whose key is missing, or `undefined` when the insert is not one of ours. */
+function missingKeys(node: InsertQueryNode, tables: ReadonlyMap<string, Registered>): { table: Registered; rows: number } | undefined {
+  if (node.into === undefined) return undefined;
+  const table = tables.get(unqualified(node.into));
+  if (table === undefined) return undefined;
+  if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: node.defaultValues ? 1 : 0 };
+  const index = (node.columns ?? []).findIndex((c) => c.column.name === table.column);
+  if (index === -1) return { table, rows: node.values.values.length };
+  let rows = 0;
+  for (const row of node.values.values) {
+    const value = ValueListNode.is(row) ? row.values[index] : undefined;
+    if (value !== undefined && DefaultInsertValueNode.is(value)) rows++;
+    if (PrimitiveValueListNode.is(row) && (row.values[index] === undefined || row.values[index] === null)) rows++;
+  }
+  return { table, rows };
+}
+
+/**
+ * Creates hilo for a Kysely app.
+ * @example
+ * ```ts
+ * const hilo = hiloKysely({ url: process.env.DATABASE_URL!, tables: { orders: true, order_items: true } });
+ * const db = new Kysely<DB>({ dialect, plugins: [hilo.plugin] });
+ * await hilo.warm();
+ * const orderId = await hilo.nextId('orders');
+ * ```
+ */
+export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
+  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  const { tables: given, ...supplyOptions } = options;
+  if (given === null || typeof given !== 'object' || Object.keys(given).length === 0) {
+    throw HiLoConfigurationError.invalidOption('tables', 'an object naming at least one table, e.g. { orders: true }', given);
+  }
+  const tables = new Map<string, Registered>();
+  for (const [table, setting] of Object.entries(given)) {
+    const s: HiLoKyselyTable = setting === true ? {} : setting;
+    if (s === null || typeof s !== 'object') throw HiLoConfigurationError.invalidOption(`tables.${table}`, 'true or { column, segment, as }', setting);
+    const as = s.as ?? 'number';
+    if (as !== 'number' && as !== 'bigint' && as !== 'string') throw HiLoConfigurationError.invalidOption(`tables.${table}.as`, '"number", "bigint" or "string"', as);
+    const column = s.column ?? 'id';
+    if (typeof column !== 'string' || column === '') throw HiLoConfigurationError.invalidOption(`tables.${table}.column`, 'a column name', column);
+    tables.set(segmentOfTable(table), { table, column, segment: s.segment ?? segmentOfTable(table), as });
+  }
+  const supply = openKeySupply(supplyOptions, 'hiloKysely()');
+  const lookup = (table: string): Registered => {
+    const found = tables.get(segmentOfTable(table));
+    if (found === undefined) throw new HiLoConfigurationError(`Table "${table}" is not registered with hiloKysely(); add it to \`tables\`.`);
+    return found;
+  };
+
+  const take = (t: Registered): ValueNode => {
+    const key = supply.current?.tryNextSync(t.segment);
+    if (key === undefined) {
+      if (supply.current === undefined) supply.generator().then((g) => g.tryNextSync(t.segment), () => undefined);
+      throw new HiLoKyselyNotReadyError(t.segment, t.table);
+    }
+    return ValueNode.create(keyToField(key, t.as, `${t.table}.${t.column}`));
+  };
+
+  const fill = (node: InsertQueryNode): InsertQueryNode => {
+    const found = missingKeys(node, tables);
+    if (found === undefined || found.rows === 0) return node;
+    const { table } = found;
+    if (node.values === undefined || !ValuesNode.is(node.values)) {
+      // insert ... default values: one row with only its key
+      return InsertQueryNode.cloneWith(node, {
+        columns: [ColumnNode.create(table.column)],
+        values: ValuesNode.create([ValueListNode.create([take(table)])]),
+        defaultValues: false,
+      });
+    }
+    const columns = node.columns ?? [];
+    const index = columns.findIndex((c) => c.column.name === table.column);
+    const rows = node.values.values.map((row) => {
+      const values: OperationNode[] = PrimitiveValueListNode.is(row) ? row.values.map((v) => ValueNode.create(v)) : [...row.values];
+      if (index === -1) return ValueListNode.create([...values, take(table)]);
+      const current = values[index];
+      const empty =
+        current === undefined ||
+        DefaultInsertValueNode.is(current) ||
+        (ValueNode.is(current) && (current.value === undefined || current.value === null));
+      if (empty) values[index] = take(table);
+      return ValueListNode.create(values);
+    });
+    return InsertQueryNode.cloneWith(node, {
+      columns: index === -1 ? [...columns, ColumnNode.create(table.column)] : columns,
+      values: ValuesNode.create(rows),
+    });
+  };
+
+  /** Set while insert() asks the plugin what an insert would need, instead of drawing keys. */
+  let counting: Array<{ segment: string; rows: number }> | undefined;
+  const plugin: KyselyPlugin = {
+    transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      if (!InsertQueryNode.is(args.node)) return args.node;
+      if (counting !== undefined) {
+        const found = missingKeys(args.node, tables);
+        if (found !== undefined && found.rows > 0) counting.push({ segment: found.table.segment, rows: found.rows });
+        return args.node;
+      }
+      return fill(args.node);
+    },
+    async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      return args.result;
+    },
+  };
+
+  return {
+    plugin,
+    async insert(query) {
+      // Kysely runs the plugins inside toOperationNode(), so the plugin only counts while we look: drawing
+      // keys here would take them twice, and throw when the block is empty — the very case insert() is for.
+      const wanted: Array<{ segment: string; rows: number }> = [];
+      counting = wanted;
+      try {
+        query.toOperationNode();
+      } finally {
+        counting = undefined;
+      }
+      const generator = wanted.length > 0 ? await supply.generator() : undefined;
+      for (const { segment, rows } of wanted) await generator!.ensure(segment, rows);
+      return query.execute();
+    },
+    async nextId(table) {
+      const t = lookup(table);
+      return keyToField(await (await supply.generator()).next(t.segment), t.as, `${t.table}.${t.column}`);
+    },
+    async ensure(table, count) {
+      await (await supply.generator()).ensure(lookup(table).segment, count);
+    },
+    async warm() {
+      await (await supply.generator()).warm([...new Set([...tables.values()].map((t) => t.segment))]);
+    },
+    generator: () => supply.generator(),
+    close: () => supply.close(),
+  };
+}

@@ -1,0 +1,4 @@
+import { runAdapterConformance } from '@hilo/testing';
+import { kyselyHarness } from './support/conformance-harness.js';
+
+runAdapterConformance(kyselyHarness('sqlite'));
