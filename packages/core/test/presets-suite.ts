@@ -346,6 +346,64 @@ export function presetSuite(kind: Kind): void {
     }
   });
 
+  describeDatabase(kind, `presets on ${on}: EF Core, NHibernate and Marten presets refuse shapes they do not recognise`, (db) => {
+    /** Asserts that the first key is refused with `code` and a message matching `pattern`; no key is handed out. */
+    async function refused(preset: (client: SqlClient) => InteropPreset, segment: string, pattern: RegExp, code = 'HILO_MISMATCH'): Promise<void> {
+      const client = await connect(db.url);
+      try {
+        const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
+        await expect(hilo.next(segment)).rejects.toMatchObject({ code, message: expect.stringMatching(pattern) });
+        expect(hilo.stats()[segment]?.keysReserved ?? 0).toBe(0);
+        await hilo.close();
+      } finally {
+        await client.close();
+      }
+    }
+
+    it('NHibernate: a next_hi column of a non-integer type (text, decimal, float) is refused and left as it was', async () => {
+      for (const [name, type] of [
+        ['nh_text', 'varchar(20)'],
+        ['nh_decimal', 'decimal(20,2)'],
+        ['nh_float', kind === 'postgres' ? 'double precision' : 'double'],
+      ] as const) {
+        await run(kind, db.url, `create table ${name} (next_hi ${type})`, `insert into ${name} values (5)`);
+        await refused((client) => nhibernatePreset(client, { table: name, maxLo: 10 }), 'orders', new RegExp(`nhibernatePreset: .*${name}.* is not NHibernate's hi/lo table \\(next_hi is .*not an integer type\\).*\`column\``));
+        await refused((client) => nhibernatePreset(client, { table: name, maxLo: 10, create: false }), 'orders', /not an integer type/);
+        expect(Number(await scalarOf(kind, db.url, `select next_hi from ${name}`))).toBe(5);
+      }
+    });
+
+    it('NHibernate: a column option naming a column the table does not have is refused; a missing table with create: false says how to create it', async () => {
+      await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
+      await refused((client) => nhibernatePreset(client, { table: 'nh_other', create: false }), 'orders', /has no column next_hi/);
+      await refused((client) => nhibernatePreset(client, { table: 'nh_missing', create: false }), 'orders', /does not exist|missing/i, 'HILO_SOURCE_FAILED');
+      expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
+    });
+
+    it('Hibernate sequence preset: a CYCLE sequence is refused (its values, and so keys, would repeat after the maximum)', async () => {
+      await run(kind, db.url, `create sequence cyc_seq start with 1 increment by 50 maxvalue 100000 cycle${kind === 'mysql' ? ' nocache' : ''}`);
+      await refused((client) => hibernateSequencePreset(client, { incrementSize: 50 }), 'cyc', /CYCLE.*no cycle/);
+    });
+
+    if (kind === 'postgres') {
+      it('EF Core: a table named like the sequence, and a CYCLE sequence, are refused before any nextval', async () => {
+        await run(kind, db.url, 'create table "TableHiLo" (id bigint)', 'create sequence "CycleHiLo" start with 1 increment by 10 maxvalue 1000 cycle');
+        await refused((client) => efCorePreset(client, { sequence: 'TableHiLo' }), 'orders', /efCorePreset: "TableHiLo" is a table, not a sequence.*`sequence`/);
+        await refused((client) => efCorePreset(client, { sequence: 'CycleHiLo' }), 'orders', /declared CYCLE/);
+        expect(await scalarOf(kind, db.url, 'select is_called from "CycleHiLo"')).toBe('false');
+      });
+
+      it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was', async () => {
+        await run(kind, db.url, 'create schema m_nopk', 'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)', "insert into m_nopk.mt_hilo values ('Order', 7)");
+        await refused((client) => martenPreset(client, { schema: 'm_nopk' }), 'Order', /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/);
+        await run(kind, db.url, 'create schema m_text', 'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)', "insert into m_text.mt_hilo values ('Order', '7')");
+        await refused((client) => martenPreset(client, { schema: 'm_text', create: false }), 'Order', /hi_value is text, not an integer type/);
+        expect(await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'")).toBe('7');
+        expect(await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'")).toBe('7');
+      });
+    }
+  });
+
   describeDatabase(kind, `presets on ${on}: Hibernate table generator (hibernate_sequences)`, (db) => {
     const table = (segmentValue: string, incrementSize: bigint, applyIncrementSize: boolean, storeLastUsed = true, initialValue = 1n) =>
       ({ segmentValue, incrementSize, applyIncrementSize, storeLastUsed, initialValue }) as const;

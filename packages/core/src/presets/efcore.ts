@@ -1,6 +1,8 @@
 import { sequenceSource } from '../sql/sources.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import type { HiSource } from '../types.js';
+import { once, requireShareableSequence } from './shape.js';
+import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link efCorePreset}; each mirrors EF Core's `UseHiLo(name, schema)` and the sequence's INCREMENT BY. */
 export interface EfCorePresetOptions {
@@ -29,7 +31,9 @@ export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
 /**
  * Shares EF Core's (Npgsql) hi/lo sequence: every `nextval` value `v` is the block `[v, v + incrementBy)`,
  * exactly as EF Core's `HiLoValueGenerator` reads it, so both draw from one key space. All segments use
- * the one sequence, as EF Core does by default. The INCREMENT BY is checked (efcore.pg #843). PostgreSQL only
+ * the one sequence, as EF Core does by default. Before any key is handed out the shape is checked: the name must
+ * be a sequence (not a table or view), must not CYCLE, and its INCREMENT BY must equal `incrementBy` (efcore.pg
+ * #843); anything else is refused with a `HiLoMismatchError`. PostgreSQL only
  * (EF Core's hi/lo is the Npgsql provider's): any other client fails here with a `HiLoConfigurationError`.
  *
  * @example
@@ -41,7 +45,7 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
   const incrementBy = positiveInteger('incrementBy', options.incrementBy ?? 10);
   requirePostgres(client, 'EF Core (Npgsql)');
   const sequence = options.sequence ?? EF_CORE_SEQUENCE;
-  const source = sequenceSource(client, {
+  const sequences = sequenceSource(client, {
     increment: incrementBy,
     fixedIncrement: 'incrementBy',
     strategy: 'pooled-lo',
@@ -49,5 +53,27 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
     ...(options.schema === undefined ? {} : { schema: options.schema }),
     ...(options.create === undefined ? {} : { create: options.create }),
   });
+  const display = options.schema === undefined ? `"${sequence}"` : `"${options.schema}"."${sequence}"`;
+  const checkShape = once(() =>
+    requireShareableSequence(
+      client,
+      'efCorePreset',
+      { table: sequence, schema: options.schema },
+      display,
+      `Point \`sequence\` (and \`schema\`) at the sequence EF Core's UseHiLo() reads.`,
+    ),
+  );
+  const shaped = (signal?: AbortSignal) => guarded(client, signal, `checking EF Core sequence ${display}`, '', checkShape);
+  const source: HiSource = {
+    description: `EF Core (Npgsql) hi/lo sequence ${display}`,
+    async prepare(segment, signal) {
+      await shaped(signal);
+      await sequences.prepare?.(segment, signal);
+    },
+    async reserve(segment, request) {
+      await shaped(request.signal);
+      return sequences.reserve(segment, request);
+    },
+  };
   return { source, blockSize: incrementBy };
 }

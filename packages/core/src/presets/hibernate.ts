@@ -5,6 +5,7 @@ import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { requireShareableSequence } from './shape.js';
 import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
 
 /**
@@ -223,6 +224,13 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
           `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, or with Hibernate's TableGenerator and hibernateTablePreset.`,
       );
     }
+    await requireShareableSequence(
+      client,
+      'hibernateSequencePreset',
+      { table: name, schema },
+      quoted,
+      'Point `sequenceName` (and `schema`) at the sequence of your @SequenceGenerator / hibernate_sequence.',
+    );
     try {
       await checker.prepare!(segment, signal);
     } catch (error) {

@@ -1,9 +1,10 @@
-import { HiLoSourceUnavailableError } from '../errors.js';
+import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
 import { qualifiedName, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
 import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
@@ -40,7 +41,9 @@ export interface MartenPresetOptions {
 /**
  * Shares Marten's hi/lo table `mt_hilo(entity_name, hi_value)`: `hi_value` is the last hi taken (a new row
  * starts at 0, taken by whoever inserts it); hilo takes the next hi with a compare-and-set update, as Marten
- * does, and hands out `hi × maxLo + 1 … hi × maxLo + maxLo`. PostgreSQL only (Marten runs on PostgreSQL only):
+ * does, and hands out `hi × maxLo + 1 … hi × maxLo + maxLo`. Before any key is handed out the table is checked:
+ * `hi_value` an integer column and `entity_name` its primary (or a unique) key; anything else is refused with a
+ * `HiLoMismatchError`. PostgreSQL only (Marten runs on PostgreSQL only):
  * any other client fails here with a `HiLoConfigurationError`.
  *
  * @example
@@ -58,23 +61,39 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   const lo = BigInt(maxLo);
   const hint = `Let Marten create its schema, or pass \`create: true\` (creates ${table}(entity_name varchar primary key, hi_value bigint default 0)).`;
   const description = `postgres Marten hi/lo table ${table}`;
+  const checkShape = once(async () => {
+    const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };
+    if (!(await relationExists(client, ref))) throw new HiLoSourceError(`${description} does not exist. ${hint}`);
+    const problems: string[] = [];
+    const valueProblem = await integerColumnProblem(client, ref, 'hi_value');
+    if (valueProblem !== undefined) problems.push(valueProblem);
+    if (!(await isUniqueColumn(client, ref, 'entity_name'))) problems.push('entity_name is not its primary key');
+    if (problems.length > 0) {
+      throw new HiLoMismatchError(
+        `martenPreset: ${table} is not Marten's hi/lo table (${problems.join(', ')}). Marten creates mt_hilo(entity_name varchar primary key, hi_value bigint); ` +
+          `point \`schema\` at the schema of your DocumentStore (StoreOptions.DatabaseSchemaName), or let Marten create its schema.`,
+      );
+    }
+  });
   const block = (firstHi: bigint, lastHi: bigint): Block => ({ first: firstHi * lo + 1n, last: lastHi * lo + lo });
 
   const source: HiSource = {
     description,
     async prepare(segment: string, signal: AbortSignal): Promise<void> {
       validateSegment(entityName(validateSegment(segment)));
-      if (!create) return;
       await guarded(client, signal, `preparing ${description}`, hint, async () => {
+        if (!create) return checkShape();
         await client.query(`create table if not exists ${table} (entity_name varchar not null primary key, hi_value bigint default 0)`).catch(async (error: unknown) => {
           const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
           if (rows[0]?.t == null) throw error;
         });
+        await checkShape();
       });
     },
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       const name = validateSegment(entityName(validateSegment(segment)));
       const his = BigInt(incrementsFor(request.size, maxLo));
+      await guarded(client, request.signal, `checking ${description}`, hint, checkShape);
       return guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, async () => {
         for (let attempt = 0; attempt < attempts; attempt++) {
           request.signal.throwIfAborted();

@@ -1,9 +1,10 @@
-import { HiLoSourceError } from '../errors.js';
+import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
 import { blocksFromValues, incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { relationExists, integerColumnProblem, once } from './shape.js';
 import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
@@ -44,7 +45,8 @@ export interface NHibernatePresetOptions {
  * Shares NHibernate's table hi/lo (`hibernate_unique_key(next_hi)`): in a transaction of its own hilo
  * reads `next_hi` with `select … for update`, advances it with `update … where next_hi = ?` (looping until one
  * row changes) and hands out `hi × (max_lo + 1) + 0…max_lo`, skipping key 0 — NHibernate's
- * `TableHiLoGenerator` formula. PostgreSQL and MariaDB.
+ * `TableHiLoGenerator` formula. Before any key is handed out the column is checked to be an integer column (a text,
+ * numeric or float `next_hi` is refused with a `HiLoMismatchError`). PostgreSQL and MariaDB.
  *
  * @example
  * ```ts
@@ -60,6 +62,18 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const create = options.create ?? true;
   const perHi = BigInt(maxLo) + 1n;
   const description = `${dialect} NHibernate hi/lo table ${table}`;
+  const rawTable = options.table ?? 'hibernate_unique_key';
+  const rawColumn = options.column ?? 'next_hi';
+  const checkShape = once(async () => {
+    if (!(await relationExists(client, { table: rawTable, schema: options.schema }))) throw new HiLoSourceError(`${description} does not exist. ${hint}`);
+    const problem = await integerColumnProblem(client, { table: rawTable, schema: options.schema }, rawColumn);
+    if (problem !== undefined) {
+      throw new HiLoMismatchError(
+        `nhibernatePreset: ${table} is not NHibernate's hi/lo table (${problem}). NHibernate's TableHiLoGenerator keeps its hi in an integer column; ` +
+          `point \`table\`, \`column\` (and \`schema\`) at the table and column of your mapping's <generator class="hilo"> parameters.`,
+      );
+    }
+  });
   const hint = `Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1); or pass \`create: true\`.`;
 
   function rowOf(segment: string): { column: string; value: string } | undefined {
@@ -95,6 +109,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
         if (rows.length !== 1) {
           throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}. ${hint}`);
         }
+        await checkShape();
       });
     },
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
@@ -103,6 +118,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       const where = row === undefined ? '' : ` and ${row.column} = ${d.param(3)}`;
       const cast = dialect === 'mysql' ? (p: string) => `cast(${p} as signed)` : (p: string) => p;
       const params = row === undefined ? [] : [row.value];
+      await guarded(client, request.signal, `checking ${description}`, hint, checkShape);
       const hi = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
         client.transaction(async (tx) => {
           for (;;) {
