@@ -431,7 +431,11 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
 
   private async reserveWithRetry(s: SegmentState, signal: AbortSignal, attempts: number): Promise<void> {
     let lastError: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
+    const started = performance.now();
+    const deadline = started + this.o.retryBudgetMs;
+    let attempt = 0;
+    while (attempt < attempts) {
+      attempt++;
       if (signal.aborted) throw new HiLoClosedError();
       try {
         await this.reserveOnce(s, signal);
@@ -445,19 +449,26 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
           this.emit({ type: 'failed', segment: s.name, error });
           throw error;
         }
-        if (attempt < attempts) {
-          const ceiling = Math.min(this.o.retryMaxDelayMs, this.o.retryBaseDelayMs * 2 ** (attempt - 1));
-          const delayMs = Math.floor(Math.random() * (ceiling + 1));
-          this.emit({ type: 'retry', segment: s.name, attempt, delayMs, error });
-          await sleep(delayMs, signal);
-        }
+        if (attempt >= attempts) break;
+        const ceiling = Math.min(this.o.retryMaxDelayMs, this.o.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));
+        const delayMs = Math.floor(Math.random() * (ceiling + 1));
+        // the budget bounds when the last attempt may start: never sleep past it
+        if (performance.now() + delayMs >= deadline) break;
+        this.emit({ type: 'retry', segment: s.name, attempt, delayMs, error });
+        await sleep(delayMs, signal);
       }
     }
     this.emit({ type: 'failed', segment: s.name, error: lastError });
     if (attempts === 1) throw lastError;
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    const elapsed = Math.round(performance.now() - started);
+    const limit =
+      attempt >= attempts
+        ? `\`retries\` (${attempts - 1})`
+        : `\`retryBudgetMs\` (${this.o.retryBudgetMs} ms)`;
     throw new HiLoExhaustedError(
-      `Could not reserve keys for segment "${s.name}" from ${this.o.source.description} after ${attempts} attempts: ${reason}`,
+      `Could not reserve keys for segment "${s.name}" from ${this.o.source.description} after ${attempt} attempts in ${elapsed} ms, the limit set by ${limit}: ${reason} ` +
+        `Raise ${limit.split(' ')[0]} to wait longer for the database.`,
       { cause: lastError },
     );
   }

@@ -80,9 +80,22 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   timeoutMs?: number;
   /**
-   * How many times a failed reservation is retried (exponential backoff with full jitter) before callers
-   * get `HiLoExhaustedError`. Errors that retrying cannot cure are not retried.
-   * @default 5
+   * How long an awaited reservation keeps retrying after a retryable failure (a refused or dropped
+   * connection, a timeout, a database restarting) before callers get `HiLoExhaustedError`, counted from its
+   * first attempt. The default rides out a typical PostgreSQL/MariaDB restart or a managed database's
+   * failover of a few seconds. `warm()` never retries, so start-up still fails fast. Errors that retrying
+   * cannot cure (a missing table, a mismatch) are never retried.
+   * @default 10000
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, retryBudgetMs: 30_000 }) // a failover that takes up to 30 s
+   * ```
+   */
+  retryBudgetMs?: number;
+  /**
+   * At most this many retries of one reservation, even with budget left (exponential backoff with full
+   * jitter between them).
+   * @default no limit but `retryBudgetMs`
    */
   retries?: number;
   /**
@@ -123,6 +136,7 @@ export interface ResolvedOptions {
   readonly keyType: KeyType;
   readonly timeoutMs: number;
   readonly retries: number;
+  readonly retryBudgetMs: number;
   readonly retryBaseDelayMs: number;
   readonly retryMaxDelayMs: number;
   readonly segments: Readonly<Record<string, { blockSize: number; maxBlockSize: number }>>;
@@ -188,7 +202,8 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     throw HiLoConfigurationError.invalidOption('keyType', '"number" or "bigint"', keyType);
   }
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5000, 3_600_000);
-  const retries = nonNegativeInteger('retries', options.retries ?? 5, 100);
+  const retries = options.retries === undefined ? Number.POSITIVE_INFINITY : nonNegativeInteger('retries', options.retries, 1_000_000);
+  const retryBudgetMs = nonNegativeInteger('retryBudgetMs', options.retryBudgetMs ?? 10_000, 86_400_000);
   const retryBaseDelayMs = nonNegativeInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, 60_000);
   const retryMaxDelayMs = nonNegativeInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, 600_000);
 
@@ -235,6 +250,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     keyType,
     timeoutMs,
     retries,
+    retryBudgetMs,
     retryBaseDelayMs,
     retryMaxDelayMs,
     segments,

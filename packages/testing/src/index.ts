@@ -19,4 +19,5 @@ export {
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
+export { startFaultProxy, type FaultProxy, type FaultMode } from './fault-proxy.ts';
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';

@@ -1,0 +1,115 @@
+/**
+ * Network faults between hilo and its database, injected by a loopback proxy (@hilo/testing's fault proxy):
+ * a stalled link (packets dropped, no reset), a connection cut right after a reservation statement reached
+ * the server, a refused port (a database restarting). Shared by fault.postgres.test.ts and fault.mysql.test.ts;
+ * runs for the sequence and the table source of each database.
+ */
+import { describeDatabase, startFaultProxy, type FaultProxy } from '@hilo/testing';
+import { HiLoExhaustedError, HiLoSourceUnavailableError, HiLoTimeoutError } from '../src/errors.js';
+import { createHiLoGenerator, type HiLoGenerator } from '../src/generator.js';
+import { connect } from '../src/sql/connect.js';
+import { sequenceSource, tableSource } from '../src/sql/sources.js';
+import type { SqlClient } from '../src/sql/sql-client.js';
+import type { HiLoGeneratorOptions } from '../src/options.js';
+
+type Kind = 'postgres' | 'mysql';
+
+export function faultSuite(kind: Kind): void {
+  const on = kind === 'postgres' ? 'PostgreSQL' : 'MariaDB';
+
+  for (const sourceKind of ['sequence', 'table'] as const) {
+    describeDatabase(kind, `network faults on ${on}, ${sourceKind} source`, (db) => {
+      let proxy: FaultProxy;
+      const opened: { generator: HiLoGenerator<number>; client: SqlClient }[] = [];
+
+      beforeEach(async () => {
+        proxy = await startFaultProxy(db.url);
+      });
+
+      afterEach(async () => {
+        proxy.heal();
+        for (const { generator, client } of opened.splice(0)) {
+          await generator.close();
+          await client.close();
+        }
+        await proxy.close();
+      });
+
+      /** A generator whose own connections go through the proxy (`direct`: straight to the database). */
+      async function open(options: Omit<HiLoGeneratorOptions<'number'>, 'source'>, direct = false): Promise<HiLoGenerator<number>> {
+        const client = await connect(direct ? db.url : proxy.url(db.url));
+        const blockSize = options.blockSize ?? 10;
+        const source = sourceKind === 'sequence' ? sequenceSource(client, { increment: blockSize }) : tableSource(client, { increment: blockSize });
+        const generator = createHiLoGenerator({ ...options, source, blockSize });
+        opened.push({ generator, client });
+        return generator;
+      }
+
+      it('a stalled link: each attempt times out, the block in hand keeps serving, callers get a typed error within the budget, and it recovers after heal', async () => {
+        const segment = `stall_${sourceKind}`;
+        const hilo = await open({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
+        await hilo.warm([segment]);
+        proxy.stall();
+        // the 20 keys in hand need no round trip
+        const inHand = Array.from({ length: 20 }, () => hilo.nextSync(segment));
+        const started = Date.now();
+        const error = await hilo.next(segment).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        const waited = Date.now() - started;
+        expect(error).toBeInstanceOf(HiLoExhaustedError);
+        expect((error as Error).message).toMatch(/retryBudgetMs/);
+        expect((error as { cause?: unknown }).cause).toBeInstanceOf(HiLoTimeoutError);
+        expect(waited).toBeGreaterThanOrEqual(300);
+        expect(waited).toBeLessThan(1200 + 300 + 1500);
+        expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(2);
+        proxy.heal();
+        const after = await hilo.next(segment);
+        expect(inHand).not.toContain(after);
+        expect(after).toBeGreaterThan(Math.max(...inHand));
+      }, 30_000);
+
+      it('connections cut right after a reservation statement reached the server: every key is handed out once, across two processes', async () => {
+        const segment = `cut_${sourceKind}`;
+        const cutOne = await open({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 });
+        const direct = await open({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 }, true);
+        await cutOne.warm([segment]);
+        const keys: number[] = [];
+        let cuts = 0;
+        for (let round = 0; round < 12; round++) {
+          // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
+          const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+          keys.push(...(await cutOne.reserve(segment, 7)));
+          keys.push(...(await direct.reserve(segment, 7)));
+          await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
+        }
+        expect(cuts).toBeGreaterThanOrEqual(6);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(keys).toHaveLength(12 * 14);
+      }, 60_000);
+
+      it('a refused port for 1.5 s (a database restarting): an awaited caller rides it out with the default retry budget', async () => {
+        const segment = `restart_${sourceKind}`;
+        const hilo = await open({ blockSize: 10, adaptive: false, prefetchAt: false });
+        const first = await hilo.reserve(segment, 10);
+        proxy.refuse();
+        proxy.cut();
+        setTimeout(() => proxy.heal(), 1500);
+        const started = Date.now();
+        const key = await hilo.next(segment);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+        expect(first).not.toContain(key);
+        expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(1);
+      }, 30_000);
+
+      it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {
+        proxy.refuse();
+        const hilo = await open({ blockSize: 10 });
+        const started = Date.now();
+        await expect(hilo.warm([`warm_${sourceKind}`])).rejects.toBeInstanceOf(HiLoSourceUnavailableError);
+        expect(Date.now() - started).toBeLessThan(5000);
+      }, 30_000);
+    });
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * A fault-injection TCP proxy for tests: listens on loopback, forwards to a database, and does to the traffic
+ * what cloud networks do — delay it, stall it (packets dropped and retransmitted later, no reset), cut live
+ * connections, refuse new ones, or cut a connection right after the next statement reached the server (a
+ * reservation whose outcome the client never learns). In-process, loopback only.
+ */
+import { createServer, Socket, type Server } from 'node:net';
+
+/** What the proxy does to traffic now. */
+export type FaultMode = 'pass' | 'delay' | 'stall' | 'refuse';
+
+/** A running proxy. Switch modes at any time; each switch applies to live connections at once. */
+export interface FaultProxy {
+  /** The loopback port the proxy listens on. */
+  readonly port: number;
+  /** `url` with its host and port replaced by the proxy's (`postgres://…@127.0.0.1:<port>/db`). */
+  url(url: string): string;
+  /** Current mode. */
+  readonly mode: FaultMode;
+  /** Connections accepted and still open. */
+  readonly connections: number;
+  /** Forwards everything as it comes (the default). Data held by a stall is delivered in order. */
+  heal(): void;
+  /** Delays every chunk by `ms` in each direction, keeping the order (a round trip costs `2 × ms` more). */
+  delay(ms: number): void;
+  /**
+   * Stops delivering in both directions without closing anything, like a link that drops packets: clients
+   * wait until their own timeouts. New connections are accepted and stall too. `heal()` delivers what was
+   * held, as TCP retransmission would.
+   */
+  stall(): void;
+  /** New connections are reset at once (a stopped database's refused port); live ones go on. */
+  refuse(): void;
+  /** Resets every live connection, both sides, now. */
+  cut(): void;
+  /**
+   * Lets `skip` statements through (on any connection), then resets the connection that sends the next one,
+   * right after that statement reached the server and before any answer gets back: the server may commit
+   * while the client sees a broken connection. Resolves when it happened.
+   */
+  cutAfterStatement(skip?: number): Promise<void>;
+  /** Closes the proxy and every connection. */
+  close(): Promise<void>;
+}
+
+interface Pipe {
+  readonly client: Socket;
+  readonly server: Socket;
+  /** Chunks held while stalled, per direction, in order. */
+  readonly held: { toServer: Buffer[]; toClient: Buffer[] };
+  /** When the last delayed chunk of each direction is due, so later chunks never overtake it. */
+  readonly due: { toServer: number; toClient: number };
+  /** Chunks the client has sent: the first is its part of the handshake, later ones are statements. */
+  sent: number;
+}
+
+/**
+ * Starts a proxy to `target` on a free loopback port.
+ *
+ * @example
+ * ```ts
+ * const proxy = await startFaultProxy(db.url);
+ * const client = await connect(proxy.url(db.url));
+ * proxy.stall(); // reservations now time out
+ * proxy.heal();
+ * ```
+ */
+export async function startFaultProxy(target: string | { host: string; port: number }): Promise<FaultProxy> {
+  const to = typeof target === 'string' ? targetOf(target) : target;
+  const pipes = new Set<Pipe>();
+  let mode: FaultMode = 'pass';
+  let delayMs = 0;
+  let cutWaiters: (() => void)[] = [];
+  let cutSkip = 0;
+
+  function deliver(pipe: Pipe, direction: 'toServer' | 'toClient', chunk: Buffer): void {
+    const out = direction === 'toServer' ? pipe.server : pipe.client;
+    if (out.destroyed) return;
+    if (mode === 'stall') {
+      pipe.held[direction].push(chunk);
+      return;
+    }
+    if (mode === 'delay' && delayMs > 0) {
+      const at = Math.max(Date.now() + delayMs, pipe.due[direction]);
+      pipe.due[direction] = at;
+      setTimeout(() => {
+        if (!out.destroyed) out.write(chunk);
+      }, at - Date.now()).unref?.();
+      return;
+    }
+    out.write(chunk);
+  }
+
+  function reset(pipe: Pipe): void {
+    pipes.delete(pipe);
+    for (const socket of [pipe.client, pipe.server]) {
+      if (!socket.destroyed) socket.resetAndDestroy();
+    }
+  }
+
+  const server: Server = createServer((client) => {
+    if (mode === 'refuse') {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = new Socket();
+    const pipe: Pipe = { client, server: upstream, held: { toServer: [], toClient: [] }, due: { toServer: 0, toClient: 0 }, sent: 0 };
+    pipes.add(pipe);
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    client.on('data', (chunk: Buffer) => {
+      pipe.sent++;
+      // PostgreSQL: startup, then statements; MariaDB: greeting from the server, the client's login, then statements
+      if (cutWaiters.length > 0 && mode !== 'stall' && pipe.sent >= 2 && cutSkip-- <= 0) {
+        // the statement reaches the server; the connection dies before any answer comes back
+        upstream.write(chunk, () => {
+          reset(pipe);
+          const waiters = cutWaiters;
+          cutWaiters = [];
+          for (const resolve of waiters) resolve();
+        });
+        upstream.pause();
+        return;
+      }
+      deliver(pipe, 'toServer', chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => deliver(pipe, 'toClient', chunk));
+    const end = () => reset(pipe);
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    upstream.connect(to.port, to.host);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('fault proxy: no TCP address');
+  const port = address.port;
+
+  function release(): void {
+    for (const pipe of pipes) {
+      const { toServer, toClient } = pipe.held;
+      for (const chunk of toServer.splice(0)) if (!pipe.server.destroyed) pipe.server.write(chunk);
+      for (const chunk of toClient.splice(0)) if (!pipe.client.destroyed) pipe.client.write(chunk);
+    }
+  }
+
+  return {
+    port,
+    url(url: string): string {
+      const parsed = new URL(url);
+      parsed.hostname = '127.0.0.1';
+      parsed.port = String(port);
+      return parsed.toString();
+    },
+    get mode() {
+      return mode;
+    },
+    get connections() {
+      return pipes.size;
+    },
+    heal() {
+      mode = 'pass';
+      delayMs = 0;
+      release();
+    },
+    delay(ms: number) {
+      mode = 'delay';
+      delayMs = ms;
+      release();
+    },
+    stall() {
+      mode = 'stall';
+    },
+    refuse() {
+      mode = 'refuse';
+    },
+    cut() {
+      for (const pipe of [...pipes]) reset(pipe);
+    },
+    cutAfterStatement(skip = 0) {
+      cutSkip = skip;
+      return new Promise<void>((resolve) => cutWaiters.push(resolve));
+    },
+    async close() {
+      for (const pipe of [...pipes]) reset(pipe);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function targetOf(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const defaultPort = parsed.protocol.startsWith('mysql') || parsed.protocol.startsWith('mariadb') ? 3306 : 5432;
+  return { host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname, port: parsed.port === '' ? defaultPort : Number(parsed.port) };
+}
