@@ -8,7 +8,14 @@ import { describePostgres } from '@hilo/testing';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'cli'] as const;
+/** Compiles an app with its own TypeScript; a failure shows the compiler's messages. */
+async function tsc(app: string): Promise<void> {
+  await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc failed in ${app}:\n${error.stdout ?? String(error)}`);
+  });
+}
+
+const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'cli'] as const;
 
 // What a user gets from the registry, not what the workspace links: every package packed with `pnpm pack`
 // (which rewrites workspace:* to versions), checked by publint and @arethetypeswrong/cli, then installed with
@@ -34,7 +41,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
   });
 
   it('packs every published package', () => {
-    expect(Object.keys(tarballs).sort()).toEqual(['hilo-cli', 'hilo-core', 'hilo-mikro-orm', 'hilo-prisma', 'hilo-typeorm']);
+    expect(Object.keys(tarballs).sort()).toEqual(['hilo-cli', 'hilo-core', 'hilo-drizzle', 'hilo-kysely', 'hilo-mikro-orm', 'hilo-prisma', 'hilo-typeorm']);
   });
 
   it('publint and @arethetypeswrong/cli find no problem in any package', async () => {
@@ -80,7 +87,11 @@ describePostgres('packed packages installed with npm outside the workspace', (db
             'hilo-typeorm': file('hilo-typeorm'),
             'hilo-prisma': file('hilo-prisma'),
             'hilo-mikro-orm': file('hilo-mikro-orm'),
+            'hilo-drizzle': file('hilo-drizzle'),
+            'hilo-kysely': file('hilo-kysely'),
             'hilo-cli': file('hilo-cli'),
+            'drizzle-orm': '0.45.4',
+            kysely: '0.29.9',
             typeorm: '0.3.31',
             'reflect-metadata': '0.2.2',
             pg: '^8.23.1',
@@ -161,12 +172,14 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
         `import * as core from 'hilo-core';
 import * as typeorm from 'hilo-typeorm';
 import * as prisma from 'hilo-prisma';
+import * as drizzle from 'hilo-drizzle';
 import * as cli from 'hilo-cli';
 
 describe('every hilo package under ts-jest (CommonJS)', () => {
   it('loads the packages that have no ESM-only peer', () => {
     expect(typeof core.createHiLoGenerator).toBe('function');
     expect(typeof typeorm.withHiLo).toBe('function');
+    expect(typeof drizzle.hiloDrizzle).toBe('function');
     expect(Object.keys(prisma).length).toBeGreaterThan(0);
     expect(Object.keys(cli).length).toBeGreaterThan(0);
   });
@@ -190,7 +203,9 @@ import type * as es from 'hilo-mikro-orm/es';
 import type * as mikro from 'hilo-mikro-orm';
 import type * as prisma from 'hilo-prisma';
 import type * as core from 'hilo-core';
-export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, typeof core];
+import type * as drizzle from 'hilo-drizzle';
+import type * as kysely from 'hilo-kysely';
+export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, typeof core, typeof drizzle, typeof kysely];
 `,
       );
       const result = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch(
@@ -210,16 +225,16 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
     }, 60_000);
 
     it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
-      const script = `for (const m of ['hilo-core','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
+      const script = `for (const m of ['hilo-core','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
 console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
       const { stdout } = await run(process.execPath, ['-e', script], { cwd: app });
       expect(stdout.trim()).toBe('cjs');
     }, 60_000);
 
-    // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load
-    // it ("Must use import to load ES Module: …/@mikro-orm/core/index.js") — a MikroORM 7 app needs ESM Jest
-    // anyway. Plain CommonJS node loads it (require(esm), checked above).
-    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma and hilo-cli', async () => {
+    // hilo-mikro-orm and hilo-kysely are left out: their peers @mikro-orm/core 7 and kysely 0.29 are ESM-only, and
+    // Jest's CommonJS runtime cannot load them ("Must use import to load ES Module: …/kysely/dist/index.js") — apps
+    // on them need ESM Jest anyway. Plain CommonJS node loads both (require(esm), checked above).
+    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle and hilo-cli', async () => {
       const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], { cwd: app }).catch(
         (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: `FAILED\n${error.stderr}` }),
       );
@@ -317,5 +332,203 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
     }
+  });
+  describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata)', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'cjs-typeorm1-app');
+      mkdirSync(join(app, 'src'), { recursive: true });
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'cjs-typeorm1-app',
+          private: true,
+          type: 'commonjs',
+          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-typeorm': file('hilo-typeorm'), typeorm: '1.1.1', 'reflect-metadata': '0.2.2', pg: '^8.23.1' },
+          devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' },
+        }),
+      );
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
+          include: ['src'],
+        }),
+      );
+      writeFileSync(
+        join(app, 'src', 'main.ts'),
+        `import 'reflect-metadata';
+import { Column, DataSource, Entity, ManyToOne, OneToMany } from 'typeorm';
+import { HiLoGeneratedColumn, withHiLo } from 'hilo-typeorm';
+
+@Entity('pack1_customers')
+export class Customer {
+  @HiLoGeneratedColumn() id!: number;
+  @Column() name!: string;
+  @OneToMany(() => Order, (order) => order.customer, { cascade: true }) orders!: Order[];
+}
+
+@Entity('pack1_orders')
+export class Order {
+  @HiLoGeneratedColumn() id!: number;
+  @Column() number!: string;
+  @ManyToOne(() => Customer, (customer) => customer.orders) customer!: Customer;
+}
+
+async function main(): Promise<void> {
+  const dataSource = withHiLo(
+    new DataSource({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Customer, Order], synchronize: true }),
+    { blockSize: 10 },
+  );
+  await dataSource.initialize();
+  try {
+    const customers = dataSource.getRepository(Customer);
+    const ada = customers.create({ name: 'Ada', orders: [{ number: 'A-1' }, { number: 'A-2' }] });
+    const keysAtCreate = [ada.id, ...ada.orders.map((order) => order.id)];
+    await customers.save(ada);
+    const loaded = await customers.findOneOrFail({ where: { id: ada.id }, relations: { orders: true } });
+    console.log(JSON.stringify({ keysAtCreate, saved: loaded.orders.map((order) => order.id).sort((a, b) => a - b) }));
+  } finally {
+    await dataSource.destroy();
+  }
+}
+void main().catch((error) => { console.error(error); process.exitCode = 1; });
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      await tsc(app);
+    }, 300_000);
+
+    it('gets keys at create() for a customer and its cascaded orders, and saves them under those keys', async () => {
+      const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[] };
+      expect(result.keysAtCreate.every((key) => typeof key === 'number')).toBe(true);
+      // the customer's key comes from segment pack1_customers, the orders' from pack1_orders
+      expect(new Set(result.keysAtCreate.slice(1)).size).toBe(2);
+      expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+      const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], { cwd: app });
+      expect(resolved.stdout).toContain('/dist/cjs/');
+    }, 60_000);
+  });
+
+  describe('an ESM Prisma 7 app: prisma generate with hilo\'s generator, keys before the insert', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'prisma-app');
+      mkdirSync(join(app, 'prisma'), { recursive: true });
+      mkdirSync(join(app, 'src'));
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'prisma-app',
+          private: true,
+          type: 'module',
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-prisma': file('hilo-prisma'),
+            '@prisma/client': '7.10.0',
+            '@prisma/adapter-pg': '7.10.1',
+            pg: '^8.23.1',
+          },
+          devDependencies: { prisma: '7.10.1', typescript: '5.9.3', '@types/node': '^24.0.0', '@types/pg': '^8.23.1' },
+        }),
+      );
+      writeFileSync(
+        join(app, 'prisma', 'schema.prisma'),
+        `generator client {
+  provider            = "prisma-client"
+  output              = "../src/generated/prisma"
+  moduleFormat        = "esm"
+  importFileExtension = "js"
+}
+
+generator hilo {
+  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
+  output   = "../src/generated/prisma"
+}
+
+datasource db {
+  provider = "postgresql"
+}
+
+/// @hilo(segment: "pack_prisma_customers")
+model Customer {
+  id     BigInt  @id @default(dbgenerated("hilo_missing_key('pack_prisma_customers')"))
+  name   String
+  orders Order[]
+  @@map("pack_prisma_customers")
+}
+
+/// @hilo(segment: "pack_prisma_orders")
+model Order {
+  id         BigInt   @id @default(dbgenerated("hilo_missing_key('pack_prisma_orders')"))
+  number     String
+  customerId BigInt   @map("customer_id")
+  customer   Customer @relation(fields: [customerId], references: [id])
+  @@map("pack_prisma_orders")
+}
+`,
+      );
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] },
+          include: ['src'],
+        }),
+      );
+      writeFileSync(
+        join(app, 'src', 'main.ts'),
+        `import pg from 'pg';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { hilo } from 'hilo-prisma';
+import { PrismaClient } from './generated/prisma/client.js';
+import { hiloMetadata } from './generated/prisma/hilo.js';
+
+const url = process.env.DATABASE_URL!;
+const setup = new pg.Client({ connectionString: url });
+await setup.connect();
+await setup.query('create table if not exists pack_prisma_customers (id bigint primary key, name text not null)');
+await setup.query('create table if not exists pack_prisma_orders (id bigint primary key, number text not null, customer_id bigint not null references pack_prisma_customers (id))');
+await setup.end();
+
+const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(hilo({ metadata: hiloMetadata, url }));
+try {
+  const customerId = await prisma.customer.nextId();
+  const orderIds = await prisma.order.reserveIds(2);
+  await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
+  await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
+  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+  const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
+  console.log(JSON.stringify({ customerId: String(customerId), orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)] }));
+} finally {
+  await prisma.$hilo.close();
+  await prisma.$disconnect();
+}
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
+      const stub = join(app, 'schema-engine-stub');
+      writeFileSync(stub, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+      await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', '--no-hints', '--schema', 'prisma/schema.prisma'], {
+        cwd: app,
+        env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+        maxBuffer: 16 << 20,
+      });
+      await tsc(app);
+    }, 300_000);
+
+    it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
+      const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
+      expect(result.saved).toEqual(result.orderIds);
+      // customers and orders are separate segments: keys are distinct within each
+      expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
+      expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+    }, 60_000);
   });
 });

@@ -620,12 +620,14 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
 
   private async doClose(): Promise<void> {
     this.closed = true;
+    // bounded: on a stalled connection, stop waiting and leave gaps (never duplicates: nothing is handed out after close)
+    const deadline = performance.now() + this.o.closeTimeoutMs;
     const pending: Promise<unknown>[] = [];
     for (const s of this.states.values()) {
       s.inflightAbort?.abort(new HiLoClosedError());
       if (s.inflight) pending.push(s.inflight.catch(() => undefined));
     }
-    await Promise.all(pending);
+    await beforeDeadline(Promise.all(pending), deadline);
     const source = this.o.source;
     for (const s of this.states.values()) {
       // unused ranges: the current block's tail, then queued blocks (ascending)
@@ -644,7 +646,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
       let returned = 0;
       if (source.release && s.overflow === undefined) {
         try {
-          if (await source.release(s.name, latest)) returned = Number(latest.last - latest.first + 1n);
+          if ((await beforeDeadline(source.release(s.name, latest), deadline)) === true) returned = Number(latest.last - latest.first + 1n);
         } catch {
           // a failed return leaves a gap, never a duplicate
         }
@@ -660,8 +662,21 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
         this.emit({ type: 'lost', segment: s.name, keys: total - returned, reason: 'close' });
       }
     }
-    await source.close?.();
+    await beforeDeadline(Promise.resolve(source.close?.()), deadline);
   }
+}
+
+/** Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed. */
+function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  work.catch(() => undefined);
+  const left = deadline - performance.now();
+  if (left <= 0) return Promise.race([work, Promise.resolve(undefined)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), left);
+    timer.unref?.();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

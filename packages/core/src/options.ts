@@ -93,6 +93,13 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   retryBudgetMs?: number;
   /**
+   * The longest `close()` takes. Close waits for reservations in flight and gives back unused keys where the
+   * source can prove it is safe; on a stalled or lost connection it stops waiting after this time, counts
+   * what it could not give back as lost (gaps, never duplicates) and returns.
+   * @default 5000
+   */
+  closeTimeoutMs?: number;
+  /**
    * At most this many retries of one reservation, even with budget left (exponential backoff with full
    * jitter between them).
    * @default no limit but `retryBudgetMs`
@@ -137,6 +144,7 @@ export interface ResolvedOptions {
   readonly timeoutMs: number;
   readonly retries: number;
   readonly retryBudgetMs: number;
+  readonly closeTimeoutMs: number;
   readonly retryBaseDelayMs: number;
   readonly retryMaxDelayMs: number;
   readonly segments: Readonly<Record<string, { blockSize: number; maxBlockSize: number }>>;
@@ -204,6 +212,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5000, 3_600_000);
   const retries = options.retries === undefined ? Number.POSITIVE_INFINITY : nonNegativeInteger('retries', options.retries, 1_000_000);
   const retryBudgetMs = nonNegativeInteger('retryBudgetMs', options.retryBudgetMs ?? 10_000, 86_400_000);
+  const closeTimeoutMs = nonNegativeInteger('closeTimeoutMs', options.closeTimeoutMs ?? 5000, 3_600_000);
   const retryBaseDelayMs = nonNegativeInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, 60_000);
   const retryMaxDelayMs = nonNegativeInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, 600_000);
 
@@ -251,6 +260,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     timeoutMs,
     retries,
     retryBudgetMs,
+    closeTimeoutMs,
     retryBaseDelayMs,
     retryMaxDelayMs,
     segments,

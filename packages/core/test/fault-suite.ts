@@ -103,6 +103,20 @@ export function faultSuite(kind: Kind): void {
         expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(1);
       }, 30_000);
 
+      it('close() on a stalled link returns within closeTimeoutMs; what it could not give back is counted lost, and nothing is handed out after', async () => {
+        const segment = `close_${sourceKind}`;
+        const hilo = await open({ blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400 });
+        await hilo.warm([segment]);
+        hilo.nextSync(segment);
+        proxy.stall();
+        const started = Date.now();
+        await hilo.close();
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(hilo.stats()[segment]!.keysLost).toBe(49);
+        expect(() => hilo.nextSync(segment)).toThrow(/closed/i);
+        proxy.cut();
+      }, 30_000);
+
       it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {
         proxy.refuse();
         const hilo = await open({ blockSize: 10 });

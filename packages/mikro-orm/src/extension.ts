@@ -165,13 +165,16 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     return createEntityManager(useContext);
   };
 
-  // The generator's pool closes with the ORM; a generator the caller passed in stays theirs.
+  // The generator's pool closes with the ORM; a generator the caller passed in stays theirs. hilo's own close
+  // starts first and never waits on MikroORM's (which may not settle after a database restart); it is bounded
+  // by `closeTimeoutMs`.
   const close = orm.close.bind(orm);
   orm.close = async (force?: boolean) => {
+    const ours = runtime.close();
     try {
       await close(force);
     } finally {
-      await runtime.close();
+      await ours;
     }
   };
 }

@@ -85,7 +85,8 @@ export function mysqlClient(pool: MysqlPoolLike, options: MysqlClientOptions = {
       }
     },
     async close(): Promise<void> {
-      if (options.ownsPool) await pool.end();
+      // a connection the network already broke is closed as far as we are concerned
+      if (options.ownsPool) await pool.end().catch(() => undefined);
     },
   };
 }

@@ -86,7 +86,8 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
       }
     },
     async close(): Promise<void> {
-      if (options.ownsPool) await pool.end();
+      // a connection the network already broke is closed as far as we are concerned
+      if (options.ownsPool) await pool.end().catch(() => undefined);
     },
   };
 }
