@@ -1,4 +1,6 @@
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { DataSource, type Logger } from 'typeorm';
+import { hiloMetrics } from 'hilo-core/otel';
 import { hiloOf, withHiLo } from 'hilo-typeorm';
 import { Customer, Order, OrderItem } from './entities.js';
 import { IdentityCustomer, IdentityOrder, IdentityOrderItem } from './identity-entities.js';
@@ -34,8 +36,13 @@ const people = [
 export async function run(
   url: string,
   log: (line: string) => void = console.log,
-): Promise<{ keysBeforeFlush: number; statements: number; identityStatements: number }> {
+): Promise<{ keysBeforeFlush: number; statements: number; identityStatements: number; metrics: Record<string, number> }> {
   const counter = new StatementCounter();
+  // OpenTelemetry metrics: an app registers its SDK and exporter once; here an in-memory one, read at the end.
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  const telemetry = hiloMetrics({ meter: meterProvider.getMeter('shop') });
   // One line wires hilo: initialize() reserves a block per segment (customers, orders, order_items).
   const dataSource = withHiLo(
     new DataSource({
@@ -45,9 +52,10 @@ export async function run(
       synchronize: true,
       logger: counter,
     }),
-    { blockSize: 100 },
+    { blockSize: 100, onEvent: telemetry.onEvent },
   );
   await dataSource.initialize();
+  const stopObserving = telemetry.observe(hiloOf(dataSource).generator);
   try {
     const customers = dataSource.getRepository(Customer);
     const orders = dataSource.getRepository(Order);
@@ -111,8 +119,21 @@ export async function run(
     log(`identity keys: the same batch took ${identityStatements} statements, and no key was known before saving`);
     const reservations = Object.values(hiloOf(dataSource).generator.stats()).reduce((sum, s) => sum + s.reservations, 0);
     log(`hilo reserved blocks ${reservations} times, on a connection of its own`);
-    return { keysBeforeFlush, statements, identityStatements };
+
+    // 5. What an operator's dashboard would show: hilo's OpenTelemetry instruments, summed over segments.
+    await reader.forceFlush();
+    const metrics: Record<string, number> = {};
+    for (const metric of exporter.getMetrics().at(-1)?.scopeMetrics.flatMap((scope) => scope.metrics) ?? []) {
+      for (const point of metric.dataPoints) {
+        const value = typeof point.value === 'number' ? point.value : (point.value as { count: number }).count;
+        metrics[metric.descriptor.name] = (metrics[metric.descriptor.name] ?? 0) + value;
+      }
+    }
+    log(`metrics: ${Object.entries(metrics).map(([name, value]) => `${name}=${value}`).join(', ')}`);
+    return { keysBeforeFlush, statements, identityStatements, metrics };
   } finally {
+    stopObserving();
     await dataSource.destroy();
+    await meterProvider.shutdown();
   }
 }

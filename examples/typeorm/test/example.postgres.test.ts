@@ -12,6 +12,10 @@ describePostgres('typeorm example', (db) => {
     expect(summary.statements).toBeLessThanOrEqual(summary.identityStatements);
     expect(lines.join('\n')).toMatch(/transaction rolled back \(payment declined\)/);
     expect(lines.join('\n')).toMatch(/0 rows carry/);
+    // OpenTelemetry: one reservation per segment at start-up, and the keys handed out (24 + the rolled-back order + the next one)
+    expect(summary.metrics['hilo.reservations']).toBeGreaterThanOrEqual(3);
+    expect(summary.metrics['hilo.keys.issued']).toBeGreaterThanOrEqual(26);
+    expect(summary.metrics['hilo.reservation.duration']).toBe(summary.metrics['hilo.reservations']);
   });
 });
 

@@ -31,7 +31,7 @@ import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
 type PassedGeneratorOptions = Pick<
   HiLoGeneratorOptions<'bigint'>,
-  'blockSize' | 'maxBlockSize' | 'adaptive' | 'prefetchAt' | 'timeoutMs' | 'retries' | 'onEvent'
+  'blockSize' | 'maxBlockSize' | 'adaptive' | 'prefetchAt' | 'timeoutMs' | 'retryBudgetMs' | 'retries' | 'closeTimeoutMs' | 'onEvent'
 >;
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
@@ -118,7 +118,9 @@ const KNOWN_OPTIONS = new Set([
   'adaptive',
   'prefetchAt',
   'timeoutMs',
+  'retryBudgetMs',
   'retries',
+  'closeTimeoutMs',
   'onEvent',
 ]);
 
