@@ -31,6 +31,22 @@ export function parseCount(value: string): number {
   return integer(value, 1, Number.MAX_SAFE_INTEGER, '1000');
 }
 
+/** Column maxima `--max-key` accepts by name. */
+export const KEY_TYPE_MAXIMA: Readonly<Record<string, bigint>> = {
+  smallint: 32_767n,
+  int: 2_147_483_647n,
+  integer: 2_147_483_647n,
+  bigint: 9_223_372_036_854_775_807n,
+};
+
+/** `--max-key`: the largest key the key column holds, as a number or a column type (`int`, `bigint`). */
+export function parseMaxKey(value: string): bigint {
+  const named = KEY_TYPE_MAXIMA[value.toLowerCase()];
+  if (named !== undefined) return named;
+  if (/^[1-9][0-9]{0,18}$/.test(value)) return BigInt(value);
+  throw new InvalidArgumentError(`Expected a column type (smallint, int, bigint) or a positive integer (e.g. 2147483647), got ${JSON.stringify(value)}.`);
+}
+
 const SCHEMES = /^(postgres|postgresql|mysql|mariadb):\/\/|^sqlite:/i;
 
 /** `--url`: checked for a scheme hilo speaks before anything connects. */

@@ -7,8 +7,7 @@ import {
   type GuardRef,
   parseSource,
   parseTableName,
-  parseUrl,
-} from './arguments.js';
+  parseUrl, parseMaxKey } from './arguments.js';
 import { runAlter } from './commands/alter.js';
 import { runFloor } from './commands/floor.js';
 import { runInit } from './commands/init.js';
@@ -135,6 +134,7 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     table: true,
   })
     .option('--json', 'print the segments as JSON (values as strings)')
+    .option('--max-key <n|type>', 'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)', parseMaxKey)
     .action(async (options) => runStatus(options, io));
 
   withCommonOptions(

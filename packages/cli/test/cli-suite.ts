@@ -110,6 +110,33 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     expect(rows.every((row) => row.source === source)).toBe(true);
   });
 
+  it(`status shows how much of the key column's range a segment has used, and warns at 90 % (${source})`, async () => {
+    const run = execute();
+    const legacy = `near_int_${source}`;
+    await run(`create table ${legacy} (id bigint)`);
+    await run(`insert into ${legacy} (id) values (2000000000)`);
+    const segment = `near_${source}`;
+    expectSuccess(await hilo(['floor', '--url', url(), '--source', source, segment, '--from', legacy]));
+    keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
+    const json = await hilo(['status', '--url', url(), '--source', source, '--max-key', 'int', '--json']);
+    expectSuccess(json);
+    const row = (JSON.parse(json.stdout) as { segment: string; used: number; maxKey: string }[]).find((r) => r.segment === segment)!;
+    expect(row.maxKey).toBe('2147483647');
+    expect(row.used).toBeGreaterThan(0.93);
+    expect(row.used).toBeLessThan(1);
+    const table = await hilo(['status', '--url', url(), '--source', source, '--max-key', 'int']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/USED/);
+    expect(table.stdout).toMatch(new RegExp(`${segment}\\s.*\\s9\\d\\.\\d %`));
+    expect(table.stderr).toMatch(new RegExp(`segment "${segment}" has used 9\\d\\.\\d % of its keys up to 2147483647`));
+    // with bigint columns (the default) the same segment has barely started
+    const roomy = await hilo(['status', '--url', url(), '--source', source, '--json']);
+    expect((JSON.parse(roomy.stdout) as { segment: string; used: number }[]).find((r) => r.segment === segment)!.used).toBeLessThan(0.001);
+    const bad = await hilo(['status', '--url', url(), '--max-key', 'huge']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--max-key.*smallint, int, bigint/);
+  });
+
   it(`init --guard makes the database reject a row without a key and accept keyed rows; twice is fine (${source})`, async () => {
     const run = execute();
     const orders = `guard_orders_${source}`;

@@ -7,7 +7,9 @@ export type HiLoEvent =
   | { readonly type: 'failed'; readonly segment: string; readonly error: unknown }
   | { readonly type: 'returned'; readonly segment: string; readonly keys: number }
   | { readonly type: 'lost'; readonly segment: string; readonly keys: number; readonly reason: 'late-reservation' | 'close' | 'overflow' }
-  | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number };
+  | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number }
+  /** A reserved block passed 90 % of the segment's `maxKey` (once per segment and generator). */
+  | { readonly type: 'headroom'; readonly segment: string; readonly highestKey: bigint; readonly maxKey: bigint; readonly used: number };
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {
@@ -29,6 +31,8 @@ export interface SegmentStats {
   readonly failedAttempts: number;
   /** Size the next reservation will ask for. */
   readonly blockSize: number;
+  /** Fraction of the segment's `maxKey` reached by the highest key reserved so far (0 before the first block). */
+  readonly keyspaceUsed: number;
   /** Duration of the last successful reservation, in ms. */
   readonly lastReservationMs: number;
   /** Mean duration of successful reservations, in ms. */

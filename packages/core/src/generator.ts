@@ -92,6 +92,10 @@ interface SegmentState {
   /** Keys issued from blocks no longer current. */
   issuedBefore: number;
   overflow: HiLoOverflowError | undefined;
+  /** The largest key the segment's column holds, the highest key reserved, and whether 90 % was reported. */
+  readonly maxKey: bigint;
+  highestKey: bigint;
+  headroomWarned: boolean;
   readonly stats: {
     keysReserved: number;
     keysReturned: number;
@@ -285,6 +289,9 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
         issuedAtLastReservation: 0,
         issuedBefore: 0,
         overflow: undefined,
+        maxKey: so?.maxKey ?? this.o.maxKey,
+        highestKey: 0n,
+        headroomWarned: false,
         stats: {
           keysReserved: 0,
           keysReturned: 0,
@@ -581,8 +588,24 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
       s.queue.push(b);
     }
     this.emit({ type: 'reserved', segment: s.name, blocks, keys, durationMs: ms });
+    const highest = blocks[blocks.length - 1]!.last;
+    if (highest > s.highestKey) {
+      s.highestKey = highest;
+      if (!s.headroomWarned && highest * 10n >= s.maxKey * 9n) this.warnHeadroom(s);
+    }
     // the block in hand is empty: make the new one current so the fast path serves it
     if (s.next > s.end && s.bigNext > s.bigEnd) this.advance(s);
+  }
+
+  private warnHeadroom(s: SegmentState): void {
+    s.headroomWarned = true;
+    const used = keyspaceUsed(s);
+    this.emit({ type: 'headroom', segment: s.name, highestKey: s.highestKey, maxKey: s.maxKey, used });
+    process.emitWarning(
+      `hilo: segment "${s.name}" has reserved keys up to ${s.highestKey}, ${(used * 100).toFixed(1)} % of its maxKey ${s.maxKey}. ` +
+        `Widen the key column (e.g. int → bigint) and raise \`maxKey\` before inserts start to fail.`,
+      { code: 'HILO_HEADROOM' },
+    );
   }
 
   private emit(event: HiLoEvent): void {
@@ -605,6 +628,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
         blocksReserved: st.blocksReserved,
         failedAttempts: st.failedAttempts,
         blockSize: s.blockSize,
+        keyspaceUsed: keyspaceUsed(s),
         lastReservationMs: st.lastReservationMs,
         meanReservationMs: st.reservations === 0 ? 0 : st.totalReservationMs / st.reservations,
         maxReservationMs: st.maxReservationMs,
@@ -664,6 +688,11 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
     }
     await beforeDeadline(Promise.resolve(source.close?.()), deadline);
   }
+}
+
+/** Fraction of `maxKey` reached by the highest key reserved. */
+function keyspaceUsed(s: SegmentState): number {
+  return Number(s.highestKey) / Number(s.maxKey);
 }
 
 /** Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed. */

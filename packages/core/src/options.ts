@@ -15,6 +15,11 @@ export interface SegmentOptions {
    * @default the generator's `maxBlockSize`
    */
   maxBlockSize?: number;
+  /**
+   * The largest key this segment's key column holds.
+   * @default the generator's `maxKey`
+   */
+  maxKey?: number | bigint;
 }
 
 /** How string ids from `nextFullId()` look: `orders/10-A` (RavenDB's format). */
@@ -116,6 +121,17 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   retryMaxDelayMs?: number;
   /**
+   * The largest key the key columns hold (an `int` column: `2_147_483_647`). `stats()` reports how much of it
+   * each segment has used (`keyspaceUsed`), and the generator warns once per segment (a `headroom` event and
+   * a process warning `HILO_HEADROOM`) when a reserved block passes 90 % of it, long before inserts fail.
+   * @default Number.MAX_SAFE_INTEGER for number keys, 2^63 − 1 (bigint's column maximum) for bigint keys
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, maxKey: 2_147_483_647, segments: { events: { maxKey: 2n ** 63n - 1n } } })
+   * ```
+   */
+  maxKey?: number | bigint;
+  /**
    * Settings for single segments, e.g. `{ orders: { blockSize: 1000 } }`.
    * @default {}
    */
@@ -147,7 +163,8 @@ export interface ResolvedOptions {
   readonly closeTimeoutMs: number;
   readonly retryBaseDelayMs: number;
   readonly retryMaxDelayMs: number;
-  readonly segments: Readonly<Record<string, { blockSize: number; maxBlockSize: number }>>;
+  readonly maxKey: bigint;
+  readonly segments: Readonly<Record<string, { blockSize: number; maxBlockSize: number; maxKey: bigint }>>;
   readonly separator: string;
   readonly nodeTag: string | undefined;
   readonly prefix: (segment: string) => string;
@@ -168,6 +185,11 @@ function nonNegativeInteger(name: string, value: unknown, max: number): number {
     throw HiLoConfigurationError.invalidOption(name, `an integer from 0 to ${max}`, value);
   }
   return value;
+}
+
+function keyLimit(name: string, value: unknown): bigint {
+  if ((typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) || (typeof value === 'bigint' && value >= 1n)) return BigInt(value);
+  throw HiLoConfigurationError.invalidOption(name, 'a positive integer (number or bigint), e.g. 2_147_483_647 for an int column', value);
 }
 
 /** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
@@ -216,7 +238,8 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   const retryBaseDelayMs = nonNegativeInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, 60_000);
   const retryMaxDelayMs = nonNegativeInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, 600_000);
 
-  const segments: Record<string, { blockSize: number; maxBlockSize: number }> = {};
+  const maxKey = keyLimit('maxKey', options.maxKey ?? (keyType === 'bigint' ? 2n ** 63n - 1n : Number.MAX_SAFE_INTEGER));
+  const segments: Record<string, { blockSize: number; maxBlockSize: number; maxKey: bigint }> = {};
   if (options.segments !== undefined) {
     if (typeof options.segments !== 'object' || options.segments === null) {
       throw HiLoConfigurationError.invalidOption('segments', 'an object keyed by segment name', options.segments);
@@ -230,7 +253,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
           `Expected \`segments.${name}.maxBlockSize\` (${m}) to be at least its blockSize (${b}).`,
         );
       }
-      segments[name] = { blockSize: b, maxBlockSize: m };
+      segments[name] = { blockSize: b, maxBlockSize: m, maxKey: so?.maxKey === undefined ? maxKey : keyLimit(`segments.${name}.maxKey`, so.maxKey) };
     }
   }
 
@@ -263,6 +286,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     closeTimeoutMs,
     retryBaseDelayMs,
     retryMaxDelayMs,
+    maxKey,
     segments,
     separator,
     nodeTag,

@@ -45,3 +45,15 @@ describe('createHiLo over a SQLite table', () => {
     }
   });
 });
+
+describe('createHiLo refuses options its source would ignore', () => {
+  // refused before any statement: a client that could not run one is enough
+  const postgres = { dialect: 'postgres' } as unknown as Parameters<typeof createHiLo>[0]['client'];
+
+  it('should refuse `table` with the sequence source, naming the option and both fixes', () => {
+    expect(() => createHiLo({ client: postgres, table: 'my_hi' })).toThrow(
+      /`table: "my_hi"` applies to `source: 'table'` only.*the default on PostgreSQL.*Set `source: 'table'`.*or remove `table`/,
+    );
+    expect(() => createHiLo({ client: postgres, source: 'sequence', table: 'my_hi' })).toThrow(expect.objectContaining({ code: 'HILO_CONFIGURATION' }));
+  });
+});

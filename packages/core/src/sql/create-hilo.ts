@@ -1,3 +1,4 @@
+import { HiLoConfigurationError } from '../errors.js';
 import { createHiLoGenerator, type HiLoGenerator } from '../generator.js';
 import type { HiLoGeneratorOptions } from '../options.js';
 import type { KeyOf, KeyType } from '../types.js';
@@ -46,6 +47,14 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<Hi
  */
 export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOptions<K>): HiLoGenerator<KeyOf<K>> {
   const { client, source: kind = defaultSourceKind(options.client), table, schema, strategy, create, ...generatorOptions } = options;
+  // an option the chosen source would ignore is refused, so nobody believes it is in effect
+  if (kind === 'sequence' && table !== undefined) {
+    throw new HiLoConfigurationError(
+      `\`table: ${JSON.stringify(table)}\` applies to \`source: 'table'\` only, but the source is a sequence per segment` +
+        `${options.source === undefined ? ` (the default on ${client.dialect === 'postgres' ? 'PostgreSQL' : client.dialect})` : ''}. ` +
+        `Set \`source: 'table'\` to use that hi table, or remove \`table\`.`,
+    );
+  }
   const common = {
     ...(schema === undefined ? {} : { schema }),
     ...(create === undefined ? {} : { create }),
