@@ -19,12 +19,19 @@ export class HiLoError extends Error {
   readonly code: HiLoErrorCode;
   /** Whether the same operation may succeed if tried again. */
   readonly retryable: boolean;
+  /**
+   * For a retryable error that only a short wait can cure: the longest time worth retrying it, in ms, which
+   * caps the generator's `retryBudgetMs` (e.g. SQLite's write lock held by a transaction of this process,
+   * which may be waiting for this very reservation).
+   */
+  readonly retryWithinMs: number | undefined;
 
-  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean; retryWithinMs?: number }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.retryable = options?.retryable ?? false;
+    this.retryWithinMs = options?.retryWithinMs;
   }
 }
 
@@ -59,7 +66,7 @@ export class HiLoNotReadyError extends HiLoError {
 
 /** The database behind a hi source could not be reached or dropped the connection. Retried by the generator. */
 export class HiLoSourceUnavailableError extends HiLoError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; retryWithinMs?: number }) {
     super('HILO_SOURCE_UNAVAILABLE', message, { ...options, retryable: true });
   }
 }

@@ -441,6 +441,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
     const started = performance.now();
     const deadline = started + this.o.retryBudgetMs;
     let attempt = 0;
+    let cutShort = false;
     while (attempt < attempts) {
       attempt++;
       if (signal.aborted) throw new HiLoClosedError();
@@ -459,8 +460,12 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
         if (attempt >= attempts) break;
         const ceiling = Math.min(this.o.retryMaxDelayMs, this.o.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));
         const delayMs = Math.floor(Math.random() * (ceiling + 1));
-        // the budget bounds when the last attempt may start: never sleep past it
-        if (performance.now() + delayMs >= deadline) break;
+        // the budget bounds when the last attempt may start: never sleep past it (nor past what the error says is worth it)
+        const within = error instanceof HiLoError && error.retryWithinMs !== undefined ? started + error.retryWithinMs : deadline;
+        if (performance.now() + delayMs >= Math.min(deadline, within)) {
+          cutShort = within < deadline;
+          break;
+        }
         this.emit({ type: 'retry', segment: s.name, attempt, delayMs, error });
         await sleep(delayMs, signal);
       }
@@ -471,11 +476,12 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
     const elapsed = Math.round(performance.now() - started);
     const limit =
       attempt >= attempts
-        ? `\`retries\` (${attempts - 1})`
-        : `\`retryBudgetMs\` (${this.o.retryBudgetMs} ms)`;
+        ? `the limit set by \`retries\` (${attempts - 1}): ${reason} Raise \`retries\` to try longer.`
+        : cutShort
+          ? `as long as retrying this error can help: ${reason}`
+          : `the limit set by \`retryBudgetMs\` (${this.o.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` to wait longer for the database.`;
     throw new HiLoExhaustedError(
-      `Could not reserve keys for segment "${s.name}" from ${this.o.source.description} after ${attempt} attempts in ${elapsed} ms, the limit set by ${limit}: ${reason} ` +
-        `Raise ${limit.split(' ')[0]} to wait longer for the database.`,
+      `Could not reserve keys for segment "${s.name}" from ${this.o.source.description} after ${attempt} attempts in ${elapsed} ms, ${limit}`,
       { cause: lastError },
     );
   }

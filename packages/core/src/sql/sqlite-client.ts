@@ -75,7 +75,9 @@ function lockAware(db: SqliteDatabaseLike, heldHere: () => boolean, busyTimeoutM
         throw new HiLoSourceUnavailableError(
           "SQLite's write lock is held by a transaction of this process (the application's own connection to the file, which has written), and SQLite has one writer: hilo's reservation cannot commit before that transaction ends. " +
             'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, or a larger blockSize — or run the write outside the transaction.',
-          { cause: error },
+          // worth a few retries (another of this process's transactions may end), not the whole retry budget: the
+          // holder may be awaiting this very reservation
+          { cause: error, retryWithinMs: 1500 },
         );
       };
       return {
