@@ -85,7 +85,8 @@ export function openKeySupply(options: KeySupplyOptions, owner: string): KeySupp
   }
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
-    const sql = client ?? (await connect(url!));
+    // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
+    const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
     const ownsClient = client === undefined;
     try {
       const built = createHiLo<'bigint'>({

@@ -117,6 +117,27 @@ export function faultSuite(kind: Kind): void {
         proxy.cut();
       }, 30_000);
 
+      if (sourceKind === 'table') {
+        it('a pool from connect() closes within its closeTimeoutMs while a statement hangs on a stalled link, and leaves no socket open', async () => {
+          const client = await connect(proxy.url(db.url), { closeTimeoutMs: 300 });
+          await client.query('select 1');
+          proxy.stall();
+          const stuck = client.query('select 2').then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          const started = Date.now();
+          await client.close();
+          expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+          expect(Date.now() - started).toBeLessThan(1500);
+          expect(await stuck).toBeInstanceOf(Error);
+          const deadline = Date.now() + 2000;
+          while (proxy.connections > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+          expect(proxy.connections).toBe(0);
+        }, 30_000);
+      }
+
       it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {
         proxy.refuse();
         const hilo = await open({ blockSize: 10 });

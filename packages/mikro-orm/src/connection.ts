@@ -17,9 +17,10 @@ import type { Generator, OwnedGenerator } from './runtime.js';
  * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
  * never share the EntityManager's transaction and never wait for one of its pooled connections.
  */
-export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions): Promise<OwnedGenerator> {
-  const { generator: _generator, client: given, source, table, schema, poolSize, ...generatorOptions } = options;
-  const client = given ?? (await clientFromOrm(orm, poolSize ?? 2));
+export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, maxKeys: ReadonlyMap<string, bigint> = new Map()): Promise<OwnedGenerator> {
+  const { generator: _generator, client: given, source, table, schema, poolSize, ...rest } = options;
+  const generatorOptions = { ...rest, segments: withColumnLimits(rest.segments, rest.maxKey, maxKeys) };
+  const client = given ?? (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
   if (client === 'memory') {
     // An in-memory SQLite database is private to this process, so process memory is as good as a table.
     const generator = createHiLoGenerator({ ...generatorOptions, source: memorySource() } as never) as Generator;
@@ -50,6 +51,22 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions): P
   };
 }
 
+/** The caller's segment options, each segment's `maxKey` lowered to what its key column holds. */
+function withColumnLimits(
+  segments: HiLoOptions['segments'],
+  maxKey: HiLoOptions['maxKey'],
+  limits: ReadonlyMap<string, bigint>,
+): NonNullable<HiLoOptions['segments']> {
+  const result: NonNullable<HiLoOptions['segments']> = { ...segments };
+  for (const [segment, limit] of limits) {
+    const given = segments?.[segment]?.maxKey ?? maxKey;
+    // a malformed maxKey is left for the generator to refuse, by name
+    const usable = typeof given === 'bigint' || Number.isSafeInteger(given);
+    result[segment] = { ...segments?.[segment], maxKey: usable && BigInt(given!) < limit ? given! : limit };
+  }
+  return result;
+}
+
 interface NativeConnection {
   connect(options?: { skipOnConnect?: boolean }): Promise<void>;
   getNativeClient(): Promise<unknown>;
@@ -65,7 +82,7 @@ const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'pas
  * settings (so TLS, password callbacks and driver options carry over) and `poolSize` connections. It is
  * opened as a read connection, which skips the schema checks MikroORM runs when its main connection opens.
  */
-async function clientFromOrm(orm: MikroORM, poolSize: number): Promise<SqlClient | 'memory'> {
+async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: number): Promise<SqlClient | 'memory'> {
   const config = orm.config;
   const main = orm.driver.getConnection('write') as unknown as NativeConnection;
   const platform = orm.driver.getPlatform().constructor.name.toLowerCase();
@@ -121,11 +138,18 @@ async function clientFromOrm(orm: MikroORM, poolSize: number): Promise<SqlClient
     transaction: client.transaction.bind(client),
     ...(client.atomic ? { atomic: client.atomic.bind(client) } : {}),
     close: async () => {
-      try {
-        await client.close();
-      } finally {
-        await connection.close().catch(() => undefined);
-      }
+      // a statement stuck on a link that drops packets holds its pooled connection for ever: stop waiting
+      // after closeTimeoutMs, so that orm.close() still settles
+      const closing = (async () => {
+        try {
+          await client.close();
+        } finally {
+          await connection.close().catch(() => undefined);
+        }
+      })();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -132,8 +132,8 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
   const { generator } = options;
-  const runtime = new HiLoRuntime((o) =>
-    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options),
+  const runtime = new HiLoRuntime((o, maxKeys) =>
+    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, maxKeys),
   );
   config.registerExtension(EXTENSION_NAME, () => runtime);
   config.set('subscribers', [...config.get('subscribers'), new HiLoFlushSubscriber(runtime)]);

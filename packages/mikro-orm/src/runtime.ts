@@ -15,6 +15,8 @@ export interface KeyedEntity {
   /** Property name of the key. */
   readonly property: string;
   readonly runtime: KeyRuntime;
+  /** The largest value the key's column type holds (an `int` column: 2^31 − 1). */
+  readonly maxKey: bigint;
 }
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -25,13 +27,13 @@ const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  */
 export class HiLoRuntime {
   readonly #entities = new Map<unknown, KeyedEntity>();
-  readonly #createGenerator: (orm: MikroORM) => Promise<OwnedGenerator>;
+  readonly #createGenerator: (orm: MikroORM, maxKeys: ReadonlyMap<string, bigint>) => Promise<OwnedGenerator>;
   #owned: OwnedGenerator | undefined;
   #generator: Generator | undefined;
   #starting: Promise<Generator | undefined> | undefined;
   #closed = false;
 
-  constructor(createGenerator: (orm: MikroORM) => Promise<OwnedGenerator>) {
+  constructor(createGenerator: (orm: MikroORM, maxKeys: ReadonlyMap<string, bigint>) => Promise<OwnedGenerator>) {
     this.#createGenerator = createGenerator;
   }
 
@@ -53,7 +55,13 @@ export class HiLoRuntime {
     this.#starting ??= (async () => {
       for (const meta of storage.getAll().values()) this.#collect(meta);
       if (this.#entities.size === 0) return undefined;
-      const owned = await this.#createGenerator(orm);
+      // each segment stops at what its narrowest key column holds, so the headroom warning means something
+      const maxKeys = new Map<string, bigint>();
+      for (const e of this.#entities.values()) {
+        const previous = maxKeys.get(e.segment);
+        if (previous === undefined || e.maxKey < previous) maxKeys.set(e.segment, e.maxKey);
+      }
+      const owned = await this.#createGenerator(orm, maxKeys);
       this.#owned = owned;
       if (this.#closed) {
         await owned.close();
@@ -102,6 +110,7 @@ export class HiLoRuntime {
       segment: options?.segment ?? root.tableName ?? meta.tableName,
       property: prop.name,
       runtime: runtimeOf(prop),
+      maxKey: maxKeyOf(prop),
     });
   }
 
@@ -187,6 +196,25 @@ function runtimeOf(prop: EntityProperty): KeyRuntime {
   const runtime = String(prop.runtimeType ?? '');
   if (runtime === 'bigint' || runtime === 'string') return runtime;
   return 'number';
+}
+
+const COLUMN_LIMITS: Readonly<Record<string, bigint>> = {
+  tinyint: 127n,
+  smallint: 32_767n,
+  int2: 32_767n,
+  mediumint: 8_388_607n,
+  int: 2_147_483_647n,
+  integer: 2_147_483_647n,
+  int4: 2_147_483_647n,
+};
+
+/** The largest key the property's column holds: from its column type, else 2^63 − 1 (bigint, decimal, text). */
+function maxKeyOf(prop: EntityProperty): bigint {
+  const columnType = String(prop.columnTypes?.[0] ?? prop.type ?? '')
+    .toLowerCase()
+    .replace(/\(.*$/, '')
+    .trim();
+  return COLUMN_LIMITS[columnType] ?? 9_223_372_036_854_775_807n;
 }
 
 function convert(key: number | bigint, entry: KeyedEntity): number | bigint | string {

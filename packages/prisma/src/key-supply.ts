@@ -94,12 +94,25 @@ export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: 
 
   const keyed = Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key]));
   const segmentNames = [...new Set(keyed.map((k) => k.segment))];
-  const segments: Record<string, { blockSize: number }> = {};
-  for (const key of keyed) if (key.blockSize !== undefined) segments[key.segment] = { blockSize: key.blockSize };
+  // Each segment stops at the largest value its narrowest key field holds (an Int field at 2^31 − 1), so the
+  // generator's headroom warning fires at 90 % of what the column can store.
+  const segments: Record<string, { blockSize?: number; maxKey: bigint }> = {};
+  for (const key of keyed) {
+    const fieldMax = key.type === 'Int' ? 2_147_483_647n : 9_223_372_036_854_775_807n;
+    const given = generatorOptions.maxKey;
+    // a malformed maxKey is left for the generator to refuse, by name
+    const maxKey = (typeof given === 'bigint' || Number.isSafeInteger(given)) && BigInt(given!) < fieldMax ? BigInt(given!) : fieldMax;
+    const previous = segments[key.segment];
+    segments[key.segment] = {
+      ...(key.blockSize !== undefined ? { blockSize: key.blockSize } : previous?.blockSize !== undefined ? { blockSize: previous.blockSize } : {}),
+      maxKey: previous !== undefined && previous.maxKey < maxKey ? previous.maxKey : maxKey,
+    };
+  }
 
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
-    const sql = client ?? (await connect(url!));
+    // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
+    const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
     const owned = client === undefined;
     try {
       const built = createHiLo<'bigint'>({

@@ -31,7 +31,17 @@ import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
 type PassedGeneratorOptions = Pick<
   HiLoGeneratorOptions<'bigint'>,
-  'blockSize' | 'maxBlockSize' | 'adaptive' | 'prefetchAt' | 'timeoutMs' | 'retryBudgetMs' | 'retries' | 'closeTimeoutMs' | 'onEvent'
+  | 'blockSize'
+  | 'maxBlockSize'
+  | 'adaptive'
+  | 'prefetchAt'
+  | 'timeoutMs'
+  | 'retryBudgetMs'
+  | 'retries'
+  | 'retryBaseDelayMs'
+  | 'retryMaxDelayMs'
+  | 'closeTimeoutMs'
+  | 'onEvent'
 >;
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
@@ -120,6 +130,8 @@ const KNOWN_OPTIONS = new Set([
   'timeoutMs',
   'retryBudgetMs',
   'retries',
+  'retryBaseDelayMs',
+  'retryMaxDelayMs',
   'closeTimeoutMs',
   'onEvent',
 ]);
@@ -443,9 +455,15 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
-  const segments: Record<string, { blockSize: number }> = {};
+  // Each segment stops at the largest value its narrowest key column holds (an int column at 2^31 − 1), so the
+  // generator's headroom warning fires at 90 % of what the column can store.
+  const segments: Record<string, { blockSize?: number; maxKey: bigint }> = {};
   for (const key of columns.values()) {
-    if (key.blockSize !== undefined) segments[key.segment] = { blockSize: key.blockSize };
+    const previous = segments[key.segment];
+    segments[key.segment] = {
+      ...(key.blockSize !== undefined ? { blockSize: key.blockSize } : previous?.blockSize !== undefined ? { blockSize: previous.blockSize } : {}),
+      maxKey: previous !== undefined && previous.maxKey < key.max ? previous.maxKey : key.max,
+    };
   }
   let client = givenClient;
   let release = () => {};

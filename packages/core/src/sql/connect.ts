@@ -1,3 +1,4 @@
+import { Socket, connect as connectSocket } from 'node:net';
 import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../errors.js';
 import { mysqlClient, type MysqlPoolLike } from './mysql-client.js';
 import { pgClient, type PgPoolLike } from './pg-client.js';
@@ -17,6 +18,52 @@ export interface ConnectOptions {
    * @default 5000
    */
   readonly connectTimeoutMs?: number;
+  /**
+   * How long `close()` waits for the pool to end (PostgreSQL, MariaDB/MySQL). A statement stuck on a link
+   * that drops packets would hold its connection for ever; after this time the pool's sockets are
+   * destroyed, so closing never hangs and leaves nothing open.
+   * @default 5000
+   */
+  readonly closeTimeoutMs?: number;
+}
+
+/** Resolves true when `work` settles within `ms`, false otherwise. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true, () => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The sockets a pool opened and has not closed yet, so that a stuck close can destroy them. */
+function socketTracker(): { readonly open: Set<Socket>; track(socket: Socket): Socket } {
+  const open = new Set<Socket>();
+  return {
+    open,
+    track(socket) {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+      return socket;
+    },
+  };
+}
+
+/** `client` whose `close()` gives up waiting after `ms` and destroys the sockets its pool still has open. */
+function withBoundedClose(client: SqlClient, sockets: Set<Socket>, ms: number): SqlClient {
+  return {
+    ...client,
+    async close() {
+      const closing = client.close();
+      if (await settlesWithin(closing, ms)) return;
+      for (const socket of sockets) socket.destroy();
+      await settlesWithin(closing, 1000);
+    },
+  };
 }
 
 /** `url` with its password replaced by `***`, for messages. */
@@ -51,6 +98,14 @@ interface PgModule {
 }
 interface MysqlModule {
   default: { createPool(config: Record<string, unknown>): MysqlPoolLike & { pool?: { on?(event: string, listener: () => void): unknown } } };
+}
+/** What mysql2 passes a `stream` factory: the connection settings it parsed from the URL. */
+interface MysqlSocketConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly socketPath?: string;
+  readonly enableKeepAlive?: boolean;
+  readonly keepAliveInitialDelay?: number;
 }
 interface BetterSqliteModule {
   default: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike & { pragma(sql: string): unknown };
@@ -110,17 +165,28 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   if (typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
   const poolSize = options.poolSize ?? 10;
   const timeoutMs = options.connectTimeoutMs ?? 5000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
   if (!Number.isInteger(poolSize) || poolSize < 1) throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', poolSize);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw HiLoConfigurationError.invalidOption('connectTimeoutMs', 'a positive integer', timeoutMs);
+  if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 0) {
+    throw HiLoConfigurationError.invalidOption('closeTimeoutMs', 'a non-negative integer (milliseconds)', closeTimeoutMs);
+  }
+  const sockets = socketTracker();
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   switch (scheme) {
     case 'postgres':
     case 'postgresql': {
       const pg = await load<PgModule>('pg', url);
-      const pool = new pg.default.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: timeoutMs });
+      const pool = new pg.default.Pool({
+        connectionString: url,
+        max: poolSize,
+        connectionTimeoutMillis: timeoutMs,
+        // pg's own socket (it connects it, and upgrades it to TLS when asked), tracked for a stuck close
+        stream: () => sockets.track(new Socket()),
+      });
       // a killed idle connection is reported here; the pool drops it and the next query reconnects
       pool.on('error', () => undefined);
-      return pgClient(pool, { ownsPool: true });
+      return withBoundedClose(pgClient(pool, { ownsPool: true }), sockets.open, closeTimeoutMs);
     }
     case 'mysql':
     case 'mariadb': {
@@ -131,8 +197,14 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
         connectTimeout: timeoutMs,
         supportBigNumbers: true,
         bigNumberStrings: true,
+        // the socket mysql2 would open (it upgrades it to TLS when asked), tracked for a stuck close
+        stream: ({ config }: { config: MysqlSocketConfig }) => {
+          const socket = config.socketPath ? connectSocket(config.socketPath) : connectSocket(config.port, config.host);
+          if (config.enableKeepAlive) socket.setKeepAlive(true, config.keepAliveInitialDelay ?? 0);
+          return sockets.track(socket);
+        },
       });
-      return mysqlClient(pool, { ownsPool: true });
+      return withBoundedClose(mysqlClient(pool, { ownsPool: true }), sockets.open, closeTimeoutMs);
     }
     case 'sqlite':
       return openSqlite(url, timeoutMs);
