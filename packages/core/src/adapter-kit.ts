@@ -1,6 +1,6 @@
 import { HiLoConfigurationError, HiLoOverflowError } from './errors.js';
 import type { HiLoGenerator } from './generator.js';
-import type { HiLoGeneratorOptions } from './options.js';
+import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './options.js';
 import { connect } from './sql/connect.js';
 import { createHiLo } from './sql/create-hilo.js';
 import type { SqlClient } from './sql/sql-client.js';
@@ -59,8 +59,19 @@ export interface KeySupply {
  * const key = await (await supply.generator()).next('orders');
  * ```
  */
+/** The option names of {@link KeySupplyOptions}. */
+export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'keyType' && name !== 'idFormat'),
+  'url',
+  'client',
+  'generator',
+  'table',
+  'schema',
+]);
+
 export function openKeySupply(options: KeySupplyOptions, owner: string): KeySupply {
   if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
   const { url, client, generator, source, table, schema, ...generatorOptions } = options;
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {

@@ -45,6 +45,23 @@ export class HiLoConfigurationError extends HiLoError {
   static invalidOption(name: string, expected: string, got: unknown): HiLoConfigurationError {
     return new HiLoConfigurationError(`Expected \`${name}\` to be ${expected}, got ${describe(got)}.`);
   }
+
+  /**
+   * Refuses option names `where` does not know (a typo would otherwise be ignored) and `null` values (which
+   * would otherwise mean "the default" without a word).
+   */
+  static checkOptionNames(options: object, known: ReadonlySet<string>, where: string): void {
+    for (const [key, value] of Object.entries(options)) {
+      if (!known.has(key)) {
+        throw new HiLoConfigurationError(
+          `Unknown option \`${key}\` for ${where}; expected one of ${[...known].map((k) => `\`${k}\``).join(', ')}.`,
+        );
+      }
+      if (value === null) {
+        throw new HiLoConfigurationError(`Expected \`${key}\` to be set or left out (for its default), got null; ${where} does not read null as the default.`);
+      }
+    }
+  }
 }
 
 /**

@@ -195,7 +195,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
 
   async reserve(segment: string, count: number): Promise<K[]> {
     if (!Number.isInteger(count) || count < 0 || count > 100_000_000) {
-      throw new HiLoError('HILO_CONFIGURATION', `Expected \`count\` to be an integer from 0 to 100000000, got ${String(count)}.`);
+      throw HiLoConfigurationError.invalidOption('count', 'an integer from 0 to 100000000', count);
     }
     const s = this.state(segment);
     const keys: K[] = [];

@@ -13,7 +13,7 @@ export {
 } from './errors.js';
 export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './types.js';
 export type { HiLoEvent, SegmentStats } from './events.js';
-export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './options.js';
+export { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions, type SegmentOptions, type IdFormat } from './options.js';
 export { createHiLoGenerator, type HiLoGenerator } from './generator.js';
 export { memorySource, type MemorySource, type MemorySourceOptions } from './memory-source.js';
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
@@ -32,6 +32,7 @@ export {
 } from './sql/key-guard.js';
 export {
   openKeySupply,
+  KEY_SUPPLY_OPTION_NAMES,
   keyToField,
   segmentOfTable,
   type KeySupply,

@@ -192,11 +192,32 @@ function keyLimit(name: string, value: unknown): bigint {
   throw HiLoConfigurationError.invalidOption(name, 'a positive integer (number or bigint), e.g. 2_147_483_647 for an int column', value);
 }
 
+/** The option names of {@link HiLoGeneratorOptions}, for refusing a typo rather than ignoring it. */
+export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
+  'source',
+  'blockSize',
+  'maxBlockSize',
+  'adaptive',
+  'prefetchAt',
+  'keyType',
+  'timeoutMs',
+  'retryBudgetMs',
+  'closeTimeoutMs',
+  'retries',
+  'retryBaseDelayMs',
+  'retryMaxDelayMs',
+  'maxKey',
+  'segments',
+  'idFormat',
+  'onEvent',
+]);
+
 /** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
 export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw HiLoConfigurationError.invalidOption('options', 'an object with at least `source`', options);
   }
+  HiLoConfigurationError.checkOptionNames(options, GENERATOR_OPTION_NAMES, 'createHiLoGenerator()');
   const { source } = options;
   if (typeof source !== 'object' || source === null || typeof source.reserve !== 'function') {
     throw HiLoConfigurationError.invalidOption(

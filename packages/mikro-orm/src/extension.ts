@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
-import { HiLoConfigurationError, type HiLoGeneratorOptions, type KeyType, type SqlClient } from 'hilo-core';
+import { GENERATOR_OPTION_NAMES, HiLoConfigurationError, type HiLoGeneratorOptions, type KeyType, type SqlClient } from 'hilo-core';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
@@ -111,10 +111,14 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
   return { extensions: [HiLo.configure(options)] };
 }
 
+/** The option names of `HiLo.configure()`. */
+const OPTION_NAMES: ReadonlySet<string> = new Set([...GENERATOR_OPTION_NAMES, 'generator', 'client', 'table', 'schema', 'poolSize']);
+
 function validate(options: HiLoOptions): void {
   if (options === null || typeof options !== 'object') {
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   }
+  HiLoConfigurationError.checkOptionNames(options, OPTION_NAMES, 'HiLo.configure()');
   if (options.poolSize !== undefined && !(Number.isInteger(options.poolSize) && options.poolSize >= 1)) {
     throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', options.poolSize);
   }

@@ -52,6 +52,8 @@ describe('mikro-orm: configuration', () => {
     expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow('Expected `segment` to be a non-empty string, got 42.');
     expect(() => HiLo.configure({ poolSize: 0 })).toThrow('Expected `poolSize` to be a positive integer, got 0.');
     expect(() => HiLo.configure({ source: 'nope' as never })).toThrow(/"sequence" or "table"/);
+    expect(() => HiLo.configure({ blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for HiLo\.configure\(\); expected one of .*`blockSize`/);
+    expect(() => HiLo.configure({ blockSize: null } as never)).toThrow(/`blockSize` to be set or left out/);
   });
 
   it('should refuse to be registered twice', async () => {

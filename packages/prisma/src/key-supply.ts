@@ -2,6 +2,7 @@ import {
   connect,
   createHiLo,
   HiLoConfigurationError,
+  KEY_SUPPLY_OPTION_NAMES,
   type HiLoGenerator,
   type HiLoGeneratorOptions,
   type SqlClient,
@@ -75,9 +76,13 @@ interface Built {
   close(): Promise<void>;
 }
 
+/** The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them). */
+const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'), 'metadata']);
+
 /** Validates the connection options and builds the key supply; nothing connects before the first key. */
 export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeySupply {
-  const { url, client, generator, source, table, schema, ...generatorOptions } = options;
+  HiLoConfigurationError.checkOptionNames(options, PRISMA_OPTION_NAMES, 'hilo()');
+  const { url, client, generator, source, table, schema, metadata: _metadata, ...generatorOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(

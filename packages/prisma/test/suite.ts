@@ -218,6 +218,8 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
       /`models\.Order\.key\.type` to be "Int" or "BigInt", got "String"/,
     );
     expect(() => hilo({ metadata: undefined as never, url: db.url })).toThrow(/generated/);
+    expect(() => hilo({ metadata, url: db.url, blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for hilo\(\); expected one of .*`blockSize`.*`metadata`/);
+    expect(() => hilo({ metadata, url: db.url, segments: {} } as never)).toThrow(/Unknown option `segments`/);
   });
 
   it('should refuse an Int key beyond 2^31 − 1 instead of wrapping', async () => {

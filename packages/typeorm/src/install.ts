@@ -140,13 +140,7 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
   if (typeof options !== 'object' || options === null) {
     throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
   }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw new HiLoConfigurationError(
-        `Unknown option \`${key}\` for installHiLo(); expected one of ${[...KNOWN_OPTIONS].map((k) => `\`${k}\``).join(', ')}.`,
-      );
-    }
-  }
+  HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
   const { source } = options;
   if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
     throw HiLoConfigurationError.invalidOption('source', '"sequence", "table" or a function (client) => HiSource', source);

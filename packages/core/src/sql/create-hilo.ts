@@ -1,6 +1,6 @@
 import { HiLoConfigurationError } from '../errors.js';
 import { createHiLoGenerator, type HiLoGenerator } from '../generator.js';
-import type { HiLoGeneratorOptions } from '../options.js';
+import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../options.js';
 import type { KeyOf, KeyType } from '../types.js';
 import type { SequenceStrategy } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
@@ -45,7 +45,25 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<Hi
  * const id = await hilo.next('orders');
  * ```
  */
+/** The option names of {@link CreateHiLoOptions}. */
+export const CREATE_HILO_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...GENERATOR_OPTION_NAMES,
+  'client',
+  'table',
+  'schema',
+  'strategy',
+  'create',
+]);
+
 export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOptions<K>): HiLoGenerator<KeyOf<K>> {
+  if (typeof options !== 'object' || options === null) {
+    throw HiLoConfigurationError.invalidOption('createHiLo() options', 'an object with at least `client`', options);
+  }
+  HiLoConfigurationError.checkOptionNames(options, CREATE_HILO_OPTION_NAMES, 'createHiLo()');
+  const given = options.client as Partial<SqlClient> | undefined;
+  if (typeof given !== 'object' || given === null || typeof given.dialect !== 'string') {
+    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient: `await connect(url)`, pgClient(pool), mysqlClient(pool) or sqliteClient(db)', given);
+  }
   const { client, source: kind = defaultSourceKind(options.client), table, schema, strategy, create, ...generatorOptions } = options;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {
@@ -72,7 +90,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
           ...(table === undefined ? {} : { table }),
           ...(strategy === undefined ? {} : { strategy: strategy as TableStrategy }),
           // the table `hilo` strategy's max_lo is the block size: ignoring it (1000) overlapped a shared hi table (issue 17)
-          ...(strategy === 'hilo' && generatorOptions.blockSize !== undefined ? { increment: generatorOptions.blockSize } : {}),
+          ...(strategy === 'hilo' && generatorOptions.blockSize !== undefined ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' } : {}),
         });
   return createHiLoGenerator<K>({ ...generatorOptions, source } as HiLoGeneratorOptions<K>);
 }

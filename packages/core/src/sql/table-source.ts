@@ -30,6 +30,8 @@ export interface TableSourceOptions {
    * @default 1000
    */
   readonly increment?: number;
+  /** The option name errors about `increment` use: `createHiLo()` passes `'blockSize'`, the option its caller set. */
+  readonly incrementOption?: string;
   /**
    * Column names, to share a table with another tool (e.g. Hibernate's `sequence_name`/`next_val`).
    * @default { segment: 'segment', value: 'next_value' }
@@ -93,7 +95,7 @@ export async function retryLostConnection<T>(work: () => Promise<T>): Promise<T>
 export function createTableSource(client: SqlClient, options: TableSourceOptions, sql: TableStatements): SqlHiSource {
   const dialect = client.dialect;
   const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'range', 'hilo'] as const, 'a table source');
-  const increment = BigInt(positiveInteger('increment', options.increment ?? 1000));
+  const increment = BigInt(positiveInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
   const create = options.create ?? true;
   const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
   const schema = dialect === 'sqlite' ? undefined : options.schema;
