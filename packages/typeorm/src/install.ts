@@ -23,8 +23,7 @@ import {
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { indexCascadeLookup } from './cascade-lookup.js';
-import { forgetFresh, freshEntityShortcut, markFresh } from './fresh-entities.js';
+import { disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
 import { memoryReservations } from './memory-reservations.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
@@ -240,7 +239,10 @@ export class HiLoTypeOrm {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (installations.get(this.dataSource) === this) installations.delete(this.dataSource);
+    if (installations.get(this.dataSource) === this) {
+      installations.delete(this.dataSource);
+      disableInternals(this.dataSource);
+    }
     const subscribers = this.dataSource.subscribers;
     const index = subscribers.indexOf(this.#subscriber);
     if (index >= 0) subscribers.splice(index, 1);
@@ -513,11 +515,12 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw error;
   }
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
-  // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see cascade-lookup.ts).
+  // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see typeorm-internals.ts).
   await indexCascadeLookup();
   const installation = new HiLoTypeOrm(dataSource, generator, columns, shortcut, release);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
+  enableInternals(dataSource);
   installation.attach();
   return installation;
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { CascadesSubjectBuilder } from 'typeorm/persistence/subject-builder/CascadesSubjectBuilder.js';
 import { Subject } from 'typeorm/persistence/Subject.js';
-import { patchCascadeLookup } from '../src/cascade-lookup.js';
+import { enableInternals, patchCascadeLookup } from '../src/typeorm-internals.js';
 
 // The indexed lookup must give exactly TypeORM's answer. TypeORM's own scan is kept here before the patch
 // and both are asked the same questions about real Subjects built from real entity metadata.
@@ -38,6 +38,7 @@ const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:'
 
 beforeAll(async () => {
   await dataSource.initialize();
+  enableInternals(dataSource); // as installHiLo() does: the lookup is indexed for this DataSource only
   expect(patchCascadeLookup(CascadesSubjectBuilder.prototype)).toBeUndefined();
   expect(prototype.findByPersistEntityLike).not.toBe(scan);
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { SubjectDatabaseEntityLoader } from 'typeorm/persistence/SubjectDatabaseEntityLoader.js';
-import { patchSubjectLoader } from '../src/fresh-entities.js';
+import { patchSubjectLoader } from '../src/typeorm-internals.js';
 import { openDataSource } from './support/data-source.js';
 import { Order } from './support/entities.js';
 import { describeSqlite } from './support/sqlite.js';

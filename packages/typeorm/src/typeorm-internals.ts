@@ -1,0 +1,344 @@
+/**
+ * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Two methods are wrapped, both on
+ * prototypes shared by every DataSource of the process, so each wrapper first asks whether the save belongs
+ * to a DataSource hilo is installed on ({@link enableInternals}); any other DataSource runs TypeORM's own
+ * method, untouched. Each wrapper checks the shape of what it wraps first and, where it differs (another
+ * TypeORM), leaves TypeORM's method in place and says why.
+ *
+ * 1. `CascadesSubjectBuilder.findByPersistEntityLike`: an indexed lookup with the same answers (below).
+ * 2. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
+ */
+import type { DataSource, EntityMetadata } from 'typeorm';
+
+/** The DataSources hilo is installed on: the only ones whose saves run hilo's wrappers. */
+const scope = new WeakSet<object>();
+
+/** Lets saves of `dataSource` use hilo's wrappers of TypeORM's internals. */
+export function enableInternals(dataSource: DataSource): void {
+  scope.add(dataSource);
+}
+
+/** After hilo is closed on `dataSource`, its saves run TypeORM's own methods again. */
+export function disableInternals(dataSource: DataSource): void {
+  scope.delete(dataSource);
+}
+
+/** The DataSource of an entity's metadata: `dataSource` in TypeORM 1.x, `connection` in 0.3. */
+function dataSourceOf(metadata: unknown): object | undefined {
+  const m = metadata as { dataSource?: object; connection?: object } | undefined;
+  return m?.dataSource ?? m?.connection;
+}
+
+// ——— 1. The cascade lookup ———
+
+/*
+ * TypeORM's `save()` builds the list of entities to persist by following cascades; for every related object
+ * it asks whether that object is already in the list (`CascadesSubjectBuilder.findByPersistEntityLike`), by
+ * reference or by primary key. It answers with a linear scan that compares key maps, so saving n new
+ * entities whose keys are already set costs O(n²) key comparisons: 11,000 rows take tens of seconds. With
+ * database-generated keys the comparison stops early (no key yet), which is why TypeORM's identity path does
+ * not show it. Keys known before save — hilo's whole point, and any pre-assigned key — hit it every time.
+ *
+ * This module gives that lookup an index with the same answer: the first subject in list order that holds
+ * the same object, or has the same target and an equal single-column key. Where a key is not a plain string,
+ * number or bigint, where a target mixes key types or metadata, or where TypeORM's builder is not shaped as
+ * expected, the lookup falls back to TypeORM's own scan.
+ */
+
+/** The fields of TypeORM's private `Subject` the lookup reads. */
+interface CascadeSubject {
+  entity?: object;
+  entityWithFulfilledIds?: object;
+  metadata: CascadeMetadata;
+}
+
+interface CascadeMetadata {
+  target: unknown;
+  getEntityIdMap(entity: object | undefined): Record<string, unknown> | undefined;
+}
+
+interface Builder {
+  allSubjects: unknown;
+}
+
+type Find = (this: Builder, entityTarget: unknown, entity: object) => CascadeSubject | undefined;
+
+interface TargetIndex {
+  metadata: CascadeMetadata;
+  /** The key property and the key's type shared by every indexed subject of the target. */
+  property?: string;
+  type?: 'string' | 'number' | 'bigint';
+  /** A subject of this target whose key the index cannot represent: answer by scanning. */
+  irregular: boolean;
+  /** Key value → position of the first subject holding it. */
+  first: Map<string | number | bigint, number>;
+}
+
+interface Index {
+  subjects: CascadeSubject[];
+  scanned: number;
+  byEntity: Map<object, number>;
+  byTarget: Map<unknown, TargetIndex>;
+}
+
+/** The single plain key of an id map, or `undefined` when it has none or another shape. */
+function plainKey(idMap: Record<string, unknown> | undefined): { property: string; value: string | number | bigint } | undefined {
+  if (!idMap) return undefined;
+  const properties = Object.keys(idMap);
+  if (properties.length !== 1) return undefined;
+  const value = idMap[properties[0]!];
+  // Equal plain keys of one type are exactly the ones TypeORM's comparison calls equal; a Map finds them.
+  if (typeof value === 'string' || typeof value === 'bigint' || (typeof value === 'number' && !Number.isNaN(value))) {
+    return { property: properties[0]!, value };
+  }
+  return undefined;
+}
+
+function isSubject(value: unknown): value is CascadeSubject {
+  if (typeof value !== 'object' || value === null) return false;
+  const metadata = (value as { metadata?: Partial<CascadeMetadata> }).metadata;
+  return typeof metadata === 'object' && metadata !== null && typeof metadata.getEntityIdMap === 'function';
+}
+
+const indexes = new WeakMap<object, Index>();
+
+/** Brings the builder's index up to date with subjects appended since the last lookup. */
+function indexOf(builder: Builder): Index | undefined {
+  const subjects = builder.allSubjects;
+  if (!Array.isArray(subjects)) return undefined;
+  let index = indexes.get(builder);
+  if (!index || index.subjects !== subjects || index.scanned > subjects.length) {
+    index = { subjects: subjects as CascadeSubject[], scanned: 0, byEntity: new Map(), byTarget: new Map() };
+    indexes.set(builder, index);
+  }
+  for (; index.scanned < subjects.length; index.scanned++) {
+    const position = index.scanned;
+    const subject: unknown = subjects[position];
+    if (!isSubject(subject)) return undefined;
+    if (!subject.entity) continue;
+    if (!index.byEntity.has(subject.entity)) index.byEntity.set(subject.entity, position);
+    const target = subject.metadata.target;
+    let byKey = index.byTarget.get(target);
+    if (!byKey) {
+      byKey = { metadata: subject.metadata, irregular: false, first: new Map() };
+      index.byTarget.set(target, byKey);
+    }
+    if (byKey.irregular) continue;
+    if (byKey.metadata !== subject.metadata) {
+      byKey.irregular = true;
+      continue;
+    }
+    const idMap = subject.metadata.getEntityIdMap(subject.entityWithFulfilledIds);
+    if (idMap === undefined) continue; // no key: TypeORM's comparison is false for it
+    const key = plainKey(idMap);
+    if (!key || (byKey.property ?? key.property) !== key.property || (byKey.type ?? typeof key.value) !== typeof key.value) {
+      byKey.irregular = true;
+      continue;
+    }
+    byKey.property = key.property;
+    byKey.type = typeof key.value as 'string' | 'number' | 'bigint';
+    if (!byKey.first.has(key.value)) byKey.first.set(key.value, position);
+  }
+  return index;
+}
+
+const patched = new WeakSet<object>();
+
+/**
+ * Replaces `findByPersistEntityLike` on TypeORM's `CascadesSubjectBuilder.prototype` by an indexed lookup
+ * with the same answer.
+ * @returns `undefined` when the lookup is in place, else why it is not (TypeORM then keeps its own scan)
+ */
+export function patchCascadeLookup(prototype: unknown): string | undefined {
+  if (typeof prototype !== 'object' || prototype === null) return 'TypeORM has no CascadesSubjectBuilder class where hilo expects it';
+  if (patched.has(prototype)) return undefined;
+  const target = prototype as { findByPersistEntityLike?: unknown };
+  if (typeof target.findByPersistEntityLike !== 'function' || target.findByPersistEntityLike.length !== 2) {
+    return "TypeORM's CascadesSubjectBuilder has no findByPersistEntityLike(target, entity) method";
+  }
+  const scan = target.findByPersistEntityLike as Find;
+  const indexed: Find = function (entityTarget, entity) {
+    const subjects = this.allSubjects;
+    const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
+    const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
+    if (owner === undefined || !scope.has(owner)) return scan.call(this, entityTarget, entity);
+    const index = indexOf(this);
+    if (!index) return scan.call(this, entityTarget, entity);
+    const byKey = index.byTarget.get(entityTarget);
+    if (byKey?.irregular) return scan.call(this, entityTarget, entity);
+    let position = index.byEntity.get(entity);
+    if (byKey) {
+      const idMap = byKey.metadata.getEntityIdMap(entity);
+      if (idMap !== undefined) {
+        const key = plainKey(idMap);
+        if (!key || key.property !== byKey.property || typeof key.value !== byKey.type) {
+          // Shapes the index does not hold (or a target with no keyed subject yet): TypeORM decides.
+          if (byKey.first.size > 0) return scan.call(this, entityTarget, entity);
+        } else {
+          const found = byKey.first.get(key.value);
+          if (found !== undefined && (position === undefined || found < position)) position = found;
+        }
+      }
+    }
+    return position === undefined ? undefined : index.subjects[position];
+  };
+  target.findByPersistEntityLike = indexed;
+  patched.add(prototype);
+  return undefined;
+}
+
+let installed: Promise<boolean> | undefined;
+
+/** Installs the indexed cascade lookup once per process; resolves whether it is in place. */
+export function indexCascadeLookup(): Promise<boolean> {
+  installed ??= import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js').then(
+    (module: { CascadesSubjectBuilder?: { prototype?: unknown } }) => patchCascadeLookup(module.CascadesSubjectBuilder?.prototype) === undefined,
+    () => false,
+  );
+  return installed;
+}
+
+// ——— 2. save() without the SELECT by key ———
+
+/**
+ * Entities whose key hilo assigned and which no INSERT has been attempted for. hilo reserved that key in
+ * the database for this process alone, so no row can carry it yet: saving such an entity must insert, and
+ * the SELECT TypeORM issues to tell insert from update is unnecessary.
+ */
+const fresh = new WeakMap<object, { readonly dataSource: DataSource; readonly key: unknown; readonly metadata: EntityMetadata }>();
+
+/** Remembers that hilo gave `entity` its `key`. */
+export function markFresh(dataSource: DataSource, metadata: EntityMetadata, entity: object, key: unknown): void {
+  fresh.set(entity, { dataSource, key, metadata });
+}
+
+/** Forgets the mark (an INSERT of the entity is under way). */
+export function forgetFresh(entity: object): void {
+  fresh.delete(entity);
+}
+
+/** Whether `entity` still holds the key hilo gave it, unsaved; the mark is consumed. */
+function takeFresh(dataSource: DataSource, metadata: EntityMetadata, entity: object): boolean {
+  const mark = fresh.get(entity);
+  if (!mark || mark.dataSource !== dataSource || mark.metadata !== metadata || metadata.primaryColumns.length !== 1) return false;
+  fresh.delete(entity);
+  const column = metadata.primaryColumns[0]!;
+  // The application may have overwritten the key with one of its own: then TypeORM must check the table.
+  return column.getEntityValue(entity) === mark.key;
+}
+
+/** The fields of TypeORM's (private) `Subject` the shortcut reads and writes. */
+interface LoaderSubject {
+  metadata: EntityMetadata;
+  entity?: object;
+  databaseEntity?: object;
+  canBeInserted: boolean;
+  identifier: unknown;
+}
+
+/** What the shortcut expects of TypeORM's private `SubjectDatabaseEntityLoader`. */
+interface LoaderThis {
+  /** `dataSource` in TypeORM 1.x, `connection` in 0.3. */
+  queryRunner?: { dataSource?: DataSource; connection?: DataSource };
+  subjects?: unknown;
+}
+
+type Load = (this: LoaderThis, operation: string) => Promise<void>;
+
+function isLoaderSubject(subject: unknown): subject is LoaderSubject {
+  if (typeof subject !== 'object' || subject === null) return false;
+  const s = subject as Partial<LoaderSubject>;
+  return (
+    typeof s.canBeInserted === 'boolean' &&
+    'identifier' in s &&
+    typeof s.metadata === 'object' &&
+    s.metadata !== null &&
+    Array.isArray(s.metadata.primaryColumns)
+  );
+}
+
+const WARNING_CODE = 'HILO_TYPEORM_SAVE_SELECT';
+let warned = false;
+
+/** Warns once per process that `save()` falls back to TypeORM's SELECT before INSERT. */
+function warnFallback(reason: string): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(
+    `hilo-typeorm: ${reason}. save() of new hilo entities falls back to TypeORM's usual path (a SELECT by key, then INSERT): keys stay correct, saving is one statement per table slower. Please report your TypeORM version.`,
+    { code: WARNING_CODE },
+  );
+}
+
+const patchedPrototypes = new WeakSet<object>();
+
+/**
+ * Makes `save()` treat hilo's fresh entities like TypeORM's own new entities: before loading database
+ * entities, their subjects lose the identifier, which is exactly the state of a new entity whose key the
+ * database would generate. TypeORM then skips the SELECT, plans an INSERT, resolves relations to them
+ * through the subject (as for identity keys) and sets the identifier from the INSERT's value set. The mark
+ * is consumed here, so a second `save()` of the same object takes TypeORM's usual path.
+ *
+ * `SubjectDatabaseEntityLoader` is private to TypeORM. When `prototype` is not shaped as expected nothing
+ * is patched and the reason is returned; when a call brings subjects of another shape, that call runs
+ * TypeORM's method untouched. Either way one process warning (code `HILO_TYPEORM_SAVE_SELECT`) says so.
+ * @returns `undefined` when the shortcut is in place, else why it is not
+ */
+export function patchSubjectLoader(prototype: unknown): string | undefined {
+  if (typeof prototype !== 'object' || prototype === null) {
+    return 'TypeORM has no SubjectDatabaseEntityLoader class where hilo expects it';
+  }
+  if (patchedPrototypes.has(prototype)) return undefined;
+  const target = prototype as { load?: unknown };
+  if (typeof target.load !== 'function' || target.load.length !== 1) {
+    return "TypeORM's SubjectDatabaseEntityLoader has no load(operation) method";
+  }
+  const load = target.load as Load;
+  const patched: Load = function (operation) {
+    if (operation !== 'save') return load.call(this, operation);
+    const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
+    if (!dataSource || !scope.has(dataSource)) return load.call(this, operation);
+    const subjects = this.subjects;
+    if (!dataSource || !Array.isArray(subjects) || !subjects.every(isLoaderSubject)) {
+      warnFallback("TypeORM's persistence subjects are not shaped as hilo expects");
+      return load.call(this, operation);
+    }
+    for (const subject of subjects) {
+      if (
+        subject.canBeInserted &&
+        subject.entity &&
+        !subject.databaseEntity &&
+        subject.identifier !== undefined &&
+        takeFresh(dataSource, subject.metadata, subject.entity)
+      ) {
+        subject.identifier = undefined;
+      }
+    }
+    return load.call(this, operation);
+  };
+  target.load = patched;
+  patchedPrototypes.add(prototype);
+  return undefined;
+}
+
+let shortcut: Promise<boolean> | undefined;
+
+/**
+ * Installs the `save()` shortcut on TypeORM's loader once per process. Resolves `false` (after one
+ * warning) when TypeORM's internals are not what hilo expects, so that callers leave entities unmarked and
+ * TypeORM keeps its own SELECT-then-INSERT.
+ */
+export function freshEntityShortcut(): Promise<boolean> {
+  shortcut ??= import('typeorm/persistence/SubjectDatabaseEntityLoader.js').then(
+    (module: { SubjectDatabaseEntityLoader?: { prototype?: unknown } }) => {
+      const reason = patchSubjectLoader(module.SubjectDatabaseEntityLoader?.prototype);
+      if (reason !== undefined) warnFallback(reason);
+      return reason === undefined;
+    },
+    () => {
+      warnFallback("TypeORM's module persistence/SubjectDatabaseEntityLoader cannot be loaded");
+      return false;
+    },
+  );
+  return shortcut;
+}
