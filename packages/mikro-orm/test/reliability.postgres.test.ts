@@ -3,7 +3,7 @@
 import { MikroORM, defineEntity, p } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { describePostgres, startFaultProxy, type FaultProxy } from '@hilo/testing';
+import { describePostgres, useFaultProxy, withReservationCuts } from '@hilo/testing';
 import { HiLoExhaustedError, connect, type HiLoEvent } from 'hilo-core';
 import { HiLo, hiloKey, hiloKeyOptions, type HiLoOptions } from '../src/index.js';
 
@@ -28,30 +28,19 @@ async function execute(url: string, statements: readonly string[]): Promise<void
 }
 
 describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL', (db) => {
-  let proxy: FaultProxy;
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const faults = useFaultProxy(db);
 
   beforeAll(async () => {
     await execute(db.url, ['create table fault_memos (id bigint primary key, text varchar(255) not null)']);
   });
 
-  beforeEach(async () => {
-    proxy = await startFaultProxy(db.url);
-  });
-
-  afterEach(async () => {
-    proxy.heal();
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    await proxy.close();
-  });
-
   /** An ORM on the database, with hilo reserving through the proxy (`direct`: straight to the database). */
   async function app(options: HiLoOptions, direct = false): Promise<MikroORM> {
-    const client = await connect(direct ? db.url : proxy.url(db.url));
-    cleanups.push(() => client.close());
+    const client = await connect(direct ? db.url : faults.proxy.url(db.url));
+    faults.onCleanup(() => client.close());
     const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: db.url, entities: [Memo], extensions: [HiLo.configure({ client, ...options })] });
     let closed = false;
-    cleanups.push(async () => (closed ? undefined : orm.close()));
+    faults.onCleanup(async () => (closed ? undefined : orm.close()));
     const close = orm.close.bind(orm);
     orm.close = async (force?: boolean) => {
       closed = true;
@@ -62,7 +51,7 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
 
   it('a stalled link: em.create() keeps getting keys from the block in hand, a flush that needs a block fails with a typed error within the budget, and flushes work again after heal', async () => {
     const orm = await app({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
-    proxy.stall();
+    faults.proxy.stall();
     const em = orm.em.fork();
     const inHand = Array.from({ length: 20 }, (_, i) => em.create(Memo, { text: `in hand ${i}` }));
     expect(inHand.every((memo) => typeof memo.id === 'number')).toBe(true);
@@ -77,7 +66,7 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
     expect(error).toBeInstanceOf(HiLoExhaustedError);
     expect((error as Error).message).toMatch(/retryBudgetMs/);
     expect(Date.now() - started).toBeLessThan(1200 + 300 + 1500);
-    proxy.heal();
+    faults.proxy.heal();
     const healed = orm.em.fork();
     const after = healed.create(Memo, { text: 'after heal' });
     await healed.flush();
@@ -91,18 +80,14 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
     const direct = await app(options, true);
     const before = await direct.em.fork().count(Memo);
     const ids: number[] = [];
-    let cuts = 0;
-    for (let round = 0; round < 12; round++) {
-      // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
-      const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
       for (const orm of [throughProxy, direct]) {
         const em = orm.em.fork();
         const memos = Array.from({ length: 7 }, (_, i) => em.create(Memo, { text: `r${round}-${i}` }));
         await em.flush();
         ids.push(...memos.map((memo) => memo.id));
       }
-      await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
-    }
+    });
     expect(cuts).toBeGreaterThanOrEqual(6);
     expect(new Set(ids).size).toBe(ids.length);
     expect(await direct.em.fork().count(Memo)).toBe(before + 12 * 14);
@@ -114,13 +99,13 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
     orm.em.fork().create(Memo, { text: 'one' });
     const unused = HiLo.generator(orm).stats().fault_memos!.keysReserved - 1;
     expect(unused).toBeGreaterThanOrEqual(49);
-    proxy.stall();
+    faults.proxy.stall();
     const started = Date.now();
     await orm.close();
     expect(Date.now() - started).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(Date.now() - started).toBeLessThan(2000);
     expect(events.filter((e) => e.type === 'lost')).toEqual([{ type: 'lost', segment: 'fault_memos', keys: unused, reason: 'close' }]);
-    proxy.cut();
+    faults.proxy.cut();
   }, 30_000);
 });
 

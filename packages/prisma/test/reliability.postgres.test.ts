@@ -1,7 +1,7 @@
 // hilo-prisma under network faults between hilo and PostgreSQL (the fault proxy of @hilo/testing sits on
 // hilo's own connection, opened from the `url` hilo() was given; Prisma talks to the database directly), and
 // headroom read from the key fields' types (an Int key stops at 2,147,483,647).
-import { describePostgres, startFaultProxy, type FaultProxy } from '@hilo/testing';
+import { describePostgres, useFaultProxy, withReservationCuts } from '@hilo/testing';
 import { HiLoExhaustedError, type HiLoEvent } from 'hilo-core';
 import { hilo, type HiLoPrismaConnectionOptions } from '../src/index.js';
 import { countRows, createBaseClient, createSchema, execute, metadataFor, type BaseClient } from './fixtures.js';
@@ -9,9 +9,8 @@ import { countRows, createBaseClient, createSchema, execute, metadataFor, type B
 const INT_MAX = 2_147_483_647;
 
 describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (db) => {
-  let proxy: FaultProxy;
+  const faults = useFaultProxy(db);
   let base: BaseClient;
-  const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
     await createSchema('postgres', db.url);
@@ -21,21 +20,11 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     await base?.$disconnect();
   });
 
-  beforeEach(async () => {
-    proxy = await startFaultProxy(db.url);
-  });
-
-  afterEach(async () => {
-    proxy.heal();
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    await proxy.close();
-  });
-
   /** The extended client, hilo reserving through the proxy (`direct`: straight to the database). */
   function app(options: Omit<HiLoPrismaConnectionOptions, 'url' | 'client' | 'generator'>, direct = false) {
-    const prisma = base.$extends(hilo({ metadata: metadataFor('postgres'), url: direct ? db.url : proxy.url(db.url), ...options }));
+    const prisma = base.$extends(hilo({ metadata: metadataFor('postgres'), url: direct ? db.url : faults.proxy.url(db.url), ...options }));
     let closed = false;
-    cleanups.push(async () => (closed ? undefined : prisma.$hilo.close()));
+    faults.onCleanup(async () => (closed ? undefined : prisma.$hilo.close()));
     return Object.assign(prisma, {
       async closeHiLo() {
         closed = true;
@@ -47,7 +36,7 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
   it('a stalled link: creates keep getting keys from the block in hand, one that needs a block fails with a typed error within the budget, and creates work again after heal', async () => {
     const prisma = app({ source: 'table', blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
     await prisma.$hilo.warm();
-    proxy.stall();
+    faults.proxy.stall();
     const inHand: bigint[] = [];
     for (let i = 0; i < 20; i++) inHand.push((await prisma.customer.create({ data: { name: `in hand ${i}` } })).id);
     const started = Date.now();
@@ -58,7 +47,7 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     expect(error).toBeInstanceOf(HiLoExhaustedError);
     expect((error as Error).message).toMatch(/retryBudgetMs/);
     expect(Date.now() - started).toBeLessThan(1200 + 300 + 1500);
-    proxy.heal();
+    faults.proxy.heal();
     const after = await prisma.customer.create({ data: { name: 'after heal' } });
     expect(after.id > inHand.reduce((a, b) => (a > b ? a : b))).toBe(true);
   }, 30_000);
@@ -70,15 +59,11 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     await throughProxy.$hilo.warm();
     const before = await countRows('postgres', db.url, 'customers');
     const ids: bigint[] = [];
-    let cuts = 0;
-    for (let round = 0; round < 12; round++) {
-      // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
-      const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
       for (const prisma of [throughProxy, direct]) {
         for (let i = 0; i < 7; i++) ids.push((await prisma.customer.create({ data: { name: `r${round}-${i}` } })).id);
       }
-      await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
-    }
+    });
     expect(cuts).toBeGreaterThanOrEqual(6);
     expect(new Set(ids).size).toBe(ids.length);
     expect(await countRows('postgres', db.url, 'customers')).toBe(before + 12 * 14);
@@ -90,13 +75,13 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     await prisma.profile.create({ data: { bio: 'one', customer: { create: { name: 'closing' } } } });
     const unused = (await prisma.$hilo.generator()).stats().profiles!.keysReserved - 1;
     expect(unused).toBeGreaterThanOrEqual(49);
-    proxy.stall();
+    faults.proxy.stall();
     const started = Date.now();
     await prisma.closeHiLo();
     expect(Date.now() - started).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(Date.now() - started).toBeLessThan(2500);
     expect(events.filter((e) => e.type === 'lost' && e.segment === 'profiles')).toEqual([{ type: 'lost', segment: 'profiles', keys: unused, reason: 'close' }]);
-    proxy.cut();
+    faults.proxy.cut();
   }, 30_000);
 });
 

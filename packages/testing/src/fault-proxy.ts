@@ -195,3 +195,52 @@ function targetOf(url: string): { host: string; port: number } {
   const defaultPort = parsed.protocol.startsWith('mysql') || parsed.protocol.startsWith('mariadb') ? 3306 : 5432;
   return { host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname, port: parsed.port === '' ? defaultPort : Number(parsed.port) };
 }
+
+/** A proxy per test, from {@link useFaultProxy}. */
+export interface FaultProxyPerTest {
+  /** The current test's proxy to the database. */
+  readonly proxy: FaultProxy;
+  /** Runs `cleanup` after the current test, once the proxy healed; cleanups run last registered first. */
+  onCleanup(cleanup: () => Promise<unknown>): void;
+}
+
+/**
+ * Starts a fault proxy to `db` before each test of the enclosing `describe`; after each test, heals it (so
+ * held statements finish), runs the test's cleanups, last first, and closes it.
+ */
+export function useFaultProxy(db: { readonly url: string }): FaultProxyPerTest {
+  let current: FaultProxy | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeEach(async () => {
+    current = await startFaultProxy(db.url);
+  });
+  afterEach(async () => {
+    current?.heal();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    await current?.close();
+  });
+  return {
+    get proxy() {
+      if (!current) throw new Error('useFaultProxy(): the proxy exists inside a test only');
+      return current;
+    },
+    onCleanup(cleanup) {
+      cleanups.push(cleanup);
+    },
+  };
+}
+
+/**
+ * Runs `rounds` rounds of `body`; before each, arms a cut after 0–3 statements (round by round), so that the
+ * cut lands on BEGIN, the read, the update or the COMMIT of a reservation through the proxy. Resolves how
+ * many cuts happened.
+ */
+export async function withReservationCuts(proxy: FaultProxy, rounds: number, body: (round: number) => Promise<void>): Promise<number> {
+  let cuts = 0;
+  for (let round = 0; round < rounds; round++) {
+    const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+    await body(round);
+    await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
+  }
+  return cuts;
+}

@@ -4,7 +4,7 @@
 import 'reflect-metadata';
 import pg from 'pg';
 import { Column, DataSource, Entity } from 'typeorm';
-import { describePostgres, startFaultProxy, type FaultProxy } from '@hilo/testing';
+import { describePostgres, useFaultProxy, withReservationCuts } from '@hilo/testing';
 import { HiLoExhaustedError, connect, type HiLoEvent } from 'hilo-core';
 import { HiLoGeneratedColumn, hiloOf, installHiLo, type HiLoTypeOrmOptions } from 'hilo-typeorm';
 
@@ -27,26 +27,15 @@ class BigintNote {
 const INT_MAX = 2_147_483_647;
 
 describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', (db) => {
-  let proxy: FaultProxy;
-  const cleanups: (() => Promise<unknown>)[] = [];
-
-  beforeEach(async () => {
-    proxy = await startFaultProxy(db.url);
-  });
-
-  afterEach(async () => {
-    proxy.heal();
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-    await proxy.close();
-  });
+  const faults = useFaultProxy(db);
 
   /** A DataSource on the database, with hilo reserving through the proxy (`direct`: straight to the database). */
   async function app(options: HiLoTypeOrmOptions, direct = false): Promise<DataSource> {
     const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [FaultNote], synchronize: true });
     await dataSource.initialize();
-    const client = await connect(direct ? db.url : proxy.url(db.url));
-    cleanups.push(() => client.close());
-    cleanups.push(async () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
+    const client = await connect(direct ? db.url : faults.proxy.url(db.url));
+    faults.onCleanup(() => client.close());
+    faults.onCleanup(async () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
     await installHiLo(dataSource, { client, ...options });
     return dataSource;
   }
@@ -54,7 +43,7 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
   it('a stalled link: create() keeps getting keys from the block in hand, an insert that needs a block fails with a typed error within the budget, and saves work again after heal', async () => {
     const dataSource = await app({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
     const notes = dataSource.getRepository(FaultNote);
-    proxy.stall();
+    faults.proxy.stall();
     const inHand = Array.from({ length: 20 }, (_, i) => notes.create({ text: `in hand ${i}` }));
     expect(inHand.every((note) => typeof note.id === 'number')).toBe(true);
     await notes.save(inHand); // the database itself is reachable; only hilo's link is stalled
@@ -66,7 +55,7 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
     expect(error).toBeInstanceOf(HiLoExhaustedError);
     expect((error as Error).message).toMatch(/retryBudgetMs/);
     expect(Date.now() - started).toBeLessThan(1200 + 300 + 1500);
-    proxy.heal();
+    faults.proxy.heal();
     const after = await notes.save(notes.create({ text: 'after heal' }));
     expect(after.id).toBeGreaterThan(Math.max(...inHand.map((note) => note.id)));
     expect(await notes.count()).toBe(21);
@@ -78,18 +67,14 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
     const direct = await app(options, true);
     const rowsBefore = await direct.getRepository(FaultNote).count();
     const ids: number[] = [];
-    let cuts = 0;
-    for (let round = 0; round < 12; round++) {
-      // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
-      const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
       for (const dataSource of [throughProxy, direct]) {
         const repo = dataSource.getRepository(FaultNote);
         await hiloOf(dataSource).ensure(FaultNote, 7);
         const saved = await repo.save(Array.from({ length: 7 }, (_, i) => repo.create({ text: `r${round}-${i}` })));
         ids.push(...saved.map((note) => note.id));
       }
-      await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
-    }
+    });
     expect(cuts).toBeGreaterThanOrEqual(6);
     expect(new Set(ids).size).toBe(ids.length);
     expect(await direct.getRepository(FaultNote).count()).toBe(rowsBefore + 12 * 14);
@@ -102,13 +87,13 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
     // the segment's sequence was created by an earlier test with its block size: count what this one holds
     const unused = hiloOf(dataSource).generator.stats().fault_notes!.keysReserved - 1;
     expect(unused).toBeGreaterThanOrEqual(49);
-    proxy.stall();
+    faults.proxy.stall();
     const started = Date.now();
     await dataSource.destroy();
     expect(Date.now() - started).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(Date.now() - started).toBeLessThan(2000);
     expect(events.filter((e) => e.type === 'lost')).toEqual([{ type: 'lost', segment: 'fault_notes', keys: unused, reason: 'close' }]);
-    proxy.cut();
+    faults.proxy.cut();
   }, 30_000);
 });
 
