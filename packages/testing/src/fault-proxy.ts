@@ -244,3 +244,14 @@ export async function withReservationCuts(proxy: FaultProxy, rounds: number, bod
   }
   return cuts;
 }
+
+/** How long `work` took and what it threw (`undefined` when it resolved). */
+export async function timed(work: () => Promise<unknown>): Promise<{ readonly ms: number; readonly error: unknown }> {
+  const started = Date.now();
+  try {
+    await work();
+    return { ms: Date.now() - started, error: undefined };
+  } catch (error) {
+    return { ms: Date.now() - started, error };
+  }
+}

@@ -19,5 +19,5 @@ export {
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
-export { startFaultProxy, useFaultProxy, withReservationCuts, type FaultProxy, type FaultMode, type FaultProxyPerTest } from './fault-proxy.ts';
+export { startFaultProxy, useFaultProxy, withReservationCuts, timed, type FaultProxy, type FaultMode, type FaultProxyPerTest } from './fault-proxy.ts';
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
