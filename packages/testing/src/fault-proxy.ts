@@ -85,7 +85,7 @@ export async function startFaultProxy(target: string | { host: string; port: num
       pipe.due[direction] = at;
       setTimeout(() => {
         if (!out.destroyed) out.write(chunk);
-      }, at - Date.now()).unref?.();
+      }, Math.max(0, at - Date.now())).unref?.();
       return;
     }
     out.write(chunk);
