@@ -185,7 +185,16 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     const columns = node.columns ?? [];
     const index = columns.findIndex((c) => c.column.name === table.column);
     const rows = node.values.values.map((row) => {
-      const values: OperationNode[] = PrimitiveValueListNode.is(row) ? row.values.map((v) => ValueNode.create(v)) : [...row.values];
+      if (PrimitiveValueListNode.is(row)) {
+        // plain values stay plain: one parameter list per row, no node per value (a 10,000-row insert
+        // would otherwise build 50,000 frozen nodes only to compile them back into parameters)
+        if (index === -1) return PrimitiveValueListNode.create([...row.values, take(table).value]);
+        if (row.values[index] !== undefined && row.values[index] !== null) return row;
+        const values = [...row.values];
+        values[index] = take(table).value;
+        return PrimitiveValueListNode.create(values);
+      }
+      const values: OperationNode[] = [...row.values];
       if (index === -1) return ValueListNode.create([...values, take(table)]);
       const current = values[index];
       const empty =

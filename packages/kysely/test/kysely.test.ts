@@ -39,6 +39,12 @@ function suite(kind: Kind, db: { url: string }): void {
     expect(filled).toBeGreaterThan(0);
     expect(filled).not.toBe(Number(own));
 
+    // rows of one shape compile to plain parameter lists: a null key is filled there, a given key kept
+    const given = (await hilo.nextId('customers')) as number;
+    const plain = db.insertInto('customers').values([{ id: null as never, name: 'null key' }, { id: given, name: 'given' }]).compile();
+    expect(plain.parameters).toEqual([expect.any(Number), 'null key', given, 'given']);
+    expect(plain.parameters[0]).not.toBe(given);
+
     // 120 rows, blocks of 20: insert() puts 120 keys in memory before the plugin needs them
     await hilo.insert(db.insertInto('orders').values(Array.from({ length: 120 }, (_, i) => ({ customer_id: filled, total: i }))));
     const orders = await db.selectFrom('orders').select('id').where('customer_id', '=', filled).execute();
