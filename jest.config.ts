@@ -73,11 +73,37 @@ const typeorm03 = (version: string) => {
   };
 };
 
+/**
+ * hilo-drizzle's peer range covers Drizzle 0.45 and the 1.0 beta line; the workspace installs 0.45.4. These
+ * projects rerun hilo-drizzle's suites with `drizzle-orm` mapped to the oldest 0.45 and to the 1.0 beta (npm
+ * aliases installed by packages/drizzle-compat); the conformance worker's child processes get the same mapping
+ * from packages/drizzle-compat/child/tsconfig.VERSION.json.
+ */
+const drizzle = (version: string) => ({
+  ...project,
+  displayName: `drizzle ${version}`,
+  globals: { HILO_DRIZZLE_VERSION: version },
+  testMatch: ['<rootDir>/packages/drizzle-compat/test/**/*.test.ts', '<rootDir>/packages/drizzle/test/**/*.test.ts'],
+  moduleNameMapper: {
+    '^drizzle-orm$': `drizzle-orm-${version}`,
+    '^drizzle-orm/(.*)$': `drizzle-orm-${version}/$1`,
+    ...project.moduleNameMapper,
+  },
+  // the aliases are installed in packages/drizzle-compat, so they resolve from there
+  modulePaths: ['<rootDir>/packages/drizzle-compat/node_modules'],
+});
+
 const config: Config = {
   projects: [
-    { ...project, displayName: 'hilo', testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/'] },
+    {
+      ...project,
+      displayName: 'hilo',
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/'],
+    },
     typeorm03('0.3.20'),
     typeorm03('0.3.31'),
+    drizzle('0.45.0'),
+    drizzle('1.0.0-beta.24'),
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

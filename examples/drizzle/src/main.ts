@@ -19,7 +19,7 @@ const people = [
 export async function openShop(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const counter = { count: 0 };
-  const db = drizzle(pool, { logger: { logQuery: () => void counter.count++ } });
+  const db = drizzle({ client: pool, logger: { logQuery: () => void counter.count++ } });
   for (const sql of DDL) await pool.query(sql);
   // hilo's own connection: reservations commit there, never in the app's transactions
   const hilo = hiloDrizzle({ url, blockSize: 100 });

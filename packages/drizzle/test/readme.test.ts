@@ -26,7 +26,7 @@ it('the README usage runs', async () => {
       total: integer('total').notNull(),
     });
 
-    const db = drizzle(new Database(file));
+    const db = drizzle({ client: new Database(file) });
     await hilo.warm();
 
     const customerId = (await hilo.nextId(customers)) as number;

@@ -1,10 +1,13 @@
 // The worker of the adapter conformance suite (@hilo/testing): its own Drizzle database and hilo on a
 // prepared database; inserts one customer and `orders` orders in batches of 5, their keys left to hilo's
-// $defaultFn, and prints the orders' keys as JSON. argv[2]: {"kind":…,"url":…,"orders":n}
+// $defaultFn, and prints the orders' keys as JSON. argv[2]: {"kind":…,"url":…,"orders":n[,"drizzle":version]}
 import { and, eq } from 'drizzle-orm';
+import { npmVersion } from 'drizzle-orm/version';
 import { openShop, type Kind } from '../support/shop.js';
 
-const { kind, url, orders } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number };
+const { kind, url, orders, drizzle } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; drizzle?: string };
+// Run by a packages/drizzle-compat Jest project: its tsconfig maps `drizzle-orm` to that release; prove it took.
+if (drizzle !== undefined && npmVersion !== drizzle) throw new Error(`the worker loaded drizzle-orm ${npmVersion}, expected ${drizzle}`);
 const shop = await openShop(kind, url);
 const { db, hilo, tables } = shop;
 const keys: number[] = [];

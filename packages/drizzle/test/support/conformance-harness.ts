@@ -98,6 +98,8 @@ async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
   };
 }
 
+const compatVersion = (globalThis as { HILO_DRIZZLE_VERSION?: string }).HILO_DRIZZLE_VERSION;
+
 /** The adapter conformance harness for hilo-drizzle on `kind`. */
 export function drizzleHarness(kind: Kind): AdapterHarness<Graph> {
   return {
@@ -107,8 +109,12 @@ export function drizzleHarness(kind: Kind): AdapterHarness<Graph> {
     open: (url) => open(kind, url),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
-      tsconfig: join(here, '..', 'child', 'tsconfig.json'),
-      spec: { kind },
+      // under a packages/drizzle-compat Jest project (jest.config.ts) the worker maps `drizzle-orm` to the same release
+      tsconfig:
+        compatVersion === undefined
+          ? join(here, '..', 'child', 'tsconfig.json')
+          : join(here, '..', '..', '..', 'drizzle-compat', 'child', `tsconfig.drizzle-${compatVersion}.json`),
+      spec: compatVersion === undefined ? { kind } : { kind, drizzle: compatVersion },
     },
   };
 }

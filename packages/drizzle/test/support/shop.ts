@@ -118,16 +118,16 @@ export async function openShop(kind: Kind, url: string, options: Partial<KeySupp
     const pool = new pg.Pool({ connectionString: url, max: 3 });
     // an idle connection the server drops (e.g. when the test database is dropped) must not crash the process
     pool.on('error', () => undefined);
-    db = drizzlePg(pool, { logger });
+    db = drizzlePg({ client: pool, logger });
     closeDriver = () => pool.end();
   } else if (kind === 'mysql') {
     const pool = mysql.createPool({ uri: url, connectionLimit: 3 });
-    db = drizzleMysql(pool, { logger, mode: 'default' });
+    db = drizzleMysql({ client: pool, logger, mode: 'default' });
     closeDriver = () => pool.end();
   } else {
     const sqlite = new Database(url, { timeout: 10_000 });
     sqlite.pragma('journal_mode = WAL');
-    db = drizzleSqlite(sqlite, { logger });
+    db = drizzleSqlite({ client: sqlite, logger });
     closeDriver = async () => void sqlite.close();
   }
   const shop: OpenShop = {
