@@ -9,7 +9,7 @@ import {
   sqliteClient,
   type SqlClient,
 } from 'hilo-core';
-import type { HiLoOptions } from './extension.js';
+import type { HiLoOptions } from './options.js';
 import type { Generator, OwnedGenerator } from './runtime.js';
 
 /**

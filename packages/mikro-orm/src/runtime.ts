@@ -1,6 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
-import { HILO_KEY, isHiLoOnCreate } from './key.js';
+import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
 export const EXTENSION_NAME = 'hilo-mikro-orm';
