@@ -1,14 +1,18 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase } from '@hilo/testing';
+import { roundTripMs, startLatencyProxy } from './latency.js';
 import type { Result } from './measure.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The ratio each ORM's graph benchmark should reach (issue #9; Drizzle and Kysely: issue #19). */
 const TARGETS = { typeorm: 1.0, prisma: 3.0, 'mikro-orm': 1.0, drizzle: 1.0, kysely: 1.0 } as const;
+
+/** The ratio each ORM's graph should reach at 1 ms round trip (issue #18). */
+const LATENCY_TARGETS = { typeorm: 1.0, prisma: 10, 'mikro-orm': 1.0 } as const;
 
 interface GraphBench {
   hiloMs: number;
@@ -18,25 +22,38 @@ interface GraphBench {
 }
 
 /**
+ * Runs one example's `benchGraph()` (examples/NAME/src/bench.ts) in a child process of its own, with the
+ * example's tsconfig, against `url`. Asynchronous, so that a latency proxy in this process keeps serving.
+ */
+function runGraph(name: string, url: string, size: readonly number[] = []): Promise<GraphBench> {
+  const tsconfig = join(root, 'examples', name, 'tsconfig.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, url, '--bench', ...size.map(String)], {
+    cwd: join(root, 'examples', name),
+    env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => {
+      const last = stdout.trimEnd().split('\n').pop() ?? '';
+      if (status !== 0) reject(new Error(`the ${name} graph benchmark exited with ${status}: ${last}`));
+      else resolve(JSON.parse(last) as GraphBench);
+    });
+  });
+}
+
+/**
  * 1,000 orders × 10 items stored through each ORM, with hilo keys and with the ORM's identity path, in one
- * run. Each example's `benchGraph()` (examples/NAME/src/bench.ts) runs in a child process of its own, with
- * the example's tsconfig, on a fresh database of the PostgreSQL server at `HILO_PG_URL`.
+ * run, each on a fresh database of the PostgreSQL server at `HILO_PG_URL`.
  */
 export async function ormBenchmarks(): Promise<Result[]> {
   const out: Result[] = [];
   for (const [name, target] of Object.entries(TARGETS)) {
     const db = await createPostgresDatabase();
     try {
-      const tsconfig = join(root, 'examples', name, 'tsconfig.json');
-      const child = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url, '--bench'], {
-        cwd: join(root, 'examples', name),
-        env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
-        stdio: ['ignore', 'pipe', 'inherit'],
-        encoding: 'utf8',
-      });
-      const last = child.stdout.trimEnd().split('\n').pop() ?? '';
-      if (child.status !== 0) throw new Error(`the ${name} graph benchmark exited with ${child.status}: ${last}`);
-      const r = JSON.parse(last) as GraphBench;
+      const r = await runGraph(name, db.url);
       const ratio = r.identityMs / r.hiloMs;
       out.push({
         name: `orm.${name}.graph`,
@@ -49,6 +66,56 @@ export async function ormBenchmarks(): Promise<Result[]> {
     } finally {
       await db.drop();
     }
+  }
+  return out;
+}
+
+/**
+ * The TypeORM, MikroORM and Prisma graphs again, with every connection (the ORM's and hilo's) through a
+ * latency proxy that adds about 1 ms to each round trip — where production databases are. Smaller graphs
+ * (200 orders × 10 items, 5 rounds), so that Prisma's identity path (a statement per order) stays within the
+ * benchmark's time. The note gives the round trip measured through the proxy and directly.
+ */
+export async function latencyBenchmarks(): Promise<Result[]> {
+  const out: Result[] = [];
+  const db = await createPostgresDatabase();
+  try {
+    const direct = await roundTripMs(db.url);
+    // the proxy's own forwarding costs part of the millisecond: measure it and delay each way by the rest
+    const bare = await startLatencyProxy(db.url, 0);
+    const forwarding = Math.max(0, (await roundTripMs(bare.url)) - direct);
+    await bare.close();
+    const proxy = await startLatencyProxy(db.url, Math.max(0, (1 - forwarding) / 2));
+    try {
+      const rtt = await roundTripMs(proxy.url);
+      for (const [name, target] of Object.entries(LATENCY_TARGETS)) {
+        const graphDb = await createPostgresDatabase();
+        try {
+          const proxied = new URL(graphDb.url);
+          const through = new URL(proxy.url);
+          proxied.hostname = through.hostname;
+          proxied.port = through.port;
+          const r = await runGraph(name, proxied.toString(), [200, 10, 5]);
+          const ratio = r.identityMs / r.hiloMs;
+          out.push({
+            name: `latency.${name}.graph.rtt1ms`,
+            value: r.hiloMs,
+            unit: 'ms',
+            ratio,
+            target,
+            note:
+              `200 orders × 10 items through a proxy: round trip ${rtt.toFixed(2)} ms (${direct.toFixed(2)} ms direct); identity path ${Math.round(r.identityMs)} ms; ` +
+              `${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target}${ratio < target ? ' (missed)' : ''}`,
+          });
+        } finally {
+          await graphDb.drop();
+        }
+      }
+    } finally {
+      await proxy.close();
+    }
+  } finally {
+    await db.drop();
   }
   return out;
 }

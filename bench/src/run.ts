@@ -5,10 +5,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memorySource, pgClient, sequenceSource } from 'hilo-core';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '@hilo/testing';
+import { createPostgresDatabase, startEmbeddedPostgres } from '@hilo/testing';
 import { pgBenchmarks } from './pg.js';
+import { bulkBenchmarks } from './bulk.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
-import { ormBenchmarks } from './orm.js';
+import { latencyBenchmarks, ormBenchmarks } from './orm.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg } from './report.js';
 
@@ -31,8 +32,15 @@ try {
   // a sequence of its own, INCREMENT BY the block size of the latency run
   log(await boundaryLatency((size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }), 'pg'));
   await pool.end();
-  process.env.HILO_PG_URL = url; // the ORM benchmarks create their databases on this server
+  process.env.HILO_PG_URL = url; // the bulk and ORM benchmarks create their databases on this server
+  const bulkDb = await createPostgresDatabase();
+  try {
+    log(await bulkBenchmarks(bulkDb.url));
+  } finally {
+    await bulkDb.drop();
+  }
   log(await ormBenchmarks());
+  log(await latencyBenchmarks());
 } finally {
   await embedded?.stop();
 }
