@@ -161,14 +161,16 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     return found;
   };
 
-  const take = (t: Registered): ValueNode => {
+  /** The next key of `t` from memory, converted as its `as` says. */
+  const draw = (t: Registered): number | bigint | string => {
     const key = supply.current?.tryNextSync(t.segment);
     if (key === undefined) {
       if (supply.current === undefined) supply.generator().then((g) => g.tryNextSync(t.segment), () => undefined);
       throw new HiLoKyselyNotReadyError(t.segment, t.table);
     }
-    return ValueNode.create(keyToField(key, t.as, `${t.table}.${t.column}`));
+    return keyToField(key, t.as, `${t.table}.${t.column}`);
   };
+  const take = (t: Registered): ValueNode => ValueNode.create(draw(t));
 
   const fill = (node: InsertQueryNode): InsertQueryNode => {
     const found = missingKeys(node, tables);
@@ -188,10 +190,10 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       if (PrimitiveValueListNode.is(row)) {
         // plain values stay plain: one parameter list per row, no node per value (a 10,000-row insert
         // would otherwise build 50,000 frozen nodes only to compile them back into parameters)
-        if (index === -1) return PrimitiveValueListNode.create([...row.values, take(table).value]);
+        if (index === -1) return PrimitiveValueListNode.create([...row.values, draw(table)]);
         if (row.values[index] !== undefined && row.values[index] !== null) return row;
         const values = [...row.values];
-        values[index] = take(table).value;
+        values[index] = draw(table);
         return PrimitiveValueListNode.create(values);
       }
       const values: OperationNode[] = [...row.values];

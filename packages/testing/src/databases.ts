@@ -114,7 +114,8 @@ export function describeDatabase(kind: 'postgres' | 'mysql', title: string, body
       hinted.add(kind);
       process.stderr.write(`hilo tests: skipping ${kind} tests: ${problem}\n`);
     }
-    // Allowed only outside CI, by design: a machine without this database skips with the hint above.
+    // Skip reason: this machine cannot reach the database (the hint above says why and how to start it).
+    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
     describe.skip(title, () => body({ kind, url: '', name: '' }));
     return;
   }
