@@ -17,9 +17,15 @@ const LATENCY_TARGETS = { typeorm: 1.0, prisma: 10, 'mikro-orm': 1.0 } as const;
 interface GraphBench {
   hiloMs: number;
   identityMs: number;
+  /** The same graph keyed by UUIDv7s generated in the application. */
+  uuidv7Ms: number;
   hiloStatements: number;
   identityStatements: number;
+  uuidv7Statements: number;
 }
+
+/** The ratio of the UUIDv7-keyed graph's time to hilo's each ORM should reach (issue #18). */
+const UUIDV7_TARGET = 1.0;
 
 /**
  * Runs one example's `benchGraph()` (examples/NAME/src/bench.ts) in a child process of its own, with the
@@ -45,8 +51,9 @@ function runGraph(name: string, url: string, size: readonly number[] = []): Prom
 }
 
 /**
- * 1,000 orders × 10 items stored through each ORM, with hilo keys and with the ORM's identity path, in one
- * run, each on a fresh database of the PostgreSQL server at `HILO_PG_URL`.
+ * 1,000 orders × 10 items stored through each ORM with hilo keys, with the ORM's identity path and with
+ * UUIDv7 keys generated in the application, in one run, each ORM on a fresh database of the PostgreSQL
+ * server at `HILO_PG_URL`: `orm.<orm>.graph` (identity ÷ hilo) and `orm.<orm>.graph_vs_uuidv7` (UUIDv7 ÷ hilo).
  */
 export async function ormBenchmarks(): Promise<Result[]> {
   const out: Result[] = [];
@@ -62,6 +69,17 @@ export async function ormBenchmarks(): Promise<Result[]> {
         ratio,
         target,
         note: `1,000 orders × 10 items; identity path ${Math.round(r.identityMs)} ms; ${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target.toFixed(1)}${ratio < target ? ' (missed)' : ''}`,
+      });
+      const versusUuid = r.uuidv7Ms / r.hiloMs;
+      out.push({
+        name: `orm.${name}.graph_vs_uuidv7`,
+        value: r.hiloMs,
+        unit: 'ms',
+        ratio: versusUuid,
+        target: UUIDV7_TARGET,
+        note:
+          `the same graph keyed by UUIDv7 (uuid columns, keys from the uuid package) ${Math.round(r.uuidv7Ms)} ms; ` +
+          `${r.hiloStatements} vs ${r.uuidv7Statements} statements; target ≥ ${UUIDV7_TARGET.toFixed(1)}${versusUuid < UUIDV7_TARGET ? ' (missed)' : ''}`,
       });
     } finally {
       await db.drop();

@@ -1,7 +1,11 @@
-import { bigint, bigserial, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { v7 as uuidv7 } from 'uuid';
 import { hiloDrizzle } from 'hilo-drizzle';
 
-/** The shop's tables with hi/lo keys, and the same tables with identity keys for comparison. */
+/**
+ * The shop's tables with hi/lo keys, and for comparison the same tables with identity keys and with UUIDv7
+ * keys generated in the application (the `uuid` package).
+ */
 export function shopSchema(hilo: ReturnType<typeof hiloDrizzle>) {
   return {
     customers: pgTable('customers', {
@@ -31,6 +35,17 @@ export function shopSchema(hilo: ReturnType<typeof hiloDrizzle>) {
       quantity: integer('quantity').notNull(),
       priceCents: integer('price_cents').notNull(),
     }),
+    uuidOrders: pgTable('uuid_orders', {
+      id: uuid('id').primaryKey().$defaultFn(uuidv7),
+      customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+    }),
+    uuidItems: pgTable('uuid_order_items', {
+      id: uuid('id').primaryKey().$defaultFn(uuidv7),
+      orderId: uuid('order_id').notNull(),
+      sku: text('sku').notNull(),
+      quantity: integer('quantity').notNull(),
+      priceCents: integer('price_cents').notNull(),
+    }),
   };
 }
 
@@ -41,4 +56,6 @@ export const DDL = [
   'create table order_items (id bigint primary key, order_id bigint not null references orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
   'create table identity_orders (id bigserial primary key, customer_id bigint not null references customers(id))',
   'create table identity_order_items (id bigserial primary key, order_id bigint not null references identity_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table uuid_orders (id uuid primary key, customer_id bigint not null references customers(id))',
+  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
 ];

@@ -1,12 +1,15 @@
+import { v7 as uuidv7 } from 'uuid';
 import { openShop } from './main.js';
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * Inserts `orders` orders of `items` items each in one transaction, with hilo keys (keys drawn in memory,
- * then one multi-row INSERT per table) and with identity keys (orders `RETURNING id`, then the items
- * `RETURNING id`), alternating for `rounds` rounds after a warm-up. Both sides end holding every key they
- * stored, as the ORMs' identity paths do; the hilo side includes its reservations.
+ * then one multi-row INSERT per table), with identity keys (orders `RETURNING id`, then the items
+ * `RETURNING id`) and with UUIDv7 keys generated in the application (one multi-row INSERT per table),
+ * rotating which goes first for `rounds` rounds after a warm-up. Every side ends holding every key it
+ * stored, as the ORMs' identity paths do; the hilo side includes its reservations, the UUIDv7 side the time
+ * generating its keys takes.
  */
 export async function benchGraph(url: string, { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number }) {
   const shop = await openShop(url);
@@ -40,38 +43,45 @@ export async function benchGraph(url: string, { orders, items, rounds = 7 }: { o
           .execute();
       });
     };
-    const time = async (fn: () => Promise<void>) => {
+    const withUuidv7 = async (count: number) => {
+      const orderIds = Array.from({ length: count }, () => uuidv7());
+      const lines = orderIds.flatMap((orderId, k) => Array.from({ length: items }, (_, n) => ({ id: uuidv7(), order_id: orderId, ...line(k * items + n) })));
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('uuid_orders').values(orderIds.map((id) => ({ id, customer_id: customerId }))).execute();
+        await trx.insertInto('uuid_order_items').values(lines).execute();
+      });
+    };
+    const sides = { hilo: withHiLo, identity, uuidv7: withUuidv7 };
+    type Side = keyof typeof sides;
+    const time = async (side: Side) => {
       const before = counter.count;
       const start = performance.now();
-      await fn();
+      await sides[side](orders);
       return { ms: performance.now() - start, statements: counter.count - before };
     };
-    for (let w = 0; w < 2; w++) {
-      await withHiLo(Math.ceil(orders / 4));
-      await identity(Math.ceil(orders / 4));
-    }
-    const h: { ms: number; statements: number }[] = [];
-    const i: { ms: number; statements: number }[] = [];
+    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
+    for (let w = 0; w < 2; w++) for (const side of order) await sides[side](Math.ceil(orders / 4));
+    const runs: Record<Side, { ms: number; statements: number }[]> = { hilo: [], identity: [], uuidv7: [] };
+    // Rotate which side goes first, so that none always inherits another's garbage.
     for (let r = 0; r < rounds; r++) {
-      if (r % 2 === 0) {
-        h.push(await time(() => withHiLo(orders)));
-        i.push(await time(() => identity(orders)));
-      } else {
-        i.push(await time(() => identity(orders)));
-        h.push(await time(() => withHiLo(orders)));
+      for (let k = 0; k < order.length; k++) {
+        const side = order[(r + k) % order.length]!;
+        runs[side].push(await time(side));
       }
     }
-    const hiloMs = median(h.map((x) => x.ms));
-    const identityMs = median(i.map((x) => x.ms));
+    const ms = (side: Side) => median(runs[side].map((x) => x.ms));
+    const count = (side: Side) => median(runs[side].map((x) => x.statements));
     return {
       orders,
       itemsPerOrder: items,
       rounds,
-      hiloMs,
-      identityMs,
-      speedup: identityMs / hiloMs,
-      hiloStatements: median(h.map((x) => x.statements)),
-      identityStatements: median(i.map((x) => x.statements)),
+      hiloMs: ms('hilo'),
+      identityMs: ms('identity'),
+      uuidv7Ms: ms('uuidv7'),
+      speedup: ms('identity') / ms('hilo'),
+      hiloStatements: count('hilo'),
+      identityStatements: count('identity'),
+      uuidv7Statements: count('uuidv7'),
     };
   } finally {
     await shop.close();

@@ -9,6 +9,9 @@ export interface ShopDatabase {
   order_items: { id: Generated<number>; order_id: number; sku: string; quantity: number; price_cents: number };
   identity_orders: { id: Generated<number>; customer_id: number };
   identity_order_items: { id: Generated<number>; order_id: number; sku: string; quantity: number; price_cents: number };
+  // keyed by UUIDv7s the application generates (the `uuid` package), for comparison in `pnpm bench`
+  uuid_orders: { id: string; customer_id: number };
+  uuid_order_items: { id: string; order_id: string; sku: string; quantity: number; price_cents: number };
 }
 
 const DDL = [
@@ -17,6 +20,8 @@ const DDL = [
   'create table order_items (id bigint primary key, order_id bigint not null references orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
   'create table identity_orders (id bigserial primary key, customer_id bigint not null references customers(id))',
   'create table identity_order_items (id bigserial primary key, order_id bigint not null references identity_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table uuid_orders (id uuid primary key, customer_id bigint not null references customers(id))',
+  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
 ];
 
 const catalog = [

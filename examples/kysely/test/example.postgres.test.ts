@@ -20,9 +20,11 @@ describePostgres('kysely example: the graph benchmark behind `pnpm bench`', (db)
     const { benchGraph } = await import('../src/bench.js');
     const result = await benchGraph(db.url, { orders: 50, items: 4, rounds: 1 });
     expect(result).toMatchObject({ orders: 50, itemsPerOrder: 4, rounds: 1 });
-    // BEGIN, orders, order items, COMMIT — on both paths
+    // BEGIN, orders, order items, COMMIT — on the hilo and identity paths
     expect(result.hiloStatements).toBe(4);
     expect(result.identityStatements).toBe(4);
+    expect(result.uuidv7Statements).toBe(4);
+    expect(result.uuidv7Ms).toBeGreaterThan(0);
     expect(result.hiloMs).toBeGreaterThan(0);
     expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
   });

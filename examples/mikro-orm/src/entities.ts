@@ -68,3 +68,39 @@ export const IdentityOrderItem = defineEntity({
 });
 
 export const entities = [Customer, Order, OrderItem, IdentityCustomer, IdentityOrder, IdentityOrderItem];
+
+// The same shop keyed by UUIDv7 generated in the application (the `uuid` package), the usual way to know a
+// key before the insert without hi/lo: what `pnpm bench` compares hilo's keys with.
+export const UuidCustomer = defineEntity({
+  name: 'UuidCustomer',
+  tableName: 'uuid_customers',
+  properties: {
+    id: p.string().columnType('uuid').primary(),
+    email: p.string(),
+    orders: () => p.oneToMany(UuidOrder).mappedBy('customer').cascade(Cascade.ALL),
+  },
+});
+
+export const UuidOrder = defineEntity({
+  name: 'UuidOrder',
+  tableName: 'uuid_orders',
+  properties: {
+    id: p.string().columnType('uuid').primary(),
+    customer: () => p.manyToOne(UuidCustomer),
+    placedAt: p.datetime(),
+    items: () => p.oneToMany(UuidOrderItem).mappedBy('order').cascade(Cascade.ALL),
+  },
+});
+
+export const UuidOrderItem = defineEntity({
+  name: 'UuidOrderItem',
+  tableName: 'uuid_order_items',
+  properties: {
+    id: p.string().columnType('uuid').primary(),
+    order: () => p.manyToOne(UuidOrder),
+    sku: p.string(),
+    quantity: p.integer(),
+  },
+});
+/** The UUID-keyed shop, for the benchmark only. */
+export const uuidEntities = [UuidCustomer, UuidOrder, UuidOrderItem];

@@ -20,6 +20,8 @@ describePostgres('example: the mikro-orm graph benchmark behind `pnpm bench`', (
     // begin, one multi-row insert for orders and one for items (under MikroORM's batch size), commit
     expect(result.hiloStatements).toBe(4);
     expect(result.identityStatements).toBe(4);
+    expect(result.uuidv7Statements).toBe(4);
+    expect(result.uuidv7Ms).toBeGreaterThan(0);
     expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
   });
 });

@@ -1,4 +1,5 @@
 import { createShopSchema } from './schema.js';
+import { v7 as uuidv7 } from 'uuid';
 import { openShop, runTag } from './shop.js';
 
 /** How {@link benchGraph} runs. */
@@ -22,12 +23,19 @@ export interface GraphBenchResult {
   hiloMs: number;
   /** Median milliseconds to store the same graph with one nested `create` per order and autoincrement keys. */
   identityMs: number;
+  /**
+   * Median milliseconds to store the same graph keyed by UUIDv7s the application generates, with the same
+   * two `createMany` calls in one `$transaction`, on the client without hilo.
+   */
+  uuidv7Ms: number;
   /** `identityMs / hiloMs`. */
   speedup: number;
   /** SQL statements one hilo round sends (the same in every round). */
   hiloStatements: number;
   /** SQL statements one nested-create round sends. */
   identityStatements: number;
+  /** SQL statements one UUIDv7 round sends. */
+  uuidv7Statements: number;
   /** The timed rounds. */
   rounds: number;
   /**
@@ -35,7 +43,7 @@ export interface GraphBenchResult {
    * per query shape, and a `createMany` of n rows has its own shape per n, so a process pays this once per
    * batch size; nested `create` pays it once for every order.
    */
-  firstRound: { hiloMs: number; identityMs: number };
+  firstRound: { hiloMs: number; identityMs: number; uuidv7Ms: number };
 }
 
 function median(values: readonly number[]): number {
@@ -45,11 +53,12 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Stores `orders` orders of `items` items both ways, in the same process against the same database: with
- * hilo keys (keys reserved in bulk, then two `createMany` in one `$transaction`) and the usual way (a nested
- * `create` per order, keys from autoincrement, on the client without hilo). A warm-up round of each comes first (JIT, connection pools,
- * Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the timed rounds then alternate which
- * side goes first, so that a change in machine load falls on both.
+ * Stores `orders` orders of `items` items three ways, in the same process against the same database: with
+ * hilo keys (keys reserved in bulk, then two `createMany` in one `$transaction`), the usual way (a nested
+ * `create` per order, keys from autoincrement, on the client without hilo), and with UUIDv7 keys generated
+ * in the application (the same two `createMany`, on the client without hilo). A warm-up round of each comes
+ * first (JIT, connection pools, Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the
+ * timed rounds then rotate which side goes first, so that a change in machine load falls on all.
  */
 export async function benchGraph(url: string, { orders, items, rounds = 3 }: GraphBenchOptions): Promise<GraphBenchResult> {
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
@@ -79,6 +88,15 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
         });
       }
     };
+    const withUuidv7 = async (round: number): Promise<void> => {
+      const orderIds = Array.from({ length: orders }, () => uuidv7());
+      await base.$transaction([
+        base.uuidOrder.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}` })) }),
+        base.uuidOrderItem.createMany({
+          data: Array.from({ length: orders * items }, (_, n) => ({ id: uuidv7(), orderId: orderIds[Math.floor(n / items)]!, ...line(n) })),
+        }),
+      ]);
+    };
     const timed = async (work: (round: number) => Promise<void>, round: number) => {
       statements.length = 0;
       const start = performance.now();
@@ -86,40 +104,34 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
       return { ms: performance.now() - start, statements: statements.length };
     };
 
-    const firstHilo = await timed(withHilo, 0);
-    const firstIdentity = await timed(withIdentity, 0);
-    const hilo: number[] = [];
-    const identity: number[] = [];
-    let hiloStatements = firstHilo.statements;
-    let identityStatements = firstIdentity.statements;
+    const work = { hilo: withHilo, identity: withIdentity, uuidv7: withUuidv7 };
+    type Side = keyof typeof work;
+    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
+    const first = { hilo: await timed(withHilo, 0), identity: await timed(withIdentity, 0), uuidv7: await timed(withUuidv7, 0) };
+    const times: Record<Side, number[]> = { hilo: [], identity: [], uuidv7: [] };
+    const counts: Record<Side, number> = { hilo: first.hilo.statements, identity: first.identity.statements, uuidv7: first.uuidv7.statements };
     for (let round = 1; round <= rounds; round++) {
-      const sides = [
-        async () => {
-          const r = await timed(withHilo, round);
-          hilo.push(r.ms);
-          hiloStatements = r.statements;
-        },
-        async () => {
-          const r = await timed(withIdentity, round);
-          identity.push(r.ms);
-          identityStatements = r.statements;
-        },
-      ];
-      if (round % 2 === 1) sides.reverse();
-      for (const side of sides) await side();
+      for (let k = 0; k < order.length; k++) {
+        const side = order[(round + k) % order.length]!;
+        const r = await timed(work[side], round);
+        times[side].push(r.ms);
+        counts[side] = r.statements;
+      }
     }
-    const hiloMs = median(hilo);
-    const identityMs = median(identity);
+    const hiloMs = median(times.hilo);
+    const identityMs = median(times.identity);
     return {
       orders,
       itemsPerOrder: items,
       hiloMs,
       identityMs,
+      uuidv7Ms: median(times.uuidv7),
       speedup: identityMs / hiloMs,
-      hiloStatements,
-      identityStatements,
+      hiloStatements: counts.hilo,
+      identityStatements: counts.identity,
+      uuidv7Statements: counts.uuidv7,
       rounds,
-      firstRound: { hiloMs: firstHilo.ms, identityMs: firstIdentity.ms },
+      firstRound: { hiloMs: first.hilo.ms, identityMs: first.identity.ms, uuidv7Ms: first.uuidv7.ms },
     };
   } finally {
     await shop.close();
@@ -134,8 +146,10 @@ export function benchJson(r: GraphBenchResult): string {
     itemsPerOrder: r.itemsPerOrder,
     hiloMs: ms(r.hiloMs),
     identityMs: ms(r.identityMs),
+    uuidv7Ms: ms(r.uuidv7Ms),
     hiloStatements: r.hiloStatements,
     identityStatements: r.identityStatements,
+    uuidv7Statements: r.uuidv7Statements,
   });
 }
 
@@ -146,6 +160,7 @@ export function benchText(r: GraphBenchResult): string {
     `${n(r.orders)} orders × ${n(r.itemsPerOrder)} items; median of ${r.rounds} round${r.rounds === 1 ? '' : 's'} after a warm-up round`,
     `hilo + two createMany: ${r.hiloMs.toFixed(0)} ms, ${r.hiloStatements} statements`,
     `nested create + autoincrement: ${r.identityMs.toFixed(0)} ms, ${r.identityStatements} statements`,
+    `UUIDv7 + two createMany: ${r.uuidv7Ms.toFixed(0)} ms, ${r.uuidv7Statements} statements`,
     `speed-up: ${r.speedup.toFixed(1)}×`,
     `warm-up round (includes Prisma compiling the plan of a createMany of this size, once per process): ` +
       `hilo ${r.firstRound.hiloMs.toFixed(0)} ms, nested create ${r.firstRound.identityMs.toFixed(0)} ms, ` +

@@ -16,6 +16,10 @@ const tables = [
   `create table if not exists identity_order_items (
      id serial primary key, order_id integer not null references identity_orders(id),
      sku text not null, quantity integer not null, unit_price integer not null)`,
+  `create table if not exists uuid_orders (id uuid primary key, number text not null unique)`,
+  `create table if not exists uuid_order_items (
+     id uuid primary key, order_id uuid not null references uuid_orders(id),
+     sku text not null, quantity integer not null, unit_price integer not null)`,
 ];
 
 /**
