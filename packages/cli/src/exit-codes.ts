@@ -65,7 +65,7 @@ export function oneLine(error: unknown, url?: string): string {
     const where = url === undefined ? 'the database' : redactUrl(url);
     return `could not reach ${where} (${reason.replace(/\s*\n\s*/g, ' ')}); check that the database runs and accepts connections.`;
   }
-  const text = error instanceof Error ? error.message : String(error);
-  // core's hints speak to library users; on the command line only the `hilo init` half applies
-  return text.replace(/ or pass `create: true`/g, '').replace(/\s*\n\s*/g, ' ').trim() || String(error);
+  // core's hints come worded for library callers and for the command line: print the command line's
+  const text = error instanceof HiLoError && error.hint !== undefined ? `${error.problem} ${error.hint.cli}` : error instanceof Error ? error.message : String(error);
+  return text.replace(/\s*\n\s*/g, ' ').trim() || String(error);
 }

@@ -11,6 +11,27 @@ export type HiLoErrorCode =
   | 'HILO_CLOSED';
 
 /**
+ * How to fix an error, worded for each caller: `library` names the options code passes to hilo, `cli` the
+ * commands and flags of the `hilo` CLI. An error's `message` ends with the library's wording; the CLI prints
+ * {@link HiLoError.problem} followed by the CLI's, so no caller rewrites messages.
+ */
+export interface HiLoHint {
+  /** The fix in terms of library options, e.g. "Run `hilo init orders` or pass `create: true`." */
+  readonly library: string;
+  /** The fix in terms of CLI commands and flags, e.g. "Run `hilo init orders`." */
+  readonly cli: string;
+}
+
+/**
+ * The hint for a hi table, row or sequence that does not exist: create it with `hilo init`, or let hilo
+ * create it on first use (`create: true`). `segment` narrows the command to one segment.
+ */
+export function missingObjectHint(object: string, segment?: string): HiLoHint {
+  const command = segment === undefined ? '`hilo init`' : `\`hilo init ${segment}\``;
+  return { library: `Run ${command} or pass \`create: true\` to create ${object}.`, cli: `Run ${command} to create ${object}.` };
+}
+
+/**
  * Base class of every error hilo throws. `code` tells the kind; `retryable` tells whether trying the same
  * thing again may succeed (a lost connection) or not (a bad option).
  */
@@ -25,13 +46,20 @@ export class HiLoError extends Error {
    * which may be waiting for this very reservation).
    */
   readonly retryWithinMs: number | undefined;
+  /** What went wrong, without the fix: `message` is this followed by `hint.library`. */
+  readonly problem: string;
+  /** How to fix it, worded for library callers and for the CLI; `undefined` when the message says it all. */
+  readonly hint: HiLoHint | undefined;
 
-  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean; retryWithinMs?: number }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean; retryWithinMs?: number; hint?: HiLoHint }) {
+    const hint = options?.hint;
+    super(hint === undefined ? message : `${message} ${hint.library}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
     this.retryable = options?.retryable ?? false;
     this.retryWithinMs = options?.retryWithinMs;
+    this.problem = message;
+    this.hint = hint;
   }
 }
 
@@ -90,7 +118,7 @@ export class HiLoSourceUnavailableError extends HiLoError {
 
 /** The hi source failed for a reason retrying will not cure (missing table, no permission, …). */
 export class HiLoSourceError extends HiLoError {
-  constructor(message: string, options?: { cause?: unknown; retryable?: boolean }) {
+  constructor(message: string, options?: { cause?: unknown; retryable?: boolean; hint?: HiLoHint }) {
     super('HILO_SOURCE_FAILED', message, options);
   }
 }

@@ -10,6 +10,7 @@ export {
   HiLoMismatchError,
   HiLoClosedError,
   type HiLoErrorCode,
+  type HiLoHint,
 } from './errors.js';
 export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './types.js';
 export type { HiLoEvent, SegmentStats } from './events.js';

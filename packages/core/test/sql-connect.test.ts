@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HiLoConfigurationError } from 'hilo-core';
 import { connect, redactUrl, sequenceSource, sqliteClient, tableSource, toHiLoError } from '../src/sql/index.js';
+import { missingObjectHint } from '../src/errors.js';
 
 const signal = new AbortController().signal;
 let dir: string;
@@ -117,5 +118,17 @@ describe('driver errors', () => {
   it('says "run hilo init" for a missing table', () => {
     const error = Object.assign(new Error('relation "hilo_segments" does not exist'), { code: '42P01' });
     expect(toHiLoError(error, { dialect: 'postgres', action: 'testing' }).message).toMatch(/hilo init.*create: true/);
+  });
+
+  it('carries the fix as a structured hint: option names for library callers, commands for the CLI', () => {
+    const error = Object.assign(new Error('relation "hilo_segments" does not exist'), { code: '42P01' });
+    const converted = toHiLoError(error, { dialect: 'postgres', action: 'testing', missingHint: missingObjectHint('table "hilo_segments"', 'orders') });
+    expect(converted.problem).toBe('A hi/lo table or sequence is missing while testing: relation "hilo_segments" does not exist.');
+    expect(converted.hint).toEqual({
+      library: 'Run `hilo init orders` or pass `create: true` to create table "hilo_segments".',
+      cli: 'Run `hilo init orders` to create table "hilo_segments".',
+    });
+    // the message is the problem followed by the library's wording, nothing else
+    expect(converted.message).toBe(`${converted.problem} ${converted.hint!.library}`);
   });
 });

@@ -6,7 +6,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { requireShareableSequence } from './shape.js';
-import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
+import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
 
 /**
  * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
@@ -177,7 +177,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
   });
   const iv = BigInt(initialValue);
   const missingHint = (quoted: string) =>
-    `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))}), or pass \`create: true\`.`;
+    createItHint(`Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))})`);
 
   async function nextValues(quoted: string, count: number): Promise<bigint[]> {
     const sql =
@@ -359,7 +359,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const valueOf = (stored: bigint) => (storeLastUsed ? stored + 1n : stored);
   const engine = dialectName === 'mysql' ? ' engine=InnoDB' : '';
   const ddl = `create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)${engine}`;
-  const hint = `Create it as Hibernate does: ${ddl.replace(' if not exists', '')}, or pass \`create: true\`.`;
+  const hint = createItHint(`Create it as Hibernate does: ${ddl.replace(' if not exists', '')}`);
   const description = `${dialectName} Hibernate table generator ${table} (${optimizer}, increment_size ${incrementSize})`;
   const insertRow =
     dialectName === 'postgres'

@@ -5,7 +5,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
-import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import { createItHint, guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
 export interface MartenPresetOptions {
@@ -59,7 +59,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   const entityName = options.entityName ?? ((segment: string) => segment);
   const create = options.create ?? true;
   const lo = BigInt(maxLo);
-  const hint = `Let Marten create its schema, or pass \`create: true\` (creates ${table}(entity_name varchar primary key, hi_value bigint default 0)).`;
+  const hint = createItHint('Let Marten create its schema', `creates ${table}(entity_name varchar primary key, hi_value bigint default 0)`);
   const description = `postgres Marten hi/lo table ${table}`;
   const checkShape = once(async () => {
     const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };

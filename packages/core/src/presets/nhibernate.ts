@@ -5,7 +5,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { blocksFromValues, incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
-import { createTableIfMissing, dialectOf, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
+import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
 export interface NHibernatePresetOptions {
@@ -74,7 +74,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       );
     }
   });
-  const hint = `Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1); or pass \`create: true\`.`;
+  const hint = createItHint(`Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1);`);
 
   function rowOf(segment: string): { column: string; value: string } | undefined {
     validateSegment(segment);

@@ -1,4 +1,4 @@
-import { HiLoConfigurationError } from '../errors.js';
+import { HiLoConfigurationError, type HiLoHint } from '../errors.js';
 import { quoteIdentifier } from '../identifiers.js';
 import { abortable } from '../sql/abortable.js';
 import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
@@ -108,11 +108,20 @@ export async function withTableLock<T>(client: SqlClient, table: string, work: (
   });
 }
 
+/**
+ * The hint for another system's object that does not exist: how that system creates it (`howTheyCreate`),
+ * or, for library callers, `create: true` (`creates`: what that option would create, when worth saying).
+ */
+export function createItHint(howTheyCreate: string, creates?: string): HiLoHint {
+  const cli = howTheyCreate.replace(/[.;]$/, '');
+  return { library: `${cli}, or pass \`create: true\`${creates === undefined ? '' : ` (${creates})`}.`, cli: `${cli}.` };
+}
+
 /** Runs one reservation with the signal honoured and driver errors mapped to hilo's typed errors. */
-export async function guarded<T>(client: SqlClient, signal: AbortSignal | undefined, action: string, missingHint: string, work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(client: SqlClient, signal: AbortSignal | undefined, action: string, missingHint: HiLoHint | undefined, work: () => Promise<T>): Promise<T> {
   try {
     return await abortable(work(), signal, action);
   } catch (error) {
-    throw toHiLoError(error, { dialect: client.dialect, action, missingHint });
+    throw toHiLoError(error, { dialect: client.dialect, action, ...(missingHint === undefined ? {} : { missingHint }) });
   }
 }

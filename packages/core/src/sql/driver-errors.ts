@@ -1,4 +1,4 @@
-import { HiLoError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
+import { HiLoError, HiLoSourceError, HiLoSourceUnavailableError, missingObjectHint, type HiLoHint } from '../errors.js';
 import type { SqlDialect } from './sql-client.js';
 
 interface DriverErrorLike {
@@ -126,8 +126,8 @@ export interface ErrorContext {
   readonly dialect: SqlDialect;
   /** What hilo was doing, e.g. `reserving keys for segment "orders" from postgres sequence "orders_hilo_seq"`. */
   readonly action: string;
-  /** The fix to suggest when a table or sequence is missing. */
-  readonly missingHint?: string;
+  /** The fix to suggest when a table or sequence is missing; default: {@link missingObjectHint} of any. */
+  readonly missingHint?: HiLoHint;
 }
 
 /**
@@ -146,10 +146,10 @@ export function toHiLoError(error: unknown, context: ErrorContext): HiLoError {
     );
   }
   if (isMissingObjectError(error, context.dialect)) {
-    return new HiLoSourceError(
-      `A hi/lo table or sequence is missing while ${context.action}: ${detail}. ${context.missingHint ?? 'Run `hilo init` or pass `create: true`.'}`,
-      { cause: error },
-    );
+    return new HiLoSourceError(`A hi/lo table or sequence is missing while ${context.action}: ${detail}.`, {
+      cause: error,
+      hint: context.missingHint ?? missingObjectHint('the hi/lo tables and sequences'),
+    });
   }
   return new HiLoSourceError(`The database failed while ${context.action}: ${detail}.`, { cause: error });
 }

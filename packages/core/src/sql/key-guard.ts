@@ -249,7 +249,7 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
           try {
             await tx.query(sql);
           } catch (error) {
-            throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: 'Create the table first, then install the guard.' });
+            throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: { library: 'Create the table first, then install the guard.', cli: 'Create the table first, then install the guard.' } });
           }
         }
       } finally {

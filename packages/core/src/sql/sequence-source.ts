@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
+import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { blocksFromValues, floorValue, incrementsFor, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';
@@ -114,7 +114,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     toHiLoError(error, {
       dialect,
       action: `${action} (${describeSeq(quoted)})`,
-      missingHint: `Run \`hilo init\` or pass \`create: true\` to create sequence ${quoted}.`,
+      missingHint: missingObjectHint(`sequence ${quoted}`),
     });
 
   async function check(segment: string, name: string, quoted: string): Promise<void> {
@@ -129,9 +129,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       actual = await sql.readIncrement(client, quoted, schema, name);
     }
     if (actual === undefined) {
-      throw new HiLoSourceError(
-        `Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` or pass \`create: true\`.`,
-      );
+      throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, { hint: missingObjectHint('it', segment) });
     }
     if (actual === incrementBy) {
       actualIncrement.set(segment, actual);

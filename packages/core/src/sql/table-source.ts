@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
+import { HiLoConfigurationError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { floorValue, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';
@@ -104,7 +104,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const val = quoteIdentifier(dialect, validateIdentifier('value column', options.columns?.value ?? 'next_value'));
   const initial = strategy === 'pooled-lo' ? 1n : 0n;
   const description = `${dialect} table ${table}`;
-  const missingHint = `Run \`hilo init\` or pass \`create: true\` to create table ${table}.`;
+  const missingHint = missingObjectHint(`table ${table}`);
   const prepared = new Map<string, Promise<void>>();
 
   const fail = (error: unknown, action: string) => toHiLoError(error, { dialect, action: `${action} (${description})`, missingHint });
@@ -137,7 +137,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
         if (!create) {
           const { rows } = await client.query(`${sql.readAll(table, seg, val)} where ${seg} = ${dialect === 'postgres' ? '$1' : '?'}`, [segment]);
           if (rows.length === 0) {
-            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}. Run \`hilo init ${segment}\` or pass \`create: true\`.`);
+            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint: missingObjectHint('it', segment) });
           }
           return;
         }
@@ -156,7 +156,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     let value = await sql.advance(client, table, seg, val, segment, amount);
     if (value === undefined) {
       // the row vanished after prepare (or prepare was skipped): create it again only if allowed
-      if (!create) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}. Run \`hilo init ${segment}\` or pass \`create: true\`.`);
+      if (!create) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint: missingObjectHint('it', segment) });
       await insertRow(segment);
       value = await sql.advance(client, table, seg, val, segment, amount);
       if (value === undefined) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
