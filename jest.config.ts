@@ -38,6 +38,7 @@ const project = {
   moduleNameMapper: {
     '^hilo-core$': '<rootDir>/packages/core/src/index.ts',
     '^hilo-core/otel$': '<rootDir>/packages/core/src/otel.ts',
+    '^hilo-core/adapter-kit$': '<rootDir>/packages/core/src/kit.ts',
     '^hilo-typeorm$': '<rootDir>/packages/typeorm/src/index.ts',
     '^hilo-prisma$': '<rootDir>/packages/prisma/src/index.ts',
     '^hilo-mikro-orm$': '<rootDir>/packages/mikro-orm/src/index.ts',

@@ -225,7 +225,7 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
     }, 60_000);
 
     it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
-      const script = `for (const m of ['hilo-core','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
+      const script = `for (const m of ['hilo-core','hilo-core/adapter-kit','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
 console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
       const { stdout } = await run(process.execPath, ['-e', script], { cwd: app });
       expect(stdout.trim()).toBe('cjs');

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceUnavailableError, HiLoTimeoutError, redactUrl } from 'hilo-core';
+import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceUnavailableError, HiLoTimeoutError } from 'hilo-core';
+import { redactUrl } from 'hilo-core/adapter-kit';
 import { TIMEOUT_MS } from './open.js';
 
 /**

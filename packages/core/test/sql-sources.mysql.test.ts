@@ -1,6 +1,6 @@
 import { describeMysql } from '@hilo/testing';
 import type { SqlClient, SqlResult } from 'hilo-core';
-import { connect, ensureSchema, raiseFloor, sequenceSource, status, tableSource } from '../src/sql/index.js';
+import { connect, ensureSchema, raiseFloor, sequenceSource, segmentStatus, tableSource } from '../src/sql/index.js';
 import { expectPreparesOnceUnderRace } from './prepare-race.js';
 
 const signal = new AbortController().signal;
@@ -117,7 +117,7 @@ describeMysql('mariadb sources', (db) => {
   it('should list table rows and sequences in status()', async () => {
     await ensureSchema(client, { source: 'table', table: 'status_hi', segments: ['a', 'b'] });
     await ensureSchema(client, { source: 'sequence', segments: ['listed'], increment: 5 });
-    const found = await status(client, { table: 'status_hi' });
+    const found = await segmentStatus(client, { table: 'status_hi' });
     expect(found.filter((s) => s.source === 'table').map((s) => [s.segment, s.value])).toEqual([
       ['a', 1n],
       ['b', 1n],

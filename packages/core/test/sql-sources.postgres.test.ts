@@ -6,7 +6,7 @@ import {
   raiseFloor,
   schemaSql,
   sequenceSource,
-  status,
+  segmentStatus,
   tableSource,
   type SqlExecutor,
 } from '../src/sql/index.js';
@@ -98,7 +98,7 @@ describePostgres('postgres sources', (db) => {
     const table = tableSource(client, { schema, create: false });
     expect(await table.reserve('items', { size: 5, signal })).toEqual([{ first: 1n, last: 5n }]);
     await sequenceSource(client, { schema, increment: 20, create: false }).reserve('orders', { size: 20, signal });
-    expect(await status(client, { schema })).toEqual([
+    expect(await segmentStatus(client, { schema })).toEqual([
       { segment: 'items', source: 'table', object: `"${schema}"."hilo_segments"`, value: 6n },
       { segment: 'orders', source: 'table', object: `"${schema}"."hilo_segments"`, value: 1n },
       { segment: 'orders', source: 'sequence', object: `"${schema}"."orders_hilo_seq"`, value: 1n, increment: 20n },

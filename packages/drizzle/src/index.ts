@@ -4,18 +4,10 @@
  * @packageDocumentation
  */
 import { getTableName, type Table } from 'drizzle-orm';
-import {
-  HiLoConfigurationError,
-  HiLoNotReadyError,
-  keyToField,
-  openKeySupply,
-  segmentOfTable,
-  type HiLoGenerator,
-  type KeyField,
-  type KeySupplyOptions,
-} from 'hilo-core';
+import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator } from 'hilo-core';
+import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
-export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core';
+export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 
 /** `$defaultFn` found no key in memory: the block was empty (not warmed, or a batch larger than the block). */
 export class HiLoDrizzleNotReadyError extends HiLoNotReadyError {

@@ -23,16 +23,8 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
-import {
-  HiLoConfigurationError,
-  HiLoNotReadyError,
-  keyToField,
-  openKeySupply,
-  segmentOfTable,
-  type HiLoGenerator,
-  type KeyField,
-  type KeySupplyOptions,
-} from 'hilo-core';
+import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator } from 'hilo-core';
+import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
 /** How one table gets its keys. */
 export interface HiLoKyselyTable {

@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
-import { GENERATOR_OPTION_NAMES, HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError } from 'hilo-core';
+import { GENERATOR_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';

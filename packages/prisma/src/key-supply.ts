@@ -1,12 +1,5 @@
-import {
-  connect,
-  createHiLo,
-  HiLoConfigurationError,
-  KEY_SUPPLY_OPTION_NAMES,
-  type HiLoGenerator,
-  type HiLoGeneratorOptions,
-  type SqlClient,
-} from 'hilo-core';
+import { connect, createHiLo, HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
+import { KEY_SUPPLY_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
 /**

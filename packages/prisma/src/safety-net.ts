@@ -1,5 +1,6 @@
-import { HiLoConfigurationError, keyGuardSql, missingKeyFunctionSql as coreFunctionSql, missingKeyTriggerSql as coreTriggerSql } from 'hilo-core';
-import type { MissingKeyFunctionOptions as CoreFunctionOptions } from 'hilo-core';
+import { HiLoConfigurationError, keyGuardSql } from 'hilo-core';
+import { missingKeyFunctionSql as coreFunctionSql, missingKeyTriggerSql as coreTriggerSql } from 'hilo-core/adapter-kit';
+import type { MissingKeyFunctionOptions as CoreFunctionOptions } from 'hilo-core/adapter-kit';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
 // The SQL itself lives in hilo-core (`keyGuardSql`, `ensureKeyGuard`), shared with `hilo init --guard` and

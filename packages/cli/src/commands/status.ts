@@ -1,4 +1,4 @@
-import { status } from 'hilo-core';
+import { segmentStatus } from 'hilo-core';
 import { LineWriter, type CliIo } from '../io.js';
 import { openTarget, type TargetOptions } from '../open.js';
 
@@ -44,7 +44,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
   const target = await openTarget(options);
   const out = new LineWriter(io.stdout);
   try {
-    const rows = (await status(target.client, target.tableOptions)).filter(
+    const rows = (await segmentStatus(target.client, target.tableOptions)).filter(
       (row) => options.source === undefined || row.source === options.source,
     );
     const maxKey = options.maxKey ?? BIGINT_MAX;

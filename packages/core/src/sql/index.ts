@@ -1,3 +1,4 @@
+// The SQL layer in one import, for hilo-core's own tests; the package's public API is src/index.ts.
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql-client.js';
 export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './pg-client.js';
 export {
@@ -16,7 +17,7 @@ export { SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStrategy } fr
 export { DEFAULT_TABLE, type TableSourceOptions, type TableStrategy } from './table-source.js';
 export { schemaSql, ensureSchema, DEFAULT_SEQUENCE_INCREMENT, type SchemaOptions } from './schema.js';
 export { raiseFloor, type RaiseFloorOptions } from './floor.js';
-export { status, type StatusOptions } from './status.js';
+export { segmentStatus, type StatusOptions } from './status.js';
 export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './alter.js';
 export { createHiLo, type CreateHiLoOptions } from './create-hilo.js';
 export { postgresSequenceSource } from '../postgres/postgres-sequence-source.js';

@@ -21,10 +21,10 @@ export interface StatusOptions {
  *
  * @example
  * ```ts
- * for (const s of await status(client)) console.log(s.segment, s.source, s.value);
+ * for (const s of await segmentStatus(client)) console.log(s.segment, s.source, s.value);
  * ```
  */
-export async function status(client: SqlClient, options: StatusOptions = {}): Promise<SegmentStatus[]> {
+export async function segmentStatus(client: SqlClient, options: StatusOptions = {}): Promise<SegmentStatus[]> {
   const tableOptions: TableSourceOptions = {
     ...(options.table === undefined ? {} : { table: options.table }),
     ...(options.schema === undefined ? {} : { schema: options.schema }),

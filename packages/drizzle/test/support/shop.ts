@@ -10,7 +10,7 @@ import { bigint as pgBigint, integer as pgInteger, pgTable, text as pgText } fro
 import { bigint as myBigint, int as myInt, mysqlTable, varchar } from 'drizzle-orm/mysql-core';
 import { integer as liteInteger, sqliteTable, text as liteText } from 'drizzle-orm/sqlite-core';
 import { hiloDrizzle, type HiLoDrizzle } from 'hilo-drizzle';
-import type { KeySupplyOptions } from 'hilo-core';
+import type { KeySupplyOptions } from 'hilo-core/adapter-kit';
 
 export type Kind = 'postgres' | 'mysql' | 'sqlite';
 

@@ -5,7 +5,7 @@ import { createPool as createMysqlPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Generated } from 'kysely';
-import type { KeySupplyOptions } from 'hilo-core';
+import type { KeySupplyOptions } from 'hilo-core/adapter-kit';
 import { hiloKysely, type HiLoKysely } from 'hilo-kysely';
 
 export type Kind = 'postgres' | 'mysql' | 'sqlite';

@@ -1,0 +1,24 @@
+// `hilo-core/adapter-kit`: what hilo's adapters (and anyone writing one) share, kept off the root so that
+// applications see only what they call. Each export keeps its TSDoc where it is defined.
+export {
+  openKeySupply,
+  KEY_SUPPLY_OPTION_NAMES,
+  keyToField,
+  segmentOfTable,
+  type KeySupply,
+  type KeySupplyOptions,
+  type KeyField,
+} from './adapter-kit.js';
+export { GENERATOR_OPTION_NAMES } from './options.js';
+export { missingObjectHint } from './errors.js';
+export {
+  missingKeyFunctionSql,
+  missingKeyTriggerSql,
+  keyGuardTriggerName,
+  MISSING_KEY_FUNCTION,
+  type MissingKeyFunctionOptions,
+} from './sql/key-guard.js';
+export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/driver-errors.js';
+export { redactUrl } from './sql/connect.js';
+export { defaultSourceKind } from './sql/sources.js';
+export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';

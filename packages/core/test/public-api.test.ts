@@ -1,0 +1,64 @@
+// hilo-core's root is what applications call; everything else is private or at a named subpath. The list is
+// spelled out so that adding to the public API is a decision someone makes in a review, not an accident of a
+// re-export.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as root from '../src/index.js';
+import * as kit from '../src/kit.js';
+
+const packageJson = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+
+describe("hilo-core's public API", () => {
+  it('exports at most 40 runtime names at the root, exactly these', () => {
+    const names = Object.keys(root).sort();
+    expect(names.length).toBeLessThanOrEqual(40);
+    expect(names).toEqual(
+      [
+        // errors
+        'HiLoError',
+        'HiLoConfigurationError',
+        'HiLoNotReadyError',
+        'HiLoSourceUnavailableError',
+        'HiLoSourceError',
+        'HiLoTimeoutError',
+        'HiLoOverflowError',
+        'HiLoExhaustedError',
+        'HiLoMismatchError',
+        'HiLoClosedError',
+        // generators and sources
+        'createHiLo',
+        'createHiLoGenerator',
+        'memorySource',
+        'connect',
+        'pgClient',
+        'mysqlClient',
+        'sqliteClient',
+        'sequenceSource',
+        'tableSource',
+        // schema and maintenance (what the CLI runs)
+        'schemaSql',
+        'ensureSchema',
+        'raiseFloor',
+        'segmentStatus',
+        'alterBlockSize',
+        'keyGuardSql',
+        'ensureKeyGuard',
+        // sharing a schema with another system
+        'efCorePreset',
+        'hibernateSequencePreset',
+        'hibernateTablePreset',
+        'martenPreset',
+        'nhibernatePreset',
+      ].sort(),
+    );
+  });
+
+  it('keeps the adapters\' shared building blocks at `hilo-core/adapter-kit`, not at the root', () => {
+    expect(Object.keys(packageJson.exports)).toEqual(['.', './adapter-kit', './otel', './package.json']);
+    for (const name of Object.keys(kit)) expect(Object.keys(root)).not.toContain(name);
+    expect(Object.keys(kit)).toEqual(expect.arrayContaining(['openKeySupply', 'keyToField', 'segmentOfTable', 'toHiLoError', 'quoteIdentifier']));
+  });
+});
