@@ -1,5 +1,6 @@
 import { HiLoConfigurationError, describe } from './errors.js';
 import type { SqlDialect } from './sql/sql-client.js';
+import { DIALECTS } from './dialects/index.js';
 
 /** What a SQL identifier may look like: a letter or `_`, then letters, digits or `_`, at most 63 characters. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -42,7 +43,7 @@ export function validateSegment(value: unknown): string {
 
 /** Quotes an identifier (already validated) for `dialect`: `"name"` on PostgreSQL/SQLite, `` `name` `` on MySQL. */
 export function quoteIdentifier(dialect: SqlDialect, name: string): string {
-  return dialect === 'mysql' ? `\`${name.replaceAll('`', '``')}\`` : `"${name.replaceAll('"', '""')}"`;
+  return DIALECTS[dialect].quote(name);
 }
 
 /** Validates and quotes `schema.name` (or `name` without a schema) for `dialect`. */

@@ -24,15 +24,15 @@ export type { HiLoStrategy } from './strategies.js';
 
 // databases: clients, sources, schema and maintenance
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
-export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './sql/pg-client.js';
+export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './dialects/postgres/client.js';
 export {
   mysqlClient,
   type MysqlPoolLike,
   type MysqlPoolConnectionLike,
   type MysqlQueryableLike,
   type MysqlClientOptions,
-} from './sql/mysql-client.js';
-export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './sql/sqlite-client.js';
+} from './dialects/mysql/client.js';
+export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './dialects/sqlite/client.js';
 export { connect, type ConnectOptions } from './sql/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';
 export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sql/sql-hi-source.js';

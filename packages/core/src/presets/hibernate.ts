@@ -7,6 +7,7 @@ import { incrementsFor, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { requireShareableSequence } from './shape.js';
 import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /**
  * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
@@ -357,7 +358,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   // what Hibernate inserts for a new row, and how a stored value becomes the value its optimizer reads
   const rowStart = storeLastUsed ? iv - 1n : iv;
   const valueOf = (stored: bigint) => (storeLastUsed ? stored + 1n : stored);
-  const engine = dialectName === 'mysql' ? ' engine=InnoDB' : '';
+  const engine = DIALECTS[dialectName].tableSuffix;
   const ddl = `create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)${engine}`;
   const hint = createItHint(`Create it as Hibernate does: ${ddl.replace(' if not exists', '')}`);
   const description = `${dialectName} Hibernate table generator ${table} (${optimizer}, increment_size ${incrementSize})`;
@@ -456,7 +457,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
               if (rows[0] === undefined) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`);
               if (rows[0].v === null) throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
               const current = toBigInt(rows[0].v, val);
-              const cast = dialectName === 'mysql' ? (p: string) => `cast(${p} as signed)` : (p: string) => p;
+              const cast = DIALECTS[dialectName].asSigned;
               const updated = await tx.query(
                 `update ${table} set ${val} = ${cast(d.param(1))} where ${val} = ${cast(d.param(2))} and ${seg} = ${d.param(3)}`,
                 [String(current + step * count), String(current), key],

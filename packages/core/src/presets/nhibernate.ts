@@ -6,6 +6,7 @@ import { blocksFromValues, incrementsFor } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
 import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
 export interface NHibernatePresetOptions {
@@ -90,7 +91,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       await guarded(client, signal, `preparing ${description}`, hint, async () => {
         if (create) {
           const columns = row === undefined ? `${col} bigint` : `${col} bigint, ${row.column} varchar(255)`;
-          await createTableIfMissing(client, `create table if not exists ${table} (${columns})${dialect === 'mysql' ? ' engine=InnoDB' : ''}`);
+          await createTableIfMissing(client, `create table if not exists ${table} (${columns})${DIALECTS[dialect].tableSuffix}`);
           // the table has no key to conflict on: an exclusive lock makes "insert unless a row exists" race-free
           await withTableLock(client, table, async (tx) => {
             const { rows: found } =
@@ -116,7 +117,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       const row = rowOf(segment);
       const count = BigInt(incrementsFor(request.size, Number(perHi)));
       const where = row === undefined ? '' : ` and ${row.column} = ${d.param(3)}`;
-      const cast = dialect === 'mysql' ? (p: string) => `cast(${p} as signed)` : (p: string) => p;
+      const cast = DIALECTS[dialect].asSigned;
       const params = row === undefined ? [] : [row.value];
       await guarded(client, request.signal, `checking ${description}`, hint, checkShape);
       const hi = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>

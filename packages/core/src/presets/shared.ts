@@ -4,6 +4,7 @@ import { abortable } from '../sql/abortable.js';
 import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
 import type { HiSource } from '../types.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /**
  * What every preset returns: a source that reads and writes the other system's schema with its formula,
@@ -29,7 +30,6 @@ export function positiveInteger(name: string, value: unknown, min = 1): number {
   return value;
 }
 
-const DIALECT_NAMES: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysql: 'MariaDB', sqlite: 'SQLite' };
 
 /**
  * Throws a `HiLoConfigurationError` unless the client speaks one of `supported` (the other system's own
@@ -38,8 +38,8 @@ const DIALECT_NAMES: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysq
 export function requireDialect(client: SqlClient, preset: string, supported: readonly SqlDialect[]): SqlDialect {
   const dialect = (client as { dialect?: unknown } | null | undefined)?.dialect;
   if (!(supported as readonly unknown[]).includes(dialect)) {
-    const names = supported.map((d) => DIALECT_NAMES[d]).join(' or ');
-    const got = typeof dialect === 'string' && dialect in DIALECT_NAMES ? DIALECT_NAMES[dialect as SqlDialect] : JSON.stringify(dialect);
+    const names = supported.map((d) => DIALECTS[d].displayName).join(' or ');
+    const got = typeof dialect === 'string' && dialect in DIALECTS ? DIALECTS[dialect as SqlDialect].displayName : JSON.stringify(dialect);
     throw new HiLoConfigurationError(
       `The ${preset} preset supports ${names} only (that is where ${preset} keeps its hi/lo state), got a client for ${got}. ` +
         `Pass a client from connect() with a ${supported.map((d) => (d === 'postgres' ? 'postgres://' : 'mysql:// (MariaDB)')).join(' or ')} URL.`,
@@ -69,8 +69,8 @@ export function dialectOf(name: SqlDialect): Dialect {
   return {
     name,
     quote: (identifier) => quoteIdentifier(name, identifier),
-    param: (n) => (name === 'postgres' ? `$${n}` : '?'),
-    text: (column) => (name === 'postgres' ? `${column}::text` : `cast(${column} as char)`),
+    param: (n) => DIALECTS[name].placeholder(n),
+    text: (column) => DIALECTS[name].asText(column),
   };
 }
 

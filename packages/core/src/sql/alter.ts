@@ -1,7 +1,7 @@
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
-import { mariadbSequenceStatements } from '../mysql/mariadb-sequence-source.js';
-import { postgresSequenceStatements } from '../postgres/postgres-sequence-source.js';
+import { mariadbSequenceStatements } from '../dialects/mysql/sequence-source.js';
+import { postgresSequenceStatements } from '../dialects/postgres/sequence-source.js';
 import { toHiLoError } from './driver-errors.js';
 import { SEQUENCE_SUFFIX } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';

@@ -1,9 +1,9 @@
 import { Socket, connect as connectSocket } from 'node:net';
 import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../errors.js';
-import { mysqlClient, type MysqlPoolLike } from './mysql-client.js';
-import { pgClient, type PgPoolLike } from './pg-client.js';
+import { mysqlClient, type MysqlPoolLike } from '../dialects/mysql/client.js';
+import { pgClient, type PgPoolLike } from '../dialects/postgres/client.js';
 import type { SqlClient } from './sql-client.js';
-import { sqliteClient, type SqliteDatabaseLike } from './sqlite-client.js';
+import { sqliteClient, type SqliteDatabaseLike } from '../dialects/sqlite/client.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {

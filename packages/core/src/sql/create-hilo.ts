@@ -6,6 +6,7 @@ import type { SequenceStrategy } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableStrategy } from './table-source.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. */
 export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<HiLoGeneratorOptions<K>, 'source'> {
@@ -69,7 +70,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
   if (kind === 'sequence' && table !== undefined) {
     throw new HiLoConfigurationError(
       `\`table: ${JSON.stringify(table)}\` applies to \`source: 'table'\` only, but the source is a sequence per segment` +
-        `${options.source === undefined ? ` (the default on ${client.dialect === 'postgres' ? 'PostgreSQL' : client.dialect})` : ''}. ` +
+        `${options.source === undefined ? ` (the default on ${DIALECTS[client.dialect].displayName})` : ''}. ` +
         `Set \`source: 'table'\` to use that hi table, or remove \`table\`.`,
     );
   }

@@ -1,5 +1,5 @@
-import { mariadbSequenceStatements } from '../mysql/mariadb-sequence-source.js';
-import { postgresSequenceStatements } from '../postgres/postgres-sequence-source.js';
+import { mariadbSequenceStatements } from '../dialects/mysql/sequence-source.js';
+import { postgresSequenceStatements } from '../dialects/postgres/sequence-source.js';
 import { qualifiedName, validateIdentifier } from '../identifiers.js';
 import type { SequenceSourceOptions } from './sequence-source.js';
 import { DEFAULT_SEQUENCE_INCREMENT } from './schema.js';
@@ -8,6 +8,7 @@ import type { FloorResult } from './sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from './table-source.js';
 import { toHiLoError } from './driver-errors.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link raiseFloor}. */
 export interface RaiseFloorOptions {
@@ -59,7 +60,7 @@ export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions):
     const quoted = qualifiedName(client.dialect, 'sequence', name, sourceOptions.schema);
     const statements = client.dialect === 'postgres' ? postgresSequenceStatements : mariadbSequenceStatements;
     try {
-      const existing = client.dialect === 'sqlite' ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
+      const existing = !DIALECTS[client.dialect].hasSequences ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
       // a `hilo` sequence advances by 1 and cannot tell its maxLo: that strategy needs `increment`
       increment = existing === undefined ? DEFAULT_SEQUENCE_INCREMENT : Number(existing);
     } catch (error) {

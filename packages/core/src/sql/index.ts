@@ -1,14 +1,14 @@
 // The SQL layer in one import, for hilo-core's own tests; the package's public API is src/index.ts.
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql-client.js';
-export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './pg-client.js';
+export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from '../dialects/postgres/client.js';
 export {
   mysqlClient,
   type MysqlPoolLike,
   type MysqlPoolConnectionLike,
   type MysqlQueryableLike,
   type MysqlClientOptions,
-} from './mysql-client.js';
-export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './sqlite-client.js';
+} from '../dialects/mysql/client.js';
+export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from '../dialects/sqlite/client.js';
 export { connect, redactUrl, type ConnectOptions } from './connect.js';
 export { toHiLoError, isTransientDriverError, type ErrorContext } from './driver-errors.js';
 export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sql-hi-source.js';
@@ -20,11 +20,11 @@ export { raiseFloor, type RaiseFloorOptions } from './floor.js';
 export { segmentStatus, type StatusOptions } from './status.js';
 export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './alter.js';
 export { createHiLo, type CreateHiLoOptions } from './create-hilo.js';
-export { postgresSequenceSource } from '../postgres/postgres-sequence-source.js';
-export { postgresTableSource } from '../postgres/postgres-table-source.js';
-export { mariadbSequenceSource } from '../mysql/mariadb-sequence-source.js';
-export { mysqlTableSource } from '../mysql/mysql-table-source.js';
-export { sqliteTableSource } from '../sqlite/sqlite-table-source.js';
+export { postgresSequenceSource } from '../dialects/postgres/sequence-source.js';
+export { postgresTableSource } from '../dialects/postgres/table-source.js';
+export { mariadbSequenceSource } from '../dialects/mysql/sequence-source.js';
+export { mysqlTableSource } from '../dialects/mysql/table-source.js';
+export { sqliteTableSource } from '../dialects/sqlite/table-source.js';
 export {
   blockFromValue,
   blocksFromValues,

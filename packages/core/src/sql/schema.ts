@@ -3,6 +3,7 @@ import type { SequenceSourceOptions } from './sequence-source.js';
 import type { SqlClient, SqlDialect } from './sql-client.js';
 import { sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from './table-source.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** What {@link schemaSql} and {@link ensureSchema} create. */
 export interface SchemaOptions extends Omit<TableSourceOptions, 'strategy'>, Partial<Omit<SequenceSourceOptions, 'strategy'>> {
@@ -33,7 +34,7 @@ const unused = (dialect: SqlDialect): SqlClient => ({
 });
 
 function buildSource(client: SqlClient, options: SchemaOptions) {
-  const kind = options.source ?? (client.dialect === 'postgres' ? 'sequence' : 'table');
+  const kind = options.source ?? DIALECTS[client.dialect].defaultSource;
   if (kind === 'sequence') {
     if (options.strategy === 'range') throw new HiLoConfigurationError('Strategy "range" needs a table: pass source: "table".');
     return sequenceSource(client, {

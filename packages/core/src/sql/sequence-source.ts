@@ -7,6 +7,7 @@ import { isDuplicateError, toHiLoError } from './driver-errors.js';
 import type { SqlClient } from './sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
 import { retryLostConnection, toBigInt } from './table-source.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Strategies a sequence source supports. */
 export type SequenceStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'pooled' | 'hilo'>;
@@ -199,7 +200,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     const source = qualifiedName(dialect, 'floor table', from.table, from.schema);
     const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
     try {
-      const cast = dialect === 'postgres' ? `max(${column})::text` : `cast(max(${column}) as char)`;
+      const cast = DIALECTS[dialect].asText(`max(${column})`);
       const { rows } = await client.query<{ m: unknown }>(`select ${cast} as m from ${source}`);
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };

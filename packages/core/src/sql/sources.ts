@@ -1,13 +1,14 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { mariadbSequenceSource } from '../mysql/mariadb-sequence-source.js';
-import { mysqlTableSource } from '../mysql/mysql-table-source.js';
-import { postgresSequenceSource } from '../postgres/postgres-sequence-source.js';
-import { postgresTableSource } from '../postgres/postgres-table-source.js';
-import { sqliteTableSource } from '../sqlite/sqlite-table-source.js';
+import { mariadbSequenceSource } from '../dialects/mysql/sequence-source.js';
+import { mysqlTableSource } from '../dialects/mysql/table-source.js';
+import { postgresSequenceSource } from '../dialects/postgres/sequence-source.js';
+import { postgresTableSource } from '../dialects/postgres/table-source.js';
+import { sqliteTableSource } from '../dialects/sqlite/table-source.js';
 import type { SequenceSourceOptions } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
 import type { SqlHiSource } from './sql-hi-source.js';
 import type { TableSourceOptions } from './table-source.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Which kind of SQL hi source: one sequence per segment, or one row per segment in a table. */
 export type SqlSourceKind = 'sequence' | 'table';
@@ -54,5 +55,5 @@ export function tableSource(client: SqlClient, options: TableSourceOptions = {})
 
 /** The source kind used when none is given: sequences on PostgreSQL, a table elsewhere. */
 export function defaultSourceKind(client: SqlClient): SqlSourceKind {
-  return client.dialect === 'postgres' ? 'sequence' : 'table';
+  return DIALECTS[client.dialect].defaultSource;
 }

@@ -6,6 +6,7 @@ import { abortable } from './abortable.js';
 import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from './driver-errors.js';
 import type { SqlClient } from './sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** Strategies a table source supports. `range` keeps the last reserved key, `pooled-lo` the next free one. */
 export type TableStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'range' | 'hilo'>;
@@ -98,7 +99,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const increment = BigInt(positiveInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
   const create = options.create ?? true;
   const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
-  const schema = dialect === 'sqlite' ? undefined : options.schema;
+  const rules = DIALECTS[dialect];
+  const schema = rules.hasSchemas ? options.schema : undefined;
   const table = qualifiedName(dialect, 'table', tableName, schema);
   const seg = quoteIdentifier(dialect, validateIdentifier('segment column', options.columns?.segment ?? 'segment'));
   const val = quoteIdentifier(dialect, validateIdentifier('value column', options.columns?.value ?? 'next_value'));
@@ -135,7 +137,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     if (!done) {
       const work = async () => {
         if (!create) {
-          const { rows } = await client.query(`${sql.readAll(table, seg, val)} where ${seg} = ${dialect === 'postgres' ? '$1' : '?'}`, [segment]);
+          const { rows } = await client.query(`${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`, [segment]);
           if (rows.length === 0) {
             throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint: missingObjectHint('it', segment) });
           }
@@ -208,7 +210,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
 
   async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
     await prepare(segment);
-    const source = qualifiedName(dialect, 'floor table', from.table, dialect === 'sqlite' ? undefined : from.schema);
+    const source = qualifiedName(dialect, 'floor table', from.table, rules.hasSchemas ? from.schema : undefined);
     const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
     try {
       const { rows } = await client.query<{ m: unknown }>(sql.maxOf(source, column));
@@ -253,8 +255,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       for (const segment of segments) {
         validateSegment(segment);
         // literal seed rows for migration files: quotes doubled, the only escaping standard SQL needs
-        const escaped = dialect === 'mysql' ? segment.replaceAll('\\', '\\\\') : segment;
-        const literal = `'${escaped.replaceAll("'", "''")}'`;
+        const literal = rules.literal(segment);
         const insert = sql.insertRow(table, seg, val);
         let n = 0;
         statements.push(insert.replace(/\$\d+|\?/g, () => (n++ === 0 ? literal : initial.toString())));

@@ -1,6 +1,6 @@
-import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
-import { isTransientDriverError } from './driver-errors.js';
-import { driverParams } from './pg-client.js';
+import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
+import { isTransientDriverError } from '../../sql/driver-errors.js';
+import { driverParams } from '../postgres/client.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
 export interface MysqlQueryableLike {

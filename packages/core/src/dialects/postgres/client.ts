@@ -1,5 +1,5 @@
-import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
-import { isTransientDriverError } from './driver-errors.js';
+import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
+import { isTransientDriverError } from '../../sql/driver-errors.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {

@@ -1,5 +1,5 @@
-import { HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
-import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
+import { HiLoSourceError, HiLoSourceUnavailableError } from '../../errors.js';
+import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 
 /** The part of a prepared statement hilo uses; `better-sqlite3` and `node:sqlite` both have it. */
 export interface SqliteStatementLike {

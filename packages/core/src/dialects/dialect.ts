@@ -1,0 +1,53 @@
+import type { SqlDialect } from '../sql/sql-client.js';
+
+/** The fields of a driver error (pg, mysql2, node:sqlite, better-sqlite3) the dialects read. */
+export interface DriverErrorLike {
+  code?: unknown;
+  errno?: unknown;
+  errcode?: unknown;
+  fatal?: unknown;
+  message?: unknown;
+  errors?: unknown;
+}
+
+/**
+ * What generic code needs to know about one database, looked up by name instead of branched on: each
+ * database's folder (`dialects/postgres`, `dialects/mysql`, `dialects/sqlite`) exports one.
+ */
+export interface Dialect {
+  readonly name: SqlDialect;
+  /** How people name the database in messages: `PostgreSQL`, `MariaDB`, `SQLite`. */
+  readonly displayName: string;
+  /** The `n`-th (1-based) bound parameter in a statement: `$1` on PostgreSQL, `?` elsewhere. */
+  placeholder(n: number): string;
+  /** An identifier quoted for this database (`"name"`, or `` `name` `` on MariaDB). */
+  quote(name: string): string;
+  /** An SQL expression as text, so that bigint values reach JavaScript without losing precision. */
+  asText(expression: string): string;
+  /** An SQL expression as a signed integer (MariaDB compares a text value with a number as a double otherwise). */
+  asSigned(expression: string): string;
+  /** A string as an SQL literal (for migration files), with whatever escaping this database needs. */
+  literal(value: string): string;
+  /** Whether the database has sequences (SQLite has none: only table sources run there). */
+  readonly hasSequences: boolean;
+  /** Whether tables live in schemas that a `schema` option may name (SQLite has none). */
+  readonly hasSchemas: boolean;
+  /** What follows `create table …(…)` so that row locks and transactions work (InnoDB on MariaDB). */
+  readonly tableSuffix: string;
+  /** The source `createHiLo` uses when none is named: a sequence where sequences are native to hilo's use. */
+  readonly defaultSource: 'sequence' | 'table';
+  /**
+   * Whether a driver error of this database is transient (the same reservation may succeed if tried
+   * again); `undefined` when its codes do not say, so that generic checks (socket errors, messages) decide.
+   */
+  isTransient(error: DriverErrorLike): boolean | undefined;
+  /** Whether a driver error says a table, sequence or schema does not exist. */
+  isMissingObject(error: DriverErrorLike): boolean;
+  /** Whether a driver error is a unique-key violation or an object that already exists (a lost creation race). */
+  isDuplicate(error: DriverErrorLike): boolean;
+}
+
+/** The driver error's `code` when it is a string. */
+export function codeOf(error: DriverErrorLike): string | undefined {
+  return typeof error.code === 'string' ? error.code : undefined;
+}

@@ -1,0 +1,55 @@
+import { codeOf, type Dialect } from '../dialect.js';
+
+/** MySQL/MariaDB error numbers after which retrying may succeed. */
+const RETRYABLE = new Set([
+  1040, // too many connections
+  1053, // server shutdown in progress
+  1205, // lock wait timeout
+  1213, // deadlock
+  1317, // query interrupted
+  1927, // connection killed (MariaDB)
+  2002, // can't connect
+  2003, // can't connect to server
+  2006, // server has gone away
+  2013, // lost connection during query
+  4031, // disconnected by the server for inactivity
+]);
+
+/** mysql2's own codes for the same failures. */
+const RETRYABLE_CODES = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
+  'ER_CON_COUNT_ERROR',
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_CONNECTION_KILLED',
+  'ER_SERVER_SHUTDOWN',
+  'ER_QUERY_INTERRUPTED',
+]);
+
+/** MariaDB and MySQL (mysql2): error numbers, mysql2's codes, and its `fatal` flag. */
+export const mysqlDialect: Dialect = {
+  name: 'mysql',
+  displayName: 'MariaDB',
+  placeholder: () => '?',
+  quote: (name) => `\`${name.replaceAll('`', '``')}\``,
+  asText: (expression) => `cast(${expression} as char)`,
+  asSigned: (expression) => `cast(${expression} as signed)`,
+  // backslash is an escape character in MariaDB string literals unless NO_BACKSLASH_ESCAPES is set
+  literal: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
+  hasSequences: true,
+  hasSchemas: true,
+  tableSuffix: ' engine=InnoDB',
+  defaultSource: 'table',
+  isTransient(error) {
+    if (error.fatal === true) return true;
+    if (typeof error.errno === 'number' && RETRYABLE.has(error.errno)) return true;
+    const code = codeOf(error);
+    if (code !== undefined && RETRYABLE_CODES.has(code)) return true;
+    return undefined;
+  },
+  isMissingObject: (error) => error.errno === 1146 || codeOf(error) === 'ER_NO_SUCH_TABLE',
+  isDuplicate: (error) => error.errno === 1050 || error.errno === 1062,
+};

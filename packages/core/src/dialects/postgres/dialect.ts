@@ -1,0 +1,26 @@
+import { codeOf, type Dialect } from '../dialect.js';
+
+/** SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock. */
+const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03']);
+
+/** PostgreSQL (node-postgres): SQLSTATE codes; class 08 is a connection failure. */
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  displayName: 'PostgreSQL',
+  placeholder: (n) => `$${n}`,
+  quote: (name) => `"${name.replaceAll('"', '""')}"`,
+  asText: (expression) => `${expression}::text`,
+  asSigned: (expression) => expression,
+  literal: (value) => `'${value.replaceAll("'", "''")}'`,
+  hasSequences: true,
+  hasSchemas: true,
+  tableSuffix: '',
+  defaultSource: 'sequence',
+  isTransient(error) {
+    const code = codeOf(error);
+    if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+    return code.startsWith('08') || RETRYABLE.has(code);
+  },
+  isMissingObject: (error) => ['42P01', '3F000'].includes(codeOf(error) ?? ''),
+  isDuplicate: (error) => ['23505', '42P07', '42710'].includes(codeOf(error) ?? ''),
+};
