@@ -24,21 +24,33 @@ export function validateStrategy<S extends HiLoStrategy>(value: unknown, allowed
 }
 
 /**
- * The block of keys one value stands for. `increment` is the block size (`maxLo` for `hilo`; the size of
- * the reservation for `range`). Keys below 1 are never handed out: the block is clipped, and `undefined`
- * means it held no usable key.
+ * Every formula hilo reads a stored value with: its own strategies, and those of the systems the presets
+ * share a schema with (Hibernate's four optimizers, Marten). Hibernate's, for a value `v` and `n` =
+ * `increment_size`: `pooled` claims `v − n + 1 … v − 1` (what Hibernate 3.6, `v − n … v − 1`, and 5+,
+ * `v − n + 1 … v`, both leave free), `pooled-lo` `v … v + n − 1`, `hilo` `(v − 1)·n + 1 … v·n`, `legacy-hilo`
+ * `v·(n + 1) … v·(n + 1) + n`. Marten's, for a hi `h` and `maxLo`: `h·maxLo + 1 … h·maxLo + maxLo`.
+ */
+export type KeyFormula = HiLoStrategy | 'hibernate-pooled' | 'hibernate-pooled-lo' | 'hibernate-hilo' | 'hibernate-legacy-hilo' | 'marten';
+
+/**
+ * The block of keys one value stands for. `increment` is the block size (`maxLo` for `hilo` and Marten; the
+ * size of the reservation for `range`; Hibernate's `increment_size`). Keys below 1, and for Hibernate's
+ * `pooled` keys below `initialValue`, are never handed out: the block is clipped, and `undefined` means it
+ * held no usable key.
  *
  * @example
  * ```ts
  * blockFromValue('hilo', 2n, 1000n); // { first: 2000n, last: 2999n }
+ * blockFromValue('hibernate-pooled', 101n, 50n); // { first: 52n, last: 100n }
  * ```
  */
-export function blockFromValue(strategy: HiLoStrategy, value: bigint, increment: bigint): Block | undefined {
+export function blockFromValue(formula: KeyFormula, value: bigint, increment: bigint, initialValue = 1n): Block | undefined {
   if (increment < 1n) throw HiLoConfigurationError.invalidOption('increment', 'a positive integer', increment);
   let first: bigint;
   let last: bigint;
-  switch (strategy) {
+  switch (formula) {
     case 'pooled-lo':
+    case 'hibernate-pooled-lo':
       first = value;
       last = value + increment - 1n;
       break;
@@ -51,6 +63,25 @@ export function blockFromValue(strategy: HiLoStrategy, value: bigint, increment:
       first = value * increment;
       last = first + increment - 1n;
       break;
+    case 'hibernate-pooled':
+      // Nothing of this optimizer lies below initial_value, so clipping there never gives away a used key.
+      first = value - increment + 1n;
+      last = value - 1n;
+      if (first < initialValue) first = initialValue;
+      break;
+    case 'hibernate-hilo':
+      if (value < 1n) return undefined;
+      first = (value - 1n) * increment + 1n;
+      last = value * increment;
+      break;
+    case 'hibernate-legacy-hilo':
+      first = value * (increment + 1n);
+      last = first + increment;
+      break;
+    case 'marten':
+      first = value * increment + 1n;
+      last = value * increment + increment;
+      break;
   }
   if (first < 1n) first = 1n;
   return first <= last ? { first, last } : undefined;
@@ -60,12 +91,30 @@ export function blockFromValue(strategy: HiLoStrategy, value: bigint, increment:
  * Blocks for several values of one sequence or row (one per increment), sorted ascending, adjacent blocks
  * merged, empty ones dropped.
  */
-export function blocksFromValues(strategy: HiLoStrategy, values: readonly bigint[], increment: bigint): Block[] {
+export function blocksFromValues(formula: KeyFormula, values: readonly bigint[], increment: bigint, initialValue = 1n): Block[] {
   const blocks = values
-    .map((value) => blockFromValue(strategy, value, increment))
+    .map((value) => blockFromValue(formula, value, increment, initialValue))
     .filter((block): block is Block => block !== undefined)
     .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
   return mergeBlocks(blocks);
+}
+
+/** The formulas whose stored value is a hi counter advanced by 1: consecutive his stand for adjacent blocks. */
+export type HiFormula = 'hilo' | 'marten' | 'hibernate-hilo' | 'hibernate-legacy-hilo';
+
+/**
+ * Blocks for every hi from `from` to `to` (a row advanced by several his at once): one block, computed from
+ * its ends without listing the his, equal to {@link blocksFromValues} of all of them.
+ */
+export function blocksFromValueRange(formula: HiFormula, from: bigint, to: bigint, increment: bigint, initialValue = 1n): Block[] {
+  if (from > to) return [];
+  const last = blockFromValue(formula, to, increment, initialValue);
+  if (last === undefined) return [];
+  // values near 0 may stand for no key (keys below 1 are clipped): start at the first that stands for one
+  let value = from;
+  let first = blockFromValue(formula, value, increment, initialValue);
+  while (first === undefined && value < to) first = blockFromValue(formula, ++value, increment, initialValue);
+  return [{ first: (first ?? last).first, last: last.last }];
 }
 
 /** Merges sorted blocks that touch (`a.last + 1 === b.first`) into one. */
@@ -90,29 +139,20 @@ export function keyCount(blocks: readonly Block[]): bigint {
 }
 
 /**
- * `range` reservation: with `Max` the last reserved key, reserves `[Max + 1, Max + size]` and the new `Max`.
+ * Giving back the unused tail of the last block of a row (`pooled-lo`: the row holds the next free key;
+ * `range`: the last reserved key) as a compare-and-set: `value = set WHERE value = expect`. If another
+ * process reserved after us the value differs and nothing changes. `hilo` cannot give keys back.
  *
  * @example
  * ```ts
- * rangeReserve(0n, 32n); // { block: { first: 1n, last: 32n }, max: 32n }
+ * releaseTail('range', { first: 2n, last: 32n }); // { expect: 32n, set: 1n }: key 1 was used, 2–32 come back
  * ```
  */
-export function rangeReserve(max: bigint, size: bigint): { block: Block; max: bigint } {
-  if (size < 1n) throw HiLoConfigurationError.invalidOption('size', 'a positive integer', size);
-  return { block: { first: max + 1n, last: max + size }, max: max + size };
-}
-
-/**
- * `range` return of unused keys: the compare-and-set that gives back `unused` (the tail of the last block).
- * Apply `Max = set WHERE Max = expect`; if another process reserved after us, `Max` differs and nothing changes.
- *
- * @example
- * ```ts
- * rangeRelease({ first: 2n, last: 32n }); // { expect: 32n, set: 1n }: key 1 was used, 2–32 come back
- * ```
- */
-export function rangeRelease(unused: Block): { expect: bigint; set: bigint } {
-  return { expect: unused.last, set: unused.first - 1n };
+export function releaseTail(strategy: HiLoStrategy, unused: Block): { expect: bigint; set: bigint } | undefined {
+  if (unused.first > unused.last) return undefined;
+  if (strategy === 'pooled-lo') return { expect: unused.last + 1n, set: unused.first };
+  if (strategy === 'range') return { expect: unused.last, set: unused.first - 1n };
+  return undefined;
 }
 
 /**
@@ -134,3 +174,9 @@ export function floorValue(strategy: HiLoStrategy, maxKey: bigint, increment: bi
       return max === 0n ? 0n : max / increment + 1n;
   }
 }
+
+/**
+ * The one place key arithmetic runs: every source and preset reads its database values through these
+ * functions, called through this object, so that a test can watch them (and a fix lands everywhere at once).
+ */
+export const keyArithmetic = { blockFromValue, blocksFromValues, blocksFromValueRange, releaseTail, floorValue };

@@ -1,4 +1,4 @@
-import { blockFromValue, blocksFromValues, floorValue, rangeRelease, rangeReserve } from '../src/sql/index.js';
+import { blockFromValue, blocksFromValueRange, blocksFromValues, floorValue, releaseTail } from '../src/sql/index.js';
 
 describe('strategies: mapping a database value to a block', () => {
   it('pooled-lo: the value is the first key', () => {
@@ -34,13 +34,13 @@ describe('strategies: mapping a database value to a block', () => {
   });
 
   it('range: the first range is 1–32; one key used and the rest returned, the next range is 2–33', () => {
-    const first = rangeReserve(0n, 32n);
-    expect(first.block).toEqual({ first: 1n, last: 32n });
-    let max = first.max;
-    const cas = rangeRelease({ first: 2n, last: 32n });
+    // a reservation of 32 advances Max from 0 to 32: the block is the 32 keys up to the new Max
+    let max = 32n;
+    expect(blockFromValue('range', max, 32n)).toEqual({ first: 1n, last: 32n });
+    const cas = releaseTail('range', { first: 2n, last: 32n })!;
     expect(cas).toEqual({ expect: 32n, set: 1n });
     if (max === cas.expect) max = cas.set;
-    expect(rangeReserve(max, 32n).block).toEqual({ first: 2n, last: 33n });
+    expect(blockFromValue('range', max + 32n, 32n)).toEqual({ first: 2n, last: 33n });
   });
 
   it('floor: the next block starts above the largest existing key for every strategy', () => {
@@ -49,7 +49,24 @@ describe('strategies: mapping a database value to a block', () => {
     expect(blockFromValue('pooled-lo', floorValue('pooled-lo', max, inc), inc)!.first).toBe(1235n);
     expect(blockFromValue('pooled', floorValue('pooled', max, inc), inc)!.first).toBe(1235n);
     expect(blockFromValue('hilo', floorValue('hilo', max, inc), inc)!.first).toBeGreaterThan(max);
-    expect(rangeReserve(floorValue('range', max, inc), 1n).block.first).toBe(1235n);
+    expect(blockFromValue('range', floorValue('range', max, inc) + 1n, 1n)!.first).toBe(1235n);
     expect(blockFromValue('hilo', floorValue('hilo', 0n, inc), inc)!.first).toBe(1n);
+  });
+
+  it('releaseTail: pooled-lo gives the tail back to a row holding the next free key; hilo cannot', () => {
+    expect(releaseTail('pooled-lo', { first: 5n, last: 10n })).toEqual({ expect: 11n, set: 5n });
+    expect(releaseTail('hilo', { first: 5n, last: 10n })).toBeUndefined();
+    expect(releaseTail('range', { first: 11n, last: 10n })).toBeUndefined();
+  });
+
+  it('blocksFromValueRange: one block for consecutive his, equal to listing them', () => {
+    for (const formula of ['hilo', 'marten', 'hibernate-hilo', 'hibernate-legacy-hilo'] as const) {
+      for (const [from, to] of [[0n, 0n], [0n, 3n], [1n, 4n], [7n, 9n]] as const) {
+        const listed = blocksFromValues(formula, Array.from({ length: Number(to - from + 1n) }, (_, k) => from + BigInt(k)), 10n);
+        expect([formula, from, to, blocksFromValueRange(formula, from, to, 10n)]).toEqual([formula, from, to, listed]);
+      }
+    }
+    // hilo with maxLo 1: hi 0 stands for no key (key 0 is never handed out)
+    expect(blocksFromValueRange('hilo', 0n, 2n, 1n)).toEqual([{ first: 1n, last: 2n }]);
   });
 });

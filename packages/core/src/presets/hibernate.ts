@@ -3,7 +3,7 @@ import { qualifiedName, validateIdentifier, validateSegment } from '../identifie
 import { sequenceSource } from '../sql/sources.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
-import { incrementsFor, keyCount, mergeBlocks } from '../strategies.js';
+import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { requireShareableSequence } from './shape.js';
 import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
@@ -49,32 +49,7 @@ function stepOf(optimizer: HibernateOptimizer, incrementSize: bigint): bigint {
  * ```
  */
 export function hibernateBlock(optimizer: HibernateOptimizer, value: bigint, incrementSize: bigint, initialValue: bigint): Block | undefined {
-  let first: bigint;
-  let last: bigint;
-  switch (optimizer) {
-    case 'pooled':
-      // Hibernate 3.6 uses v − n … v − 1 and 5+ uses v − n + 1 … v: claim only what both leave to us.
-      // Nothing of this optimizer lies below initial_value, so clipping there never gives away a used key.
-      first = value - incrementSize + 1n;
-      last = value - 1n;
-      if (first < initialValue) first = initialValue;
-      break;
-    case 'pooled-lo':
-      first = value;
-      last = value + incrementSize - 1n;
-      break;
-    case 'hilo':
-      if (value < 1n) return undefined;
-      first = (value - 1n) * incrementSize + 1n;
-      last = value * incrementSize;
-      break;
-    case 'legacy-hilo':
-      first = value * (incrementSize + 1n);
-      last = first + incrementSize;
-      break;
-  }
-  if (first < 1n) first = 1n;
-  return first <= last ? { first, last } : undefined;
+  return blockFromValue(`hibernate-${optimizer}`, value, incrementSize, initialValue);
 }
 
 /**
@@ -96,9 +71,7 @@ function keysPerValueOf(optimizer: HibernateOptimizer, incrementSize: number): n
 }
 
 function blocksOf(optimizer: HibernateOptimizer, values: readonly bigint[], incrementSize: bigint, initialValue: bigint): Block[] {
-  return values
-    .map((value) => hibernateBlock(optimizer, value, incrementSize, initialValue))
-    .filter((block): block is Block => block !== undefined);
+  return keyArithmetic.blocksFromValues(`hibernate-${optimizer}`, values, incrementSize, initialValue);
 }
 
 function sorted(blocks: readonly Block[]): Block[] {

@@ -2,7 +2,7 @@ import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '
 import { qualifiedName, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
-import { incrementsFor } from '../strategies.js';
+import { incrementsFor, keyArithmetic } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
 import { createItHint, guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
@@ -75,7 +75,6 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
       );
     }
   });
-  const block = (firstHi: bigint, lastHi: bigint): Block => ({ first: firstHi * lo + 1n, last: lastHi * lo + lo });
 
   const source: HiSource = {
     description,
@@ -104,7 +103,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
               name,
               String(his - 1n),
             ]);
-            if (inserted.affectedRows === 1) return [block(0n, his - 1n)];
+            if (inserted.affectedRows === 1) return keyArithmetic.blocksFromValueRange('marten', 0n, his - 1n, lo);
             continue;
           }
           const current = toBigInt(rows[0].v, 'hi_value');
@@ -113,7 +112,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
             name,
             String(current),
           ]);
-          if (updated.affectedRows === 1) return [block(current + 1n, current + his)];
+          if (updated.affectedRows === 1) return keyArithmetic.blocksFromValueRange('marten', current + 1n, current + his, lo);
         }
         throw new HiLoSourceUnavailableError(
           `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other writers. Raise \`attempts\` or the block size.`,

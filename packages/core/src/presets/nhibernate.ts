@@ -2,7 +2,7 @@ import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
-import { blocksFromValues, incrementsFor } from '../strategies.js';
+import { incrementsFor, keyArithmetic } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
 import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
@@ -140,7 +140,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       );
       // NHibernate uses the value it read as hi; his hi … hi + count - 1 are ours (key 0 skipped)
       const his = Array.from({ length: Number(count) }, (_, i) => hi + BigInt(i));
-      return blocksFromValues('hilo', his, perHi);
+      return keyArithmetic.blocksFromValues('hilo', his, perHi);
     },
   };
   return { source, blockSize: Number(perHi) };

@@ -1,6 +1,6 @@
 import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
-import { blocksFromValues, floorValue, incrementsFor, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
+import { incrementsFor, keyArithmetic, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';
 import { abortable } from './abortable.js';
 import { isDuplicateError, toHiLoError } from './driver-errors.js';
@@ -187,7 +187,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
         throw fail(error, action, quoted);
       });
       const values = await abortable(work, request.signal, action);
-      blocks.push(...blocksFromValues(strategy, values, perValue));
+      blocks.push(...keyArithmetic.blocksFromValues(strategy, values, perValue));
     }
     return blocks.length > 1 ? mergeBlocks(sortBlocks(blocks)) : blocks;
   }
@@ -205,7 +205,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
       const maxKey = toBigInt(raw, `max(${column})`);
-      const raised = await sql.raiseTo(client, quoted, step, floorValue(strategy, maxKey, perValue));
+      const raised = await sql.raiseTo(client, quoted, step, keyArithmetic.floorValue(strategy, maxKey, perValue));
       return { segment, maxKey, raised };
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });

@@ -1,6 +1,6 @@
 import { HiLoConfigurationError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
-import { floorValue, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
+import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';
 import { abortable } from './abortable.js';
 import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from './driver-errors.js';
@@ -172,17 +172,15 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const action = `reserving ${size} keys for segment "${segment}"`;
     const work = retryLostConnection(async (): Promise<Block[]> => {
       if (strategy === 'hilo') {
+        // the row holds the next hi: the his taken are next − his … next − 1
         const his = BigInt(Math.ceil(size / Number(increment)));
         const next = await advance(segment, his);
-        const first = (next - his) * increment;
-        const block = { first: first < 1n ? 1n : first, last: next * increment - 1n };
-        return block.first <= block.last ? [block] : [];
+        return keyArithmetic.blocksFromValueRange('hilo', next - his, next - 1n, increment);
       }
       const amount = BigInt(size);
       const value = await advance(segment, amount);
-      // pooled-lo stores the next free key, range the last reserved one
-      const last = strategy === 'pooled-lo' ? value - 1n : value;
-      return [{ first: last - amount + 1n, last }];
+      // pooled-lo stores the next free key (the block starts at the value before), range the last reserved one
+      return keyArithmetic.blocksFromValues(strategy, [strategy === 'pooled-lo' ? value - amount : value], amount);
     }).catch((error: unknown) => {
       throw fail(error, action);
     });
@@ -197,11 +195,10 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
 
   async function release(segment: string, unused: Block): Promise<boolean> {
     validateSegment(segment);
-    if (strategy === 'hilo' || unused.first > unused.last) return false;
-    const expected = strategy === 'pooled-lo' ? unused.last + 1n : unused.last;
-    const next = strategy === 'pooled-lo' ? unused.first : unused.first - 1n;
+    const swap = keyArithmetic.releaseTail(strategy, unused);
+    if (swap === undefined) return false;
     try {
-      const { affectedRows } = await client.query(sql.compareAndSet(table, seg, val), [next, segment, expected]);
+      const { affectedRows } = await client.query(sql.compareAndSet(table, seg, val), [swap.set, segment, swap.expect]);
       return affectedRows === 1;
     } catch (error) {
       throw fail(error, `returning unused keys of segment "${segment}"`);
@@ -217,7 +214,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
       const maxKey = toBigInt(raw, `max(${column})`);
-      const target = floorValue(strategy, maxKey, increment);
+      const target = keyArithmetic.floorValue(strategy, maxKey, increment);
       const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
       return { segment, maxKey, raised: affectedRows === 1 };
     } catch (error) {
