@@ -46,8 +46,6 @@ export class HiLoError extends Error {
    * which may be waiting for this very reservation).
    */
   readonly retryWithinMs: number | undefined;
-  /** What went wrong, without the fix: `message` is this followed by `hint.library`. */
-  readonly problem: string;
   /** How to fix it, worded for library callers and for the CLI; `undefined` when the message says it all. */
   readonly hint: HiLoHint | undefined;
 
@@ -58,8 +56,13 @@ export class HiLoError extends Error {
     this.code = code;
     this.retryable = options?.retryable ?? false;
     this.retryWithinMs = options?.retryWithinMs;
-    this.problem = message;
     this.hint = hint;
+  }
+
+  /** What went wrong, without the fix: `message` is this followed by `hint.library` when there is a hint. */
+  get problem(): string {
+    const fix = this.hint === undefined ? undefined : ` ${this.hint.library}`;
+    return fix !== undefined && this.message.endsWith(fix) ? this.message.slice(0, -fix.length) : this.message;
   }
 }
 

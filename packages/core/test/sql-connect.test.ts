@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoNotReadyError } from 'hilo-core';
 import { connect, redactUrl, sequenceSource, sqliteClient, tableSource, toHiLoError } from '../src/sql/index.js';
 import { missingObjectHint } from '../src/errors.js';
 
@@ -130,5 +130,13 @@ describe('driver errors', () => {
     });
     // the message is the problem followed by the library's wording, nothing else
     expect(converted.message).toBe(`${converted.problem} ${converted.hint!.library}`);
+    // an adapter's error that words its own message (hilo-drizzle, hilo-kysely) has that message as its problem
+    class AdapterNotReady extends HiLoNotReadyError {
+      constructor() {
+        super('orders');
+        this.message = 'No key for segment "orders" is in memory for the adapter.';
+      }
+    }
+    expect(new AdapterNotReady().problem).toBe('No key for segment "orders" is in memory for the adapter.');
   });
 });
