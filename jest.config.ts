@@ -46,6 +46,7 @@ const project = {
     '^hilo-kysely$': '<rootDir>/packages/kysely/src/index.ts',
     '^hilo-cli$': '<rootDir>/packages/cli/src/index.ts',
     '^@hilo/testing$': '<rootDir>/packages/testing/src/index.ts',
+    '^@hilo/testing/bench$': '<rootDir>/packages/testing/src/bench-sides.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   injectGlobals: true,

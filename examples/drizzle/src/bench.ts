@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import { openShop } from './main.js';
+import { benchSides, type GraphBenchResult } from '@hilo/testing/bench';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export type { GraphBenchResult };
 
 /**
  * Inserts `orders` orders of `items` items each in one transaction, with hilo keys (keys drawn in memory,
@@ -11,7 +12,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * stored, as the ORMs' identity paths do; the hilo side includes its reservations, the UUIDv7 side the time
  * generating its keys takes.
  */
-export async function benchGraph(url: string, { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number }) {
+export async function benchGraph(url: string, { orders, items, rounds = 7 }: { orders: number; items: number; rounds?: number }): Promise<GraphBenchResult> {
   const shop = await openShop(url);
   const { db, hilo, tables, counter } = shop;
   const orderKey = hilo.key('orders');
@@ -47,37 +48,8 @@ export async function benchGraph(url: string, { orders, items, rounds = 7 }: { o
       });
     };
     const sides = { hilo: withHiLo, identity, uuidv7: withUuidv7 };
-    type Side = keyof typeof sides;
-    const time = async (side: Side) => {
-      const before = counter.count;
-      const start = performance.now();
-      await sides[side](orders);
-      return { ms: performance.now() - start, statements: counter.count - before };
-    };
-    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
-    for (let w = 0; w < 2; w++) for (const side of order) await sides[side](Math.ceil(orders / 4));
-    const runs: Record<Side, { ms: number; statements: number }[]> = { hilo: [], identity: [], uuidv7: [] };
-    // Rotate which side goes first, so that none always inherits another's garbage.
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < order.length; k++) {
-        const side = order[(r + k) % order.length]!;
-        runs[side].push(await time(side));
-      }
-    }
-    const ms = (side: Side) => median(runs[side].map((x) => x.ms));
-    const count = (side: Side) => median(runs[side].map((x) => x.statements));
-    return {
-      orders,
-      itemsPerOrder: items,
-      rounds,
-      hiloMs: ms('hilo'),
-      identityMs: ms('identity'),
-      uuidv7Ms: ms('uuidv7'),
-      speedup: ms('identity') / ms('hilo'),
-      hiloStatements: count('hilo'),
-      identityStatements: count('identity'),
-      uuidv7Statements: count('uuidv7'),
-    };
+    // awaited here, so that the finally below closes the connections only after the last round
+    return await benchSides({ orders, items, rounds }, (side, count) => sides[side](count), () => counter.count);
   } finally {
     await shop.close();
   }

@@ -2,27 +2,9 @@ import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { HiLo } from 'hilo-mikro-orm';
 import { v7 as uuidv7 } from 'uuid';
 import { Customer, IdentityCustomer, IdentityOrder, Order, UuidCustomer, UuidOrder, entities, uuidEntities } from './entities.js';
+import { benchSides, type GraphBenchResult } from '@hilo/testing/bench';
 
-/** What {@link benchGraph} measured: medians over `rounds` rounds that alternate which side goes first. */
-export interface GraphBenchResult {
-  orders: number;
-  itemsPerOrder: number;
-  rounds: number;
-  /** Milliseconds from `em.create()` of the graph (keys assigned there) to the end of its `flush()`. */
-  hiloMs: number;
-  /** Milliseconds to create and flush the same graph with MikroORM's autoincrement keys. */
-  identityMs: number;
-  /** Milliseconds to create and flush the same graph keyed by UUIDv7s generated at `em.create()`. */
-  uuidv7Ms: number;
-  /** `identityMs / hiloMs`. */
-  speedup: number;
-  /** Statements sent for one graph (the flush's BEGIN and COMMIT included). */
-  hiloStatements: number;
-  identityStatements: number;
-  uuidv7Statements: number;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export type { GraphBenchResult };
 
 /**
  * Flushes `orders` orders of `items` items each with hilo keys, with autoincrement keys and with UUIDv7
@@ -80,44 +62,14 @@ export async function benchGraph(
         }
       },
     };
-    type Side = keyof typeof sides;
-    const graph = async (side: Side, count: number) => {
+    // each graph in a fresh fork, flushed once
+    const store = async (side: keyof typeof sides, count: number) => {
       const em: EntityManager = orm.em.fork();
       sides[side](em, count);
       await em.flush();
     };
-    const time = async (side: Side) => {
-      const before = statements;
-      const start = performance.now();
-      await graph(side, orders);
-      return { ms: performance.now() - start, statements: statements - before };
-    };
-
-    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
-    // Warm-up: JIT, MikroORM's metadata caches and hilo's adaptive block size settle on every side.
-    for (let w = 0; w < 2; w++) for (const side of order) await graph(side, Math.ceil(orders / 4));
-    const runs: Record<Side, { ms: number; statements: number }[]> = { hilo: [], identity: [], uuidv7: [] };
-    // Rotate which side goes first, so that none always inherits another's garbage.
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < order.length; k++) {
-        const side = order[(r + k) % order.length]!;
-        runs[side].push(await time(side));
-      }
-    }
-    const ms = (side: Side) => median(runs[side].map((x) => x.ms));
-    const count = (side: Side) => median(runs[side].map((x) => x.statements));
-    return {
-      orders,
-      itemsPerOrder: items,
-      rounds,
-      hiloMs: ms('hilo'),
-      identityMs: ms('identity'),
-      uuidv7Ms: ms('uuidv7'),
-      speedup: ms('identity') / ms('hilo'),
-      hiloStatements: count('hilo'),
-      identityStatements: count('identity'),
-      uuidv7Statements: count('uuidv7'),
-    };
+    // awaited here, so that the finally below closes the connections only after the last round
+    return await benchSides({ orders, items, rounds }, store, () => statements);
   } finally {
     await orm.close();
   }

@@ -5,27 +5,9 @@ import { IdentityCustomer, IdentityOrder, IdentityOrderItem } from './identity-e
 import { UuidCustomer, UuidOrder, UuidOrderItem } from './uuid-entities.js';
 import { v7 as uuidv7 } from 'uuid';
 import { StatementCounter } from './main.js';
+import { benchSides, type GraphBenchResult } from '@hilo/testing/bench';
 
-/** What {@link benchGraph} measured: medians over `rounds` rounds that alternate which side goes first. */
-export interface GraphBenchResult {
-  orders: number;
-  itemsPerOrder: number;
-  rounds: number;
-  /** Milliseconds from `create()` of the graph (keys assigned there) to the commit of its `save()`. */
-  hiloMs: number;
-  /** Milliseconds to build and save the same graph with `@PrimaryGeneratedColumn()` keys. */
-  identityMs: number;
-  /** Milliseconds to build and save the same graph keyed by UUIDv7s the application generates at `create()`. */
-  uuidv7Ms: number;
-  /** `identityMs / hiloMs`. */
-  speedup: number;
-  /** Statements sent for one graph (BEGIN and COMMIT included). */
-  hiloStatements: number;
-  identityStatements: number;
-  uuidv7Statements: number;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export type { GraphBenchResult };
 
 /**
  * Saves `orders` orders of `items` items each, in one transaction, with hilo keys, with TypeORM's identity
@@ -86,39 +68,8 @@ export async function benchGraph(
           await manager.save(graph);
         }),
     };
-    type Side = keyof typeof sides;
-    const time = async (side: Side) => {
-      const before = counter.count;
-      const start = performance.now();
-      await sides[side](orders);
-      return { ms: performance.now() - start, statements: counter.count - before };
-    };
-
-    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
-    // Warm-up: JIT, TypeORM's metadata caches, and hilo's adaptive block size settle on every side.
-    for (let w = 0; w < 2; w++) for (const side of order) await sides[side](Math.ceil(orders / 4));
-    const runs: Record<Side, { ms: number; statements: number }[]> = { hilo: [], identity: [], uuidv7: [] };
-    // Rotate which side goes first, so that none always inherits another's garbage.
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < order.length; k++) {
-        const side = order[(r + k) % order.length]!;
-        runs[side].push(await time(side));
-      }
-    }
-    const ms = (side: Side) => median(runs[side].map((x) => x.ms));
-    const count = (side: Side) => median(runs[side].map((x) => x.statements));
-    return {
-      orders,
-      itemsPerOrder: items,
-      rounds,
-      hiloMs: ms('hilo'),
-      identityMs: ms('identity'),
-      uuidv7Ms: ms('uuidv7'),
-      speedup: ms('identity') / ms('hilo'),
-      hiloStatements: count('hilo'),
-      identityStatements: count('identity'),
-      uuidv7Statements: count('uuidv7'),
-    };
+    // awaited here, so that the finally below closes the connections only after the last round
+    return await benchSides({ orders, items, rounds }, (side, count) => sides[side](count), () => counter.count);
   } finally {
     await dataSource.destroy();
   }

@@ -1,0 +1,71 @@
+/**
+ * The side-by-side loop of the examples' graph benchmarks (examples/NAME/src/bench.ts): each side stores the
+ * same graph its own way (hilo keys, the ORM's identity path, UUIDv7 keys), and the timed rounds rotate which
+ * side goes first, so that no side always inherits another's garbage or a change in machine load.
+ */
+
+/** One timed run of one side. */
+export interface SideRun {
+  /** Milliseconds the run took. */
+  ms: number;
+  /** Statements it sent (BEGIN and COMMIT included). */
+  statements: number;
+}
+
+/** What `pnpm bench` reads from an example's `benchGraph()`: medians over the timed rounds. */
+export interface GraphBenchResult {
+  orders: number;
+  itemsPerOrder: number;
+  rounds: number;
+  hiloMs: number;
+  identityMs: number;
+  uuidv7Ms: number;
+  /** `identityMs / hiloMs`. */
+  speedup: number;
+  hiloStatements: number;
+  identityStatements: number;
+  uuidv7Statements: number;
+}
+
+/** The sides every graph benchmark compares, in the order of the first round. */
+export const GRAPH_SIDES = ['hilo', 'identity', 'uuidv7'] as const;
+export type GraphSide = (typeof GRAPH_SIDES)[number];
+
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/**
+ * Warms every side up (two graphs of a quarter of `orders`), then runs `rounds` rounds of a graph of `orders`
+ * orders on every side, rotating which side goes first, and returns each side's median time and statement
+ * count. `store(side, orders)` stores one graph; `statements()` reads a counter of statements sent.
+ */
+export async function benchSides(
+  { orders, items, rounds }: { orders: number; items: number; rounds: number },
+  store: (side: GraphSide, orders: number) => Promise<unknown>,
+  statements: () => number,
+): Promise<GraphBenchResult> {
+  for (let w = 0; w < 2; w++) for (const side of GRAPH_SIDES) await store(side, Math.ceil(orders / 4));
+  const runs: Record<GraphSide, SideRun[]> = { hilo: [], identity: [], uuidv7: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < GRAPH_SIDES.length; k++) {
+      const side = GRAPH_SIDES[(r + k) % GRAPH_SIDES.length]!;
+      const before = statements();
+      const start = performance.now();
+      await store(side, orders);
+      runs[side].push({ ms: performance.now() - start, statements: statements() - before });
+    }
+  }
+  const ms = (side: GraphSide) => median(runs[side].map((x) => x.ms));
+  const count = (side: GraphSide) => median(runs[side].map((x) => x.statements));
+  return {
+    orders,
+    itemsPerOrder: items,
+    rounds,
+    hiloMs: ms('hilo'),
+    identityMs: ms('identity'),
+    uuidv7Ms: ms('uuidv7'),
+    speedup: ms('identity') / ms('hilo'),
+    hiloStatements: count('hilo'),
+    identityStatements: count('identity'),
+    uuidv7Statements: count('uuidv7'),
+  };
+}
