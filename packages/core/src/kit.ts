@@ -10,7 +10,6 @@ export {
   type KeyField,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';
-export { missingObjectHint } from './errors.js';
 export {
   missingKeyFunctionSql,
   missingKeyTriggerSql,

@@ -6,7 +6,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { requireShareableSequence } from './shape.js';
-import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
+import { createTableIfMissing, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /**
@@ -68,10 +68,6 @@ function keysPerValueOf(optimizer: HibernateOptimizer, incrementSize: number): n
     return incrementSize - 1;
   }
   return incrementSize;
-}
-
-function blocksOf(optimizer: HibernateOptimizer, values: readonly bigint[], incrementSize: bigint, initialValue: bigint): Block[] {
-  return keyArithmetic.blocksFromValues(`hibernate-${optimizer}`, values, incrementSize, initialValue);
 }
 
 function sorted(blocks: readonly Block[]): Block[] {
@@ -238,7 +234,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
         const values = await guarded(client, request.signal, `reserving keys for "${segment}" from sequence ${quoted}`, missingHint(quoted), () =>
           nextValues(quoted, incrementsFor(missing, keysPerValue)),
         );
-        blocks.push(...blocksOf(optimizer, values, n, iv));
+        blocks.push(...keyArithmetic.blocksFromValues(`hibernate-${optimizer}`, values, n, iv));
       }
       return sorted(blocks);
     },
@@ -319,7 +315,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const storeLastUsed = options.storeLastUsed ?? true;
   if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
   const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
-  const d = dialectOf(dialectName);
+  const d = DIALECTS[dialectName];
   const table = qualifiedName(dialectName, 'table', options.table ?? 'hibernate_sequences', options.schema);
   const seg = d.quote(validateIdentifier('segmentColumn', options.segmentColumn ?? 'sequence_name'));
   const val = d.quote(validateIdentifier('valueColumn', options.valueColumn ?? 'next_val'));
@@ -402,7 +398,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
       if (create) {
         await client.query(insertRow, [key, String(rowStart)]);
       } else {
-        const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.param(1)}`, [key]);
+        const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.placeholder(1)}`, [key]);
         if (rows.length === 0) {
           throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) as Hibernate does, or pass \`create: true\`.`);
         }
@@ -426,13 +422,13 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
         const stored = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
           client.transaction(async (tx) => {
             for (;;) {
-              const { rows } = await tx.query<{ v: unknown }>(`select ${d.text(val)} as v from ${table} where ${seg} = ${d.param(1)} for update`, [key]);
+              const { rows } = await tx.query<{ v: unknown }>(`select ${d.asText(val)} as v from ${table} where ${seg} = ${d.placeholder(1)} for update`, [key]);
               if (rows[0] === undefined) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`);
               if (rows[0].v === null) throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
               const current = toBigInt(rows[0].v, val);
               const cast = DIALECTS[dialectName].asSigned;
               const updated = await tx.query(
-                `update ${table} set ${val} = ${cast(d.param(1))} where ${val} = ${cast(d.param(2))} and ${seg} = ${d.param(3)}`,
+                `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} and ${seg} = ${d.placeholder(3)}`,
                 [String(current + step * count), String(current), key],
               );
               if (updated.affectedRows === 1) return current;
@@ -442,7 +438,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
         // Hibernate would have fetched these one by one: value, value + step, …
         const first = valueOf(stored);
         const values = Array.from({ length: Number(count) }, (_, i) => first + step * BigInt(i));
-        blocks.push(...blocksOf(optimizer, values, n, iv));
+        blocks.push(...keyArithmetic.blocksFromValues(`hibernate-${optimizer}`, values, n, iv));
       }
       return sorted(blocks);
     },

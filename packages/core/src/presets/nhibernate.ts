@@ -5,7 +5,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor, keyArithmetic } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
-import { createTableIfMissing, dialectOf, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
+import { createTableIfMissing, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
@@ -57,7 +57,7 @@ export interface NHibernatePresetOptions {
 export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOptions = {}): InteropPreset {
   const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
   const dialect = requireDialect(client, 'NHibernate', ['postgres', 'mysql']);
-  const d = dialectOf(dialect);
+  const d = DIALECTS[dialect];
   const table = qualifiedName(dialect, 'table', options.table ?? 'hibernate_unique_key', options.schema);
   const col = d.quote(validateIdentifier('column', options.column ?? 'next_hi'));
   const create = options.create ?? true;
@@ -97,16 +97,16 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
             const { rows: found } =
               row === undefined
                 ? await tx.query(`select 1 from ${table}`)
-                : await tx.query(`select 1 from ${table} where ${row.column} = ${d.param(1)}`, [row.value]);
+                : await tx.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
             if (found.length > 0) return;
             if (row === undefined) await tx.query(`insert into ${table} (${col}) values (1)`);
-            else await tx.query(`insert into ${table} (${col}, ${row.column}) values (1, ${d.param(1)})`, [row.value]);
+            else await tx.query(`insert into ${table} (${col}, ${row.column}) values (1, ${d.placeholder(1)})`, [row.value]);
           });
         }
         const { rows } =
           row === undefined
             ? await client.query(`select 1 from ${table}`)
-            : await client.query(`select 1 from ${table} where ${row.column} = ${d.param(1)}`, [row.value]);
+            : await client.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
         if (rows.length !== 1) {
           throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}. ${hint}`);
         }
@@ -116,7 +116,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       const row = rowOf(segment);
       const count = BigInt(incrementsFor(request.size, Number(perHi)));
-      const where = row === undefined ? '' : ` and ${row.column} = ${d.param(3)}`;
+      const where = row === undefined ? '' : ` and ${row.column} = ${d.placeholder(3)}`;
       const cast = DIALECTS[dialect].asSigned;
       const params = row === undefined ? [] : [row.value];
       await guarded(client, request.signal, `checking ${description}`, hint, checkShape);
@@ -125,11 +125,11 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
           for (;;) {
             const { rows } =
               row === undefined
-                ? await tx.query<{ v: unknown }>(`select ${d.text(col)} as v from ${table} for update`)
-                : await tx.query<{ v: unknown }>(`select ${d.text(col)} as v from ${table} where ${row.column} = ${d.param(1)} for update`, params);
+                ? await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} for update`)
+                : await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} where ${row.column} = ${d.placeholder(1)} for update`, params);
             if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}. ${hint}`);
             const current = toBigInt(rows[0]!.v, col);
-            const updated = await tx.query(`update ${table} set ${col} = ${cast(d.param(1))} where ${col} = ${cast(d.param(2))}${where}`, [
+            const updated = await tx.query(`update ${table} set ${col} = ${cast(d.placeholder(1))} where ${col} = ${cast(d.placeholder(2))}${where}`, [
               String(current + count),
               String(current),
               ...params,

@@ -1,5 +1,4 @@
 import { HiLoConfigurationError, type HiLoHint } from '../errors.js';
-import { quoteIdentifier } from '../identifiers.js';
 import { abortable } from '../sql/abortable.js';
 import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
@@ -51,27 +50,6 @@ export function requireDialect(client: SqlClient, preset: string, supported: rea
 /** Throws unless the client speaks PostgreSQL. */
 export function requirePostgres(client: SqlClient, preset: string): void {
   requireDialect(client, preset, ['postgres']);
-}
-
-/** The SQL pieces the table presets need in each dialect. */
-export interface Dialect {
-  readonly name: SqlDialect;
-  /** A quoted identifier. */
-  quote(name: string): string;
-  /** The placeholder of the `n`-th parameter (1-based). */
-  param(n: number): string;
-  /** A bigint column read as text, so values beyond 2^53 survive every driver. */
-  text(column: string): string;
-}
-
-/** The {@link Dialect} pieces of PostgreSQL or MariaDB. */
-export function dialectOf(name: SqlDialect): Dialect {
-  return {
-    name,
-    quote: (identifier) => quoteIdentifier(name, identifier),
-    param: (n) => DIALECTS[name].placeholder(n),
-    text: (column) => DIALECTS[name].asText(column),
-  };
 }
 
 /**
