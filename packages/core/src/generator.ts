@@ -1,3 +1,4 @@
+import { checkInteger } from './checks.js';
 import {
   HiLoClosedError,
   HiLoConfigurationError,
@@ -64,6 +65,8 @@ export interface HiLoGenerator<K extends number | bigint = number> {
 }
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** The most keys one `reserve()` or `ensure()` call may ask for. */
+const MAX_COUNT = 100_000_000;
 
 interface SegmentState {
   readonly name: string;
@@ -194,9 +197,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
   }
 
   async reserve(segment: string, count: number): Promise<K[]> {
-    if (!Number.isInteger(count) || count < 0 || count > 100_000_000) {
-      throw HiLoConfigurationError.invalidOption('count', 'an integer from 0 to 100000000', count);
-    }
+    checkInteger('count', count, { min: 0, max: MAX_COUNT });
     const s = this.state(segment);
     const keys: K[] = [];
     let wanted = count;
@@ -217,9 +218,7 @@ class Generator<K extends number | bigint> implements HiLoGenerator<K> {
   }
 
   async ensure(segment: string, count: number): Promise<void> {
-    if (!Number.isInteger(count) || count < 0 || count > 100_000_000) {
-      throw HiLoConfigurationError.invalidOption('count', 'an integer from 0 to 100000000', count);
-    }
+    checkInteger('count', count, { min: 0, max: MAX_COUNT });
     const s = this.state(segment);
     for (;;) {
       if (this.closed) throw new HiLoClosedError();

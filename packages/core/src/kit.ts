@@ -10,6 +10,7 @@ export {
   type KeyField,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';
+export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './checks.js';
 export {
   missingKeyFunctionSql,
   missingKeyTriggerSql,

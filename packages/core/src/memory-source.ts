@@ -1,3 +1,4 @@
+import { checkInteger } from './checks.js';
 import { HiLoConfigurationError } from './errors.js';
 import type { Block, HiSource, ReserveRequest } from './types.js';
 
@@ -35,9 +36,7 @@ export interface MemorySource extends HiSource {
 export function memorySource(options: MemorySourceOptions = {}): MemorySource {
   const start = BigInt(options.start ?? 1);
   const latencyMs = options.latencyMs ?? 0;
-  if (!Number.isInteger(latencyMs) || latencyMs < 0) {
-    throw HiLoConfigurationError.invalidOption('latencyMs', 'a non-negative integer', latencyMs);
-  }
+  checkInteger('latencyMs', latencyMs, { min: 0 });
   const counters = new Map<string, bigint>();
   const reservations = new Map<string, number>();
   return {

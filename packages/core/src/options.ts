@@ -1,3 +1,4 @@
+import { checkInteger, MAX_BLOCK_SIZE } from './checks.js';
 import { HiLoConfigurationError } from './errors.js';
 import { validateSegment as checkSegment } from './identifiers.js';
 import type { HiSource, KeyType } from './types.js';
@@ -171,22 +172,6 @@ export interface ResolvedOptions {
   readonly onEvent: ((event: HiLoEvent) => void) | undefined;
 }
 
-const MAX_BLOCK = 2 ** 31 - 1;
-
-function positiveInteger(name: string, value: unknown, max = MAX_BLOCK): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
-    throw HiLoConfigurationError.invalidOption(name, `an integer from 1 to ${max}`, value);
-  }
-  return value;
-}
-
-function nonNegativeInteger(name: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max) {
-    throw HiLoConfigurationError.invalidOption(name, `an integer from 0 to ${max}`, value);
-  }
-  return value;
-}
-
 function keyLimit(name: string, value: unknown): bigint {
   if ((typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) || (typeof value === 'bigint' && value >= 1n)) return BigInt(value);
   throw HiLoConfigurationError.invalidOption(name, 'a positive integer (number or bigint), e.g. 2_147_483_647 for an int column', value);
@@ -226,8 +211,8 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
       source,
     );
   }
-  const blockSize = positiveInteger('blockSize', options.blockSize ?? 100);
-  const maxBlockSize = positiveInteger('maxBlockSize', options.maxBlockSize ?? Math.max(blockSize, 1_048_576));
+  const blockSize = checkInteger('blockSize', options.blockSize ?? 100, { max: MAX_BLOCK_SIZE });
+  const maxBlockSize = checkInteger('maxBlockSize', options.maxBlockSize ?? Math.max(blockSize, 1_048_576), { max: MAX_BLOCK_SIZE });
   if (maxBlockSize < blockSize) {
     throw new HiLoConfigurationError(
       `Expected \`maxBlockSize\` (${maxBlockSize}) to be at least \`blockSize\` (${blockSize}); raise maxBlockSize or lower blockSize.`,
@@ -238,7 +223,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   if (adaptive === true) adaptiveTargetMs = 5000;
   else if (adaptive === false) adaptiveTargetMs = undefined;
   else if (typeof adaptive === 'object' && adaptive !== null) {
-    adaptiveTargetMs = positiveInteger('adaptive.targetMs', adaptive.targetMs, 86_400_000);
+    adaptiveTargetMs = checkInteger('adaptive.targetMs', adaptive.targetMs, { max: 86_400_000 });
   } else throw HiLoConfigurationError.invalidOption('adaptive', 'true, false or { targetMs: number }', adaptive);
 
   let prefetchAt: number | undefined;
@@ -252,12 +237,12 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   if (keyType !== 'number' && keyType !== 'bigint') {
     throw HiLoConfigurationError.invalidOption('keyType', '"number" or "bigint"', keyType);
   }
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs ?? 5000, 3_600_000);
-  const retries = options.retries === undefined ? Number.POSITIVE_INFINITY : nonNegativeInteger('retries', options.retries, 1_000_000);
-  const retryBudgetMs = nonNegativeInteger('retryBudgetMs', options.retryBudgetMs ?? 10_000, 86_400_000);
-  const closeTimeoutMs = nonNegativeInteger('closeTimeoutMs', options.closeTimeoutMs ?? 5000, 3_600_000);
-  const retryBaseDelayMs = nonNegativeInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, 60_000);
-  const retryMaxDelayMs = nonNegativeInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, 600_000);
+  const timeoutMs = checkInteger('timeoutMs', options.timeoutMs ?? 5000, { max: 3_600_000 });
+  const retries = options.retries === undefined ? Number.POSITIVE_INFINITY : checkInteger('retries', options.retries, { min: 0, max: 1_000_000 });
+  const retryBudgetMs = checkInteger('retryBudgetMs', options.retryBudgetMs ?? 10_000, { min: 0, max: 86_400_000 });
+  const closeTimeoutMs = checkInteger('closeTimeoutMs', options.closeTimeoutMs ?? 5000, { min: 0, max: 3_600_000 });
+  const retryBaseDelayMs = checkInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, { min: 0, max: 60_000 });
+  const retryMaxDelayMs = checkInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, { min: 0, max: 600_000 });
 
   const maxKey = keyLimit('maxKey', options.maxKey ?? (keyType === 'bigint' ? 2n ** 63n - 1n : Number.MAX_SAFE_INTEGER));
   const segments: Record<string, { blockSize: number; maxBlockSize: number; maxKey: bigint }> = {};
@@ -267,8 +252,8 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     }
     for (const [name, so] of Object.entries(options.segments)) {
       validateSegment(name);
-      const b = positiveInteger(`segments.${name}.blockSize`, so?.blockSize ?? blockSize);
-      const m = positiveInteger(`segments.${name}.maxBlockSize`, so?.maxBlockSize ?? Math.max(b, maxBlockSize));
+      const b = checkInteger(`segments.${name}.blockSize`, so?.blockSize ?? blockSize, { max: MAX_BLOCK_SIZE });
+      const m = checkInteger(`segments.${name}.maxBlockSize`, so?.maxBlockSize ?? Math.max(b, maxBlockSize), { max: MAX_BLOCK_SIZE });
       if (m < b) {
         throw new HiLoConfigurationError(
           `Expected \`segments.${name}.maxBlockSize\` (${m}) to be at least its blockSize (${b}).`,

@@ -58,7 +58,7 @@ describe('option errors name what the caller set', () => {
 
   it('a bad blockSize with the table `hilo` strategy is reported as `blockSize`, the option set, not `increment`', () => {
     const error = configurationError(() => createHiLo({ client, source: 'table', strategy: 'hilo', blockSize: 0 }));
-    expect(error.message).toMatch(/Expected `blockSize` to be a positive integer, got 0/);
+    expect(error.message).toMatch(/Expected `blockSize` to be an integer ≥ 1, got 0/);
     expect(error.message).not.toMatch(/increment/);
   });
 });

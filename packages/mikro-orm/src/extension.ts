@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
-import { GENERATOR_OPTION_NAMES } from 'hilo-core/adapter-kit';
+import { checkInteger, GENERATOR_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
@@ -81,9 +81,7 @@ function validate(options: HiLoOptions): void {
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   }
   HiLoConfigurationError.checkOptionNames(options, OPTION_NAMES, 'HiLo.configure()');
-  if (options.poolSize !== undefined && !(Number.isInteger(options.poolSize) && options.poolSize >= 1)) {
-    throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', options.poolSize);
-  }
+  if (options.poolSize !== undefined) checkInteger('poolSize', options.poolSize);
   if (options.source !== undefined && options.source !== 'sequence' && options.source !== 'table') {
     throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', options.source);
   }

@@ -1,3 +1,4 @@
+import { checkInteger } from 'hilo-core/adapter-kit';
 import { Prisma } from '@prisma/client/extension';
 import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
 import {
@@ -120,9 +121,7 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
            * ```
            */
           async reserveIds<T>(this: T, count: number): Promise<HiLoKeyOf<M, PrismaModelName<T>>[]> {
-            if (!Number.isInteger(count) || count < 0) {
-              throw HiLoConfigurationError.invalidOption('count', 'a non-negative integer', count);
-            }
+            checkInteger('count', count, { min: 0 });
             const model = keyedModel(getModels(), Prisma.getExtensionContext(this).$name);
             if (count === 0) return [];
             const keys = await supply.take(model.key.segment, count);

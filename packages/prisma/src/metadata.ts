@@ -1,3 +1,4 @@
+import { checkInteger, MAX_BLOCK_SIZE } from 'hilo-core/adapter-kit';
 import { HiLoConfigurationError } from 'hilo-core';
 
 /** The Prisma scalar types a hi/lo key can have. */
@@ -133,7 +134,5 @@ function validateKey(model: string, key: HiLoModelKey): void {
   if (typeof key.segment !== 'string' || key.segment.length === 0) {
     throw HiLoConfigurationError.invalidOption(`models.${model}.key.segment`, 'a segment name, e.g. "orders"', key.segment);
   }
-  if (key.blockSize !== undefined && (!Number.isInteger(key.blockSize) || key.blockSize < 1)) {
-    throw HiLoConfigurationError.invalidOption(`models.${model}.key.blockSize`, 'a positive integer', key.blockSize);
-  }
+  if (key.blockSize !== undefined) checkInteger(`models.${model}.key.blockSize`, key.blockSize, { max: MAX_BLOCK_SIZE });
 }

@@ -1,3 +1,4 @@
+import { checkInteger, MAX_BLOCK_SIZE, validateSegment } from 'hilo-core/adapter-kit';
 import { HiLoConfigurationError } from 'hilo-core';
 
 /** Options of {@link HiLoGeneratedColumn}. */
@@ -69,15 +70,8 @@ export function resolveColumnOptions(options: HiLoColumnOptions | undefined, whe
     }
   }
   const { segment, blockSize, name, comment } = o;
-  if (
-    segment !== undefined &&
-    (typeof segment !== 'string' || segment.length === 0 || segment.length > 255 || /[\u0000-\u001f]/.test(segment))
-  ) {
-    throw HiLoConfigurationError.invalidOption(`${where} segment`, 'a non-empty name of at most 255 printable characters, e.g. "orders"', segment);
-  }
-  if (blockSize !== undefined && (typeof blockSize !== 'number' || !Number.isInteger(blockSize) || blockSize < 1 || blockSize > 2 ** 31 - 1)) {
-    throw HiLoConfigurationError.invalidOption(`${where} blockSize`, 'an integer from 1 to 2147483647', blockSize);
-  }
+  if (segment !== undefined) validateSegment(segment, `${where} segment`);
+  if (blockSize !== undefined) checkInteger(`${where} blockSize`, blockSize, { max: MAX_BLOCK_SIZE });
   const keyType = o.keyType ?? 'number';
   if (keyType !== 'number' && keyType !== 'bigint') {
     throw HiLoConfigurationError.invalidOption(`${where} keyType`, '"number" or "bigint"', keyType);

@@ -1,8 +1,9 @@
+import { checkInteger } from '../checks.js';
 import { sequenceSource } from '../sql/sources.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { HiSource } from '../types.js';
 import { once, requireShareableSequence } from './shape.js';
-import { guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import { guarded, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link efCorePreset}; each mirrors EF Core's `UseHiLo(name, schema)` and the sequence's INCREMENT BY. */
 export interface EfCorePresetOptions {
@@ -42,7 +43,7 @@ export const EF_CORE_SEQUENCE = 'EntityFrameworkHiLoSequence';
  * ```
  */
 export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {}): InteropPreset {
-  const incrementBy = positiveInteger('incrementBy', options.incrementBy ?? 10);
+  const incrementBy = checkInteger('incrementBy', options.incrementBy ?? 10);
   requirePostgres(client, 'EF Core (Npgsql)');
   const sequence = options.sequence ?? EF_CORE_SEQUENCE;
   const sequences = sequenceSource(client, {

@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import { sequenceSource } from '../sql/sources.js';
@@ -6,7 +7,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { requireShareableSequence } from './shape.js';
-import { createTableIfMissing, createItHint, guarded, positiveInteger, requireDialect, type InteropPreset } from './shared.js';
+import { createTableIfMissing, createItHint, guarded, requireDialect, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /**
@@ -121,9 +122,9 @@ export interface HibernateSequencePresetOptions {
  */
 export function hibernateSequencePreset(client: SqlClient, options: HibernateSequencePresetOptions = {}): InteropPreset {
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
-  const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
+  const incrementSize = checkInteger('incrementSize', options.incrementSize ?? 50);
   const keysPerValue = keysPerValueOf(optimizer, incrementSize);
-  const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
+  const initialValue = checkInteger('initialValue', options.initialValue ?? 1);
   const create = options.create ?? true;
   if (create && initialValue !== 1) {
     throw new HiLoConfigurationError(
@@ -309,9 +310,9 @@ export interface HibernateTablePresetOptions {
  */
 export function hibernateTablePreset(client: SqlClient, options: HibernateTablePresetOptions = {}): InteropPreset {
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
-  const incrementSize = positiveInteger('incrementSize', options.incrementSize ?? 50);
+  const incrementSize = checkInteger('incrementSize', options.incrementSize ?? 50);
   const keysPerValue = keysPerValueOf(optimizer, incrementSize);
-  const initialValue = positiveInteger('initialValue', options.initialValue ?? 1);
+  const initialValue = checkInteger('initialValue', options.initialValue ?? 1);
   const storeLastUsed = options.storeLastUsed ?? true;
   if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
   const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);

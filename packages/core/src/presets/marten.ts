@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
 import { qualifiedName, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
@@ -5,7 +6,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor, keyArithmetic } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
-import { createItHint, guarded, positiveInteger, requirePostgres, type InteropPreset } from './shared.js';
+import { createItHint, guarded, requirePostgres, type InteropPreset } from './shared.js';
 
 /** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
 export interface MartenPresetOptions {
@@ -52,8 +53,8 @@ export interface MartenPresetOptions {
  * ```
  */
 export function martenPreset(client: SqlClient, options: MartenPresetOptions = {}): InteropPreset {
-  const maxLo = positiveInteger('maxLo', options.maxLo ?? 1000);
-  const attempts = positiveInteger('attempts', options.attempts ?? 30);
+  const maxLo = checkInteger('maxLo', options.maxLo ?? 1000);
+  const attempts = checkInteger('attempts', options.attempts ?? 30);
   requirePostgres(client, 'Marten');
   const table = qualifiedName('postgres', 'table', 'mt_hilo', options.schema ?? 'public');
   const entityName = options.entityName ?? ((segment: string) => segment);

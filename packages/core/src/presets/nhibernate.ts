@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
@@ -5,7 +6,7 @@ import { toBigInt } from '../sql/table-source.js';
 import { incrementsFor, keyArithmetic } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
-import { createTableIfMissing, createItHint, guarded, positiveInteger, requireDialect, withTableLock, type InteropPreset } from './shared.js';
+import { createTableIfMissing, createItHint, guarded, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
@@ -55,7 +56,7 @@ export interface NHibernatePresetOptions {
  * ```
  */
 export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOptions = {}): InteropPreset {
-  const maxLo = positiveInteger('maxLo', options.maxLo ?? 32767, 0);
+  const maxLo = checkInteger('maxLo', options.maxLo ?? 32767, { min: 0 });
   const dialect = requireDialect(client, 'NHibernate', ['postgres', 'mysql']);
   const d = DIALECTS[dialect];
   const table = qualifiedName(dialect, 'table', options.table ?? 'hibernate_unique_key', options.schema);

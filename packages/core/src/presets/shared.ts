@@ -21,14 +21,6 @@ export interface InteropPreset {
   readonly blockSize: number;
 }
 
-/** Throws unless `value` is a safe integer ≥ `min`. */
-export function positiveInteger(name: string, value: unknown, min = 1): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw HiLoConfigurationError.invalidOption(name, `an integer ≥ ${min}`, value);
-  }
-  return value;
-}
-
 
 /**
  * Throws a `HiLoConfigurationError` unless the client speaks one of `supported` (the other system's own

@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
 import { mariadbSequenceStatements } from '../dialects/mysql/sequence-source.js';
@@ -39,9 +40,7 @@ export interface AlterBlockSizeResult {
 export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeOptions): Promise<AlterBlockSizeResult> {
   const { segment, blockSize } = options;
   validateSegment(segment);
-  if (typeof blockSize !== 'number' || !Number.isSafeInteger(blockSize) || blockSize < 1) {
-    throw HiLoConfigurationError.invalidOption('blockSize', 'a positive integer', blockSize);
-  }
+  checkInteger('blockSize', blockSize);
   const sql = client.dialect === 'postgres' ? postgresSequenceStatements : client.dialect === 'mysql' ? mariadbSequenceStatements : undefined;
   if (sql === undefined) throw new HiLoConfigurationError(`alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`);
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);

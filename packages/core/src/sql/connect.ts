@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { Socket, connect as connectSocket } from 'node:net';
 import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../errors.js';
 import { mysqlClient, type MysqlPoolLike } from '../dialects/mysql/client.js';
@@ -166,11 +167,9 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   const poolSize = options.poolSize ?? 10;
   const timeoutMs = options.connectTimeoutMs ?? 5000;
   const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
-  if (!Number.isInteger(poolSize) || poolSize < 1) throw HiLoConfigurationError.invalidOption('poolSize', 'a positive integer', poolSize);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw HiLoConfigurationError.invalidOption('connectTimeoutMs', 'a positive integer', timeoutMs);
-  if (!Number.isInteger(closeTimeoutMs) || closeTimeoutMs < 0) {
-    throw HiLoConfigurationError.invalidOption('closeTimeoutMs', 'a non-negative integer (milliseconds)', closeTimeoutMs);
-  }
+  checkInteger('poolSize', poolSize);
+  checkInteger('connectTimeoutMs', timeoutMs);
+  checkInteger('closeTimeoutMs', closeTimeoutMs, { min: 0 });
   const sockets = socketTracker();
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   switch (scheme) {

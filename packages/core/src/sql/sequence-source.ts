@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { incrementsFor, keyArithmetic, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
@@ -89,8 +90,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   const dialect = client.dialect;
   if (typeof options !== 'object' || options === null) throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
   const { increment: inc } = options;
-  if (typeof inc !== 'number' || !Number.isSafeInteger(inc) || inc < 1) throw HiLoConfigurationError.invalidOption(options.incrementOption ?? 'increment', 'a positive integer', inc);
-  const increment = BigInt(inc);
+  const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', inc));
   const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'pooled', 'hilo'] as const, 'a sequence source');
   const create = options.create ?? true;
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
@@ -172,8 +172,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   }
 
   async function reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
-    const size = request.size;
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) throw HiLoConfigurationError.invalidOption('size', 'a positive integer', size);
+    const size = checkInteger('size', request.size);
     const { quoted } = sequenceOf(segment);
     await prepare(segment, request.signal);
     const step = actualIncrement.get(segment) ?? incrementBy;

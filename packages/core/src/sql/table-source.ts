@@ -1,3 +1,4 @@
+import { checkInteger } from '../checks.js';
 import { HiLoConfigurationError, HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
@@ -75,13 +76,6 @@ export function toBigInt(value: unknown, what: string): bigint {
   throw new HiLoSourceError(`Expected ${what} to be an integer, got ${String(value)}. Is the column an integer type?`);
 }
 
-function positiveInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw HiLoConfigurationError.invalidOption(name, 'a positive integer', value);
-  }
-  return value;
-}
-
 /** Runs `work`; if an established connection died, once more (a reservation retried is a gap, never a duplicate). */
 export async function retryLostConnection<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -96,7 +90,7 @@ export async function retryLostConnection<T>(work: () => Promise<T>): Promise<T>
 export function createTableSource(client: SqlClient, options: TableSourceOptions, sql: TableStatements): SqlHiSource {
   const dialect = client.dialect;
   const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'range', 'hilo'] as const, 'a table source');
-  const increment = BigInt(positiveInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
+  const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
   const create = options.create ?? true;
   const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
   const rules = DIALECTS[dialect];
@@ -167,7 +161,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   }
 
   async function reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
-    const size = positiveInteger('size', request.size);
+    const size = checkInteger('size', request.size);
     await prepare(segment, request.signal);
     const action = `reserving ${size} keys for segment "${segment}"`;
     const work = retryLostConnection(async (): Promise<Block[]> => {
