@@ -1,4 +1,3 @@
-import { describe, expect, it } from '@jest/globals';
 import { HiLoConfigurationError, HiLoError, createHiLoGenerator, memorySource } from 'hilo-core';
 import { checkInteger } from 'hilo-core/adapter-kit';
 
@@ -16,7 +15,7 @@ describe('checkInteger: the one integer check', () => {
     ['NaN', Number.NaN, { min: 0 }, 'an integer ≥ 0, got NaN'],
     ['an unsafe integer', 2 ** 53, {}, 'an integer ≥ 1, got 9007199254740992'],
     ['a value above max', 11, { max: 10 }, 'an integer from 1 to 10, got 11'],
-  ])('refuses %s with a configuration error naming the option', (_, value, bounds, wording) => {
+  ] as const)('refuses %s with a configuration error naming the option', (_, value, bounds, wording) => {
     let caught: unknown;
     try {
       checkInteger('someOption', value, bounds);

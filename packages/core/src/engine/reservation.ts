@@ -1,0 +1,170 @@
+import { HiLoClosedError, HiLoError, HiLoExhaustedError, HiLoSourceError, HiLoTimeoutError } from '../errors.js';
+import type { HiLoEvent } from '../events.js';
+import type { ResolvedOptions } from '../options.js';
+import type { Block } from '../types.js';
+
+/** What a reservation needs from the segment it reserves for. */
+export interface ReservingSegment {
+  readonly name: string;
+  /** The source's one-time preparation of this segment (creating its sequence or row), shared by attempts. */
+  prepared: Promise<void> | undefined;
+  readonly stats: { failedAttempts: number };
+}
+
+/** What a reservation reports back to the generator that started it. */
+export interface ReservationHooks {
+  /** The block size to ask for, decided just before the source is called. */
+  size(): number;
+  /** Takes the blocks of a successful attempt (`ms`: how long it took); throwing refuses them. */
+  accept(blocks: readonly Block[], ms: number): void;
+  /** Blocks granted but never used: they came after the attempt was abandoned, or after close. */
+  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close'): void;
+  /** Whether the generator has been closed. */
+  closed(): boolean;
+  emit(event: HiLoEvent): void;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Reserves blocks for `segment`: up to `attempts` attempts with full-jitter exponential backoff, each bounded
+ * by `timeoutMs`, all within `retryBudgetMs`. Only retryable errors are retried; a block granted to an attempt
+ * already abandoned (timed out, or the generator closed) is never used and is reported lost.
+ */
+export async function reserveWithRetry(
+  options: ResolvedOptions,
+  segment: ReservingSegment,
+  hooks: ReservationHooks,
+  signal: AbortSignal,
+  attempts: number,
+): Promise<void> {
+  let lastError: unknown;
+  const started = performance.now();
+  const deadline = started + options.retryBudgetMs;
+  let attempt = 0;
+  let cutShort = false;
+  while (attempt < attempts) {
+    attempt++;
+    if (signal.aborted) throw new HiLoClosedError();
+    try {
+      await reserveOnce(options, segment, hooks, signal);
+      return;
+    } catch (error) {
+      lastError = error;
+      segment.stats.failedAttempts++;
+      if (hooks.closed()) throw new HiLoClosedError();
+      const retryable = error instanceof HiLoError ? error.retryable : false;
+      if (!retryable) {
+        hooks.emit({ type: 'failed', segment: segment.name, error });
+        throw error;
+      }
+      if (attempt >= attempts) break;
+      const ceiling = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));
+      const delayMs = Math.floor(Math.random() * (ceiling + 1));
+      // the budget bounds when the last attempt may start: never sleep past it (nor past what the error says is worth it)
+      const within = error instanceof HiLoError && error.retryWithinMs !== undefined ? started + error.retryWithinMs : deadline;
+      if (performance.now() + delayMs >= Math.min(deadline, within)) {
+        cutShort = within < deadline;
+        break;
+      }
+      hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs, error });
+      await sleep(delayMs, signal);
+    }
+  }
+  hooks.emit({ type: 'failed', segment: segment.name, error: lastError });
+  if (attempts === 1) throw lastError;
+  const reason = lastError instanceof Error ? lastError.message : String(lastError);
+  const elapsed = Math.round(performance.now() - started);
+  const limit =
+    attempt >= attempts
+      ? `the limit set by \`retries\` (${attempts - 1}): ${reason} Raise \`retries\` to try longer.`
+      : cutShort
+        ? `as long as retrying this error can help: ${reason}`
+        : `the limit set by \`retryBudgetMs\` (${options.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` to wait longer for the database.`;
+  throw new HiLoExhaustedError(
+    `Could not reserve keys for segment "${segment.name}" from ${options.source.description} after ${attempt} attempts in ${elapsed} ms, ${limit}`,
+    { cause: lastError },
+  );
+}
+
+/** One attempt, abandoned after `timeoutMs` or when `closeSignal` fires. */
+async function reserveOnce(options: ResolvedOptions, segment: ReservingSegment, hooks: ReservationHooks, closeSignal: AbortSignal): Promise<void> {
+  const started = performance.now();
+  const attempt = new AbortController();
+  const onClose = () => attempt.abort(closeSignal.reason);
+  closeSignal.addEventListener('abort', onClose, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new HiLoTimeoutError(
+        `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
+      );
+      attempt.abort(error);
+      reject(error);
+    }, options.timeoutMs);
+  });
+  let settled = false;
+  try {
+    const work = (async () => {
+      if (segment.prepared === undefined) {
+        const source = options.source;
+        segment.prepared = source.prepare ? source.prepare(segment.name, attempt.signal) : Promise.resolve();
+        segment.prepared.catch(() => (segment.prepared = undefined));
+      }
+      await segment.prepared;
+      return await options.source.reserve(segment.name, { size: hooks.size(), signal: attempt.signal });
+    })();
+    // a block granted after we gave up is never used: count it as lost
+    work.then(
+      (blocks) => {
+        if (settled) hooks.lose(blocks, 'late-reservation');
+      },
+      () => undefined,
+    );
+    const blocks = await Promise.race([work, timedOut]);
+    settled = true;
+    if (hooks.closed()) {
+      hooks.lose(blocks, 'close');
+      throw new HiLoClosedError();
+    }
+    hooks.accept(blocks, performance.now() - started);
+  } catch (error) {
+    settled = true;
+    throw normalize(options, error);
+  } finally {
+    clearTimeout(timer);
+    closeSignal.removeEventListener('abort', onClose);
+  }
+}
+
+/** A source that throws plain errors: an unknown outcome, worth a retry. */
+function normalize(options: ResolvedOptions, error: unknown): unknown {
+  if (error instanceof HiLoError) return error;
+  return new HiLoSourceError(`Hi source ${options.source.description} failed: ${error instanceof Error ? error.message : String(error)}`, {
+    cause: error,
+    retryable: true,
+  });
+}
+
+/** Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed. */
+export function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  work.catch(() => undefined);
+  const left = deadline - performance.now();
+  if (left <= 0) return Promise.race([work, Promise.resolve(undefined)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), left);
+    timer.unref?.();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,190 @@
+import { HiLoOverflowError, HiLoSourceError } from '../errors.js';
+import type { Block } from '../types.js';
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The synchronous block state of one segment: the block keys are handed out from, the blocks queued after it,
+ * and the counts needed to report them. Nothing here waits or talks to a database; the generator's hot path
+ * reads `next`, `end` and `prefetchMark` directly.
+ */
+export class SegmentBlocks {
+  /** Next key of the current block and its last key, as numbers (fast path). `next > end` when empty. */
+  next = 1;
+  end = 0;
+  /** First key of the current block, to count issued keys without touching the hot path. */
+  first = 1;
+  /** Handing out this key (or a later one) starts the background reservation. */
+  prefetchMark = Number.POSITIVE_INFINITY;
+  /** Current block beyond Number.MAX_SAFE_INTEGER (bigint keys only). */
+  bigNext = 1n;
+  bigEnd = 0n;
+  /** Blocks in hand after the current one, ascending. */
+  readonly queue: Block[] = [];
+  /** Keys issued from blocks no longer current. */
+  issuedBefore = 0;
+  /** Set once a block crossed Number.MAX_SAFE_INTEGER with number keys: thrown when the queue runs dry. */
+  overflow: HiLoOverflowError | undefined;
+
+  /**
+   * @param name the segment's name, for messages
+   * @param prefetchAt fraction of a block after which the next reservation starts (undefined: no prefetch)
+   */
+  constructor(
+    readonly name: string,
+    private readonly prefetchAt: number | undefined,
+  ) {}
+
+  /** Keys handed out so far. */
+  issued(): number {
+    return this.issuedBefore + (this.next - this.first);
+  }
+
+  /** Keys in memory: the rest of the current block and every queued block. */
+  available(): number {
+    let n = Math.max(0, this.end - this.next + 1) + Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n);
+    for (const b of this.queue) n += Number(b.last - b.first + 1n);
+    return n;
+  }
+
+  /** The highest key in hand (queued or current), or 0 when nothing was ever reserved. */
+  private lastInHand(): bigint {
+    return this.queue.at(-1)?.last ?? (this.bigEnd >= this.bigNext ? this.bigEnd : BigInt(this.end));
+  }
+
+  /** One key from the current block, the big block or the queue, or undefined; calls `low` when it is time to prefetch. */
+  take(bigint: boolean, low: () => void): number | bigint | undefined {
+    for (;;) {
+      if (this.next <= this.end) {
+        const key = this.next++;
+        if (key >= this.prefetchMark) low();
+        return bigint ? BigInt(key) : key;
+      }
+      if (this.bigNext <= this.bigEnd) {
+        const key = this.bigNext++;
+        this.issuedBefore++;
+        if (this.bigNext > this.bigEnd && this.queue.length === 0) low();
+        return key;
+      }
+      if (!this.advance()) return undefined;
+    }
+  }
+
+  /** Up to `n` keys into `out`, ascending; calls `low` when it is time to prefetch. */
+  takeMany(n: number, out: (number | bigint)[], bigint: boolean, low: () => void): void {
+    let left = n;
+    while (left > 0) {
+      if (this.next <= this.end) {
+        const stop = Math.min(this.end, this.next + left - 1);
+        for (let k = this.next; k <= stop; k++) out.push(bigint ? BigInt(k) : k);
+        left -= stop - this.next + 1;
+        this.next = stop + 1;
+        if (stop >= this.prefetchMark) low();
+        continue;
+      }
+      if (this.bigNext <= this.bigEnd) {
+        out.push(this.bigNext);
+        this.bigNext++;
+        this.issuedBefore++;
+        left--;
+        continue;
+      }
+      if (!this.advance()) return;
+    }
+  }
+
+  /** Makes the next queued block current; false when none is queued. Throws the overflow once the queue is dry. */
+  advance(): boolean {
+    if (this.overflow && this.queue.length === 0) throw this.overflow;
+    const block = this.queue.shift();
+    if (block === undefined) return false;
+    this.issuedBefore += this.next - this.first;
+    if (block.last <= SAFE) {
+      this.first = Number(block.first);
+      this.next = this.first;
+      this.end = Number(block.last);
+      this.bigNext = 1n;
+      this.bigEnd = 0n;
+      const size = this.end - this.first + 1;
+      this.prefetchMark =
+        this.prefetchAt === undefined || this.queue.length > 0
+          ? Number.POSITIVE_INFINITY
+          : this.first + Math.max(0, Math.ceil(size * this.prefetchAt) - 1);
+    } else {
+      // only reachable with bigint keys: blocks past MAX_SAFE_INTEGER are cut or refused in accept()
+      this.first = 1;
+      this.next = 1;
+      this.end = 0;
+      this.bigNext = block.first;
+      this.bigEnd = block.last;
+      this.prefetchMark = Number.POSITIVE_INFINITY;
+    }
+    return true;
+  }
+
+  /**
+   * Checks that `blocks` are well formed and above every key in hand (keys only grow: a source that went back
+   * would hand out duplicates), then queues them. With number keys, a block crossing Number.MAX_SAFE_INTEGER
+   * is cut there and the rest refused (that block's part above it and every later block): the ranges refused
+   * are returned, and `overflow` is set. Throws `HiLoSourceError` (and queues nothing) when a block is invalid
+   * or not above the keys in hand.
+   */
+  accept(blocks: readonly Block[], bigint: boolean, source: string): Block[] {
+    if (blocks.length === 0) {
+      throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
+    }
+    let previous = this.lastInHand();
+    for (const b of blocks) {
+      if (typeof b.first !== 'bigint' || typeof b.last !== 'bigint' || b.last < b.first) {
+        throw new HiLoSourceError(`Hi source ${source} returned an invalid block for "${this.name}": [${String(b.first)}, ${String(b.last)}].`);
+      }
+      if (b.first <= previous && previous >= 1n) {
+        throw new HiLoSourceError(
+          `Hi source ${source} returned block [${b.first}, ${b.last}] for segment "${this.name}", not above key ${previous} already handed out. Something moved the sequence or table row backwards; raise it with \`hilo floor\` before continuing.`,
+        );
+      }
+      previous = b.last;
+    }
+    const refused: Block[] = [];
+    for (const [i, b] of blocks.entries()) {
+      if (!bigint && b.last > SAFE) {
+        const firstRefused = b.first > SAFE ? b.first : SAFE + 1n;
+        this.overflow = new HiLoOverflowError(
+          `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). Use keyType: "bigint" to go on.`,
+        );
+        if (b.first <= SAFE) this.queue.push({ first: b.first, last: SAFE });
+        refused.push({ first: firstRefused, last: b.last }, ...blocks.slice(i + 1));
+        break;
+      }
+      this.queue.push(b);
+    }
+    return refused;
+  }
+
+  /** Makes the first queued block current when the block in hand is empty, so the fast path serves it. */
+  advanceIfEmpty(): void {
+    if (this.next > this.end && this.bigNext > this.bigEnd) this.advance();
+  }
+
+  /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
+  drain(): Block[] {
+    const unused: Block[] = [];
+    if (this.next <= this.end) unused.push({ first: BigInt(this.next), last: BigInt(this.end) });
+    if (this.bigNext <= this.bigEnd) unused.push({ first: this.bigNext, last: this.bigEnd });
+    unused.push(...this.queue);
+    this.issuedBefore += this.next - this.first;
+    this.first = this.next = 1;
+    this.end = 0;
+    this.bigNext = 1n;
+    this.bigEnd = 0n;
+    this.queue.length = 0;
+    return unused;
+  }
+}
+
+/** Number of keys in `blocks`. */
+export function keysIn(blocks: readonly Block[]): number {
+  let keys = 0;
+  for (const b of blocks) keys += Number(b.last - b.first + 1n);
+  return keys;
+}
