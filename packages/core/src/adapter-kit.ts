@@ -48,6 +48,24 @@ export interface KeySupply {
   close(): Promise<void>;
 }
 
+/** The option names of {@link KeySupplyOptions}. */
+export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'keyType' && name !== 'idFormat'),
+  'url',
+  'client',
+  'generator',
+  'table',
+  'schema',
+]);
+
+/** How an adapter words {@link openKeySupply}'s messages, when `owner` alone does not say enough. */
+export interface KeySupplyWording {
+  /** A call that works, shown when none or several of `url`, `client`, `generator` were given. */
+  readonly example?: string;
+  /** The message of `generator()` after `close()`. */
+  readonly closed?: string;
+}
+
 /**
  * Validates the connection options and returns a key supply; nothing connects before the first
  * `generator()`. A failed connection attempt is not remembered: the next call tries again.
@@ -59,24 +77,14 @@ export interface KeySupply {
  * const key = await (await supply.generator()).next('orders');
  * ```
  */
-/** The option names of {@link KeySupplyOptions}. */
-export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'keyType' && name !== 'idFormat'),
-  'url',
-  'client',
-  'generator',
-  'table',
-  'schema',
-]);
-
-export function openKeySupply(options: KeySupplyOptions, owner: string): KeySupply {
+export function openKeySupply(options: KeySupplyOptions, owner: string, wording: KeySupplyWording = {}): KeySupply {
   if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
   const { url, client, generator, source, table, schema, ...generatorOptions } = options;
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
-      `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. { url: process.env.DATABASE_URL }.`,
+      `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. ${wording.example ?? '{ url: process.env.DATABASE_URL }'}.`,
     );
   }
   if (url !== undefined && typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
@@ -129,7 +137,7 @@ export function openKeySupply(options: KeySupplyOptions, owner: string): KeySupp
   let closed = false;
   return {
     generator() {
-      if (closed) return Promise.reject(new HiLoConfigurationError(`${owner} was closed; create a new one to get more keys.`));
+      if (closed) return Promise.reject(new HiLoConfigurationError(wording.closed ?? `${owner} was closed; create a new one to get more keys.`));
       if (building === undefined) {
         building = build().then(
           (b) => (built = b),

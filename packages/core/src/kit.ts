@@ -7,6 +7,7 @@ export {
   segmentOfTable,
   type KeySupply,
   type KeySupplyOptions,
+  type KeySupplyWording,
   type KeyField,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';

@@ -1,5 +1,5 @@
-import { connect, createHiLo, HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
-import { KEY_SUPPLY_OPTION_NAMES } from 'hilo-core/adapter-kit';
+import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
+import { KEY_SUPPLY_OPTION_NAMES, openKeySupply } from 'hilo-core/adapter-kit';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
 /**
@@ -64,31 +64,14 @@ export interface KeySupply {
   readonly handle: HiLoPrismaHandle;
 }
 
-interface Built {
-  readonly generator: HiLoGenerator<number | bigint>;
-  close(): Promise<void>;
-}
-
 /** The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them). */
 const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'), 'metadata']);
 
 /** Validates the connection options and builds the key supply; nothing connects before the first key. */
 export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeySupply {
+  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, PRISMA_OPTION_NAMES, 'hilo()');
-  const { url, client, generator, source, table, schema, metadata: _metadata, ...generatorOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
-  const given = [url, client, generator].filter((v) => v !== undefined).length;
-  if (given !== 1) {
-    throw new HiLoConfigurationError(
-      `hilo() needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. hilo({ metadata, url: process.env.DATABASE_URL }).`,
-    );
-  }
-  if (url !== undefined && typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
-  if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
-    throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);
-  }
-  if (source !== undefined && source !== 'sequence' && source !== 'table') {
-    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
-  }
+  const { metadata: _metadata, ...supplyOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
 
   const keyed = Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key]));
   const segmentNames = [...new Set(keyed.map((k) => k.segment))];
@@ -97,7 +80,7 @@ export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: 
   const segments: Record<string, { blockSize?: number; maxKey: bigint }> = {};
   for (const key of keyed) {
     const fieldMax = key.type === 'Int' ? 2_147_483_647n : 9_223_372_036_854_775_807n;
-    const given = generatorOptions.maxKey;
+    const given = supplyOptions.maxKey;
     // a malformed maxKey is left for the generator to refuse, by name
     const maxKey = (typeof given === 'bigint' || Number.isSafeInteger(given)) && BigInt(given!) < fieldMax ? BigInt(given!) : fieldMax;
     const previous = segments[key.segment];
@@ -107,62 +90,19 @@ export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: 
     };
   }
 
-  const build = async (): Promise<Built> => {
-    if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
-    // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
-    const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
-    const owned = client === undefined;
-    try {
-      const built = createHiLo<'bigint'>({
-        ...generatorOptions,
-        client: sql,
-        keyType: 'bigint',
-        segments,
-        ...(source === undefined ? {} : { source }),
-        ...(table === undefined ? {} : { table }),
-        ...(schema === undefined ? {} : { schema }),
-      });
-      return {
-        generator: built,
-        async close() {
-          try {
-            await built.close();
-          } finally {
-            if (owned) await sql.close();
-          }
-        },
-      };
-    } catch (error) {
-      if (owned) await sql.close();
-      throw error;
-    }
-  };
-
-  let building: Promise<Built> | undefined;
-  let closed = false;
-  const ready = (): Promise<Built> => {
-    if (closed) throw new HiLoConfigurationError('This hilo extension was closed with $hilo.close(); create a new client to get more keys.');
-    building ??= build();
-    // a failed connection attempt is not cached: the next call tries again
-    building.catch(() => {
-      building = undefined;
-    });
-    return building;
-  };
-
+  const supply = openKeySupply({ ...supplyOptions, segments }, 'hilo()', {
+    example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
+    closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
+  });
   return {
     async take(segment, count) {
-      const { generator: g } = await ready();
-      return count === 1 ? [await g.next(segment)] : g.reserve(segment, count);
+      const generator = await supply.generator();
+      return count === 1 ? [await generator.next(segment)] : generator.reserve(segment, count);
     },
     handle: {
-      generator: async () => (await ready()).generator as HiLoGenerator<number> | HiLoGenerator<bigint>,
-      warm: async () => (await ready()).generator.warm(segmentNames),
-      async close() {
-        if (closed) return;
-        closed = true;
-        if (building !== undefined) await (await building.catch(() => undefined))?.close();
-      },
+      generator: () => supply.generator() as Promise<HiLoGenerator<number> | HiLoGenerator<bigint>>,
+      warm: async () => (await supply.generator()).warm(segmentNames),
+      close: () => supply.close(),
     },
   };
 }
