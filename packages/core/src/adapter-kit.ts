@@ -165,13 +165,31 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
 /** How a key is stored in a field: a JavaScript number, a bigint, or a decimal string. */
 export type KeyField = 'number' | 'bigint' | 'string';
 
+/** What a key field holds beyond its JavaScript type, and how the adapter tells its user to widen it. */
+export interface KeyFieldLimits {
+  /** The largest key the column holds (an int column: 2^31 − 1); a larger key is refused. */
+  readonly maxKey?: bigint;
+  /** The column for messages, e.g. `"an Int"` or `"an int column"`. */
+  readonly column?: string;
+  /** How to make the column hold larger keys, in the adapter's terms, e.g. `"make the field BigInt"`. */
+  readonly widen?: string;
+  /** How to declare the field as a bigint, in the adapter's terms, e.g. `"declare it with keyType: 'bigint'"`. */
+  readonly asBigint?: string;
+}
+
 /**
- * A key as the field wants it. Refuses, with {@link HiLoOverflowError}, a key beyond
- * `Number.MAX_SAFE_INTEGER` for a `number` field (DESIGN rule 4): a rounded key would collide.
+ * A key as the field wants it. Refuses, with {@link HiLoOverflowError}, a key above the column's `maxKey`
+ * (the database would reject or wrap it) and a key beyond `Number.MAX_SAFE_INTEGER` for a `number` field
+ * (DESIGN rule 4: a rounded key would collide). The one conversion every adapter uses.
  *
  * @param where - names the field in the message, e.g. `"orders.id"`.
  */
-export function keyToField(key: number | bigint, as: KeyField, where: string): number | bigint | string {
+export function keyToField(key: number | bigint, as: KeyField, where: string, limits: KeyFieldLimits = {}): number | bigint | string {
+  if (limits.maxKey !== undefined && BigInt(key) > limits.maxKey) {
+    throw new HiLoOverflowError(
+      `Key ${key} does not fit ${where}${limits.column === undefined ? '' : `, ${limits.column}`} (at most ${limits.maxKey}); ${limits.widen ?? 'use a bigint column'}.`,
+    );
+  }
   switch (as) {
     case 'bigint':
       return BigInt(key);
@@ -181,7 +199,7 @@ export function keyToField(key: number | bigint, as: KeyField, where: string): n
       if (typeof key === 'number') return key;
       if (key > BigInt(Number.MAX_SAFE_INTEGER)) {
         throw new HiLoOverflowError(
-          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; declare ${where} as a bigint field (mode: 'bigint').`,
+          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; ${limits.asBigint ?? `declare ${where} as a bigint field (mode: 'bigint')`}.`,
         );
       }
       return Number(key);
@@ -189,6 +207,41 @@ export function keyToField(key: number | bigint, as: KeyField, where: string): n
     default:
       throw HiLoConfigurationError.invalidOption('keyType', '"number", "bigint" or "string"', as);
   }
+}
+
+/** One key column an adapter found: its segment, the block size it declares, and the largest key it holds. */
+export interface KeyColumnLimit {
+  readonly segment: string;
+  readonly blockSize?: number | undefined;
+  readonly maxKey: bigint;
+}
+
+/** Per-segment generator options, as {@link segmentsForColumns} builds them. */
+export type SegmentLimits = Record<string, { blockSize?: number; maxBlockSize?: number; maxKey?: number | bigint }>;
+
+/**
+ * The generator's `segments` option for an adapter's key columns: each segment takes the block size a column
+ * declares and stops at what its narrowest column holds, lowered further by the `maxKey` the user set (for
+ * the segment, or for all), so the headroom warning fires at 90 % of what the column can store. A malformed
+ * user `maxKey` is left alone for the generator to refuse by name.
+ */
+export function segmentsForColumns(
+  columns: Iterable<KeyColumnLimit>,
+  user: { readonly maxKey?: unknown; readonly segments?: SegmentLimits | undefined } = {},
+): SegmentLimits {
+  const result: SegmentLimits = { ...user.segments };
+  const seen = new Set<string>();
+  for (const column of columns) {
+    const previous = seen.has(column.segment) ? result[column.segment] : undefined;
+    seen.add(column.segment);
+    const given = user.segments?.[column.segment]?.maxKey ?? user.maxKey;
+    const usable = (typeof given === 'bigint' && given >= 1n) || (typeof given === 'number' && Number.isSafeInteger(given) && given >= 1);
+    let maxKey = usable && BigInt(given) < column.maxKey ? BigInt(given) : column.maxKey;
+    if (previous?.maxKey !== undefined && BigInt(previous.maxKey) < maxKey) maxKey = BigInt(previous.maxKey);
+    const blockSize = column.blockSize ?? previous?.blockSize ?? user.segments?.[column.segment]?.blockSize;
+    result[column.segment] = { ...user.segments?.[column.segment], ...(blockSize === undefined ? {} : { blockSize }), maxKey };
+  }
+  return result;
 }
 
 /**

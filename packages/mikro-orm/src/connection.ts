@@ -9,6 +9,7 @@ import {
   sqliteClient,
   type SqlClient,
 } from 'hilo-core';
+import { segmentsForColumns, type KeyColumnLimit } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
 import type { Generator, OwnedGenerator } from './runtime.js';
 
@@ -17,9 +18,9 @@ import type { Generator, OwnedGenerator } from './runtime.js';
  * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
  * never share the EntityManager's transaction and never wait for one of its pooled connections.
  */
-export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, maxKeys: ReadonlyMap<string, bigint> = new Map()): Promise<OwnedGenerator> {
+export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, columns: readonly KeyColumnLimit[] = []): Promise<OwnedGenerator> {
   const { generator: _generator, client: given, source, table, schema, poolSize, ...rest } = options;
-  const generatorOptions = { ...rest, segments: withColumnLimits(rest.segments, rest.maxKey, maxKeys) };
+  const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
   const client = given ?? (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
   if (client === 'memory') {
     // An in-memory SQLite database is private to this process, so process memory is as good as a table.
@@ -49,22 +50,6 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, ma
       }
     },
   };
-}
-
-/** The caller's segment options, each segment's `maxKey` lowered to what its key column holds. */
-function withColumnLimits(
-  segments: HiLoOptions['segments'],
-  maxKey: HiLoOptions['maxKey'],
-  limits: ReadonlyMap<string, bigint>,
-): NonNullable<HiLoOptions['segments']> {
-  const result: NonNullable<HiLoOptions['segments']> = { ...segments };
-  for (const [segment, limit] of limits) {
-    const given = segments?.[segment]?.maxKey ?? maxKey;
-    // a malformed maxKey is left for the generator to refuse, by name
-    const usable = typeof given === 'bigint' || Number.isSafeInteger(given);
-    result[segment] = { ...segments?.[segment], maxKey: usable && BigInt(given!) < limit ? given! : limit };
-  }
-  return result;
 }
 
 interface NativeConnection {

@@ -96,8 +96,8 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
   const { generator } = options;
-  const runtime = new HiLoRuntime((o, maxKeys) =>
-    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, maxKeys),
+  const runtime = new HiLoRuntime((o, columns) =>
+    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
   );
   config.registerExtension(EXTENSION_NAME, () => runtime);
   config.set('subscribers', [...config.get('subscribers'), new HiLoFlushSubscriber(runtime)]);

@@ -1,5 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
-import { HiLoConfigurationError, HiLoOverflowError, type HiLoGenerator } from 'hilo-core';
+import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
+import { keyToField, type KeyColumnLimit } from 'hilo-core/adapter-kit';
 import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
@@ -19,21 +20,19 @@ export interface KeyedEntity {
   readonly maxKey: bigint;
 }
 
-const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
 /**
  * What one ORM instance knows about hi/lo: its generator, its keyed entities, and how to start and stop.
  * Reached from any EntityManager (forks included) through the ORM's configuration.
  */
 export class HiLoRuntime {
   readonly #entities = new Map<unknown, KeyedEntity>();
-  readonly #createGenerator: (orm: MikroORM, maxKeys: ReadonlyMap<string, bigint>) => Promise<OwnedGenerator>;
+  readonly #createGenerator: (orm: MikroORM, columns: readonly KeyColumnLimit[]) => Promise<OwnedGenerator>;
   #owned: OwnedGenerator | undefined;
   #generator: Generator | undefined;
   #starting: Promise<Generator | undefined> | undefined;
   #closed = false;
 
-  constructor(createGenerator: (orm: MikroORM, maxKeys: ReadonlyMap<string, bigint>) => Promise<OwnedGenerator>) {
+  constructor(createGenerator: (orm: MikroORM, columns: readonly KeyColumnLimit[]) => Promise<OwnedGenerator>) {
     this.#createGenerator = createGenerator;
   }
 
@@ -56,12 +55,7 @@ export class HiLoRuntime {
       for (const meta of storage.getAll().values()) this.#collect(meta);
       if (this.#entities.size === 0) return undefined;
       // each segment stops at what its narrowest key column holds, so the headroom warning means something
-      const maxKeys = new Map<string, bigint>();
-      for (const e of this.#entities.values()) {
-        const previous = maxKeys.get(e.segment);
-        if (previous === undefined || e.maxKey < previous) maxKeys.set(e.segment, e.maxKey);
-      }
-      const owned = await this.#createGenerator(orm, maxKeys);
+      const owned = await this.#createGenerator(orm, [...this.#entities.values()]);
       this.#owned = owned;
       if (this.#closed) {
         await owned.close();
@@ -218,22 +212,7 @@ function maxKeyOf(prop: EntityProperty): bigint {
 }
 
 function convert(key: number | bigint, entry: KeyedEntity): number | bigint | string {
-  switch (entry.runtime) {
-    case 'bigint':
-      return BigInt(key);
-    case 'string':
-      return String(key);
-    default:
-      if (typeof key === 'bigint') {
-        if (key > SAFE) {
-          throw new HiLoOverflowError(
-            `Key ${key} of segment "${entry.segment}" exceeds Number.MAX_SAFE_INTEGER, but ${entry.className}.${entry.property} holds a number; map it as bigint (hiloBigintKey()).`,
-          );
-        }
-        return Number(key);
-      }
-      return key;
-  }
+  return keyToField(key, entry.runtime, `${entry.className}.${entry.property}`, { asBigint: 'map it as bigint (hiloBigintKey())' });
 }
 
 /** The runtime registered by the `HiLo` extension on the ORM this EntityManager belongs to. */

@@ -1,6 +1,6 @@
-import { checkInteger } from 'hilo-core/adapter-kit';
+import { checkInteger, keyToField } from 'hilo-core/adapter-kit';
 import { Prisma } from '@prisma/client/extension';
-import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
+import { HiLoConfigurationError } from 'hilo-core';
 import {
   resolveMetadata,
   type HiLoKeyOf,
@@ -11,7 +11,7 @@ import {
   type RuntimeDataModelLike,
 } from './metadata.js';
 import { collectKeySlots, type KeySlot } from './walk-args.js';
-import { createKeySupply, type HiLoPrismaConnectionOptions, type KeySupply } from './key-supply.js';
+import { createKeySupply, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeySupply } from './key-supply.js';
 
 /** Options of {@link hilo}. */
 export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
@@ -28,17 +28,10 @@ export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnecti
 };
 
 const FILLED = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert', 'update']);
-const INT_MAX = 2_147_483_647;
-
 /** Turns a generator key into the field's JavaScript type, refusing Int overflow instead of wrapping. */
 function toFieldKey(model: string, key: HiLoModelKey, value: number | bigint): number | bigint {
-  if (key.type === 'BigInt') return typeof value === 'bigint' ? value : BigInt(value);
-  if (value > INT_MAX) {
-    throw new HiLoOverflowError(
-      `Key ${value} of segment "${key.segment}" does not fit ${model}.${key.field}, an Int (at most ${INT_MAX}); make the field BigInt.`,
-    );
-  }
-  return Number(value);
+  const limits = { maxKey: fieldMaxKey(key), column: `an ${key.type}`, widen: 'make the field BigInt' };
+  return keyToField(value, key.type === 'BigInt' ? 'bigint' : 'number', `${model}.${key.field}`, limits) as number | bigint;
 }
 
 function keyedModel(models: ReadonlyMap<string, ResolvedModel>, name: string | undefined): ResolvedModel & { key: HiLoModelKey } {

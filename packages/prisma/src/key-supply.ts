@@ -1,6 +1,11 @@
 import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
-import { KEY_SUPPLY_OPTION_NAMES, openKeySupply } from 'hilo-core/adapter-kit';
-import type { HiLoPrismaMetadata } from './metadata.js';
+import { KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns } from 'hilo-core/adapter-kit';
+import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
+
+/** The largest key a Prisma key field holds: an Int's 2^31 − 1, a BigInt's 2^63 − 1. */
+export function fieldMaxKey(key: HiLoModelKey): bigint {
+  return key.type === 'Int' ? 2_147_483_647n : 9_223_372_036_854_775_807n;
+}
 
 /**
  * Where the extension's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo
@@ -75,20 +80,10 @@ export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: 
 
   const keyed = Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key]));
   const segmentNames = [...new Set(keyed.map((k) => k.segment))];
-  // Each segment stops at the largest value its narrowest key field holds (an Int field at 2^31 − 1), so the
-  // generator's headroom warning fires at 90 % of what the column can store.
-  const segments: Record<string, { blockSize?: number; maxKey: bigint }> = {};
-  for (const key of keyed) {
-    const fieldMax = key.type === 'Int' ? 2_147_483_647n : 9_223_372_036_854_775_807n;
-    const given = supplyOptions.maxKey;
-    // a malformed maxKey is left for the generator to refuse, by name
-    const maxKey = (typeof given === 'bigint' || Number.isSafeInteger(given)) && BigInt(given!) < fieldMax ? BigInt(given!) : fieldMax;
-    const previous = segments[key.segment];
-    segments[key.segment] = {
-      ...(key.blockSize !== undefined ? { blockSize: key.blockSize } : previous?.blockSize !== undefined ? { blockSize: previous.blockSize } : {}),
-      maxKey: previous !== undefined && previous.maxKey < maxKey ? previous.maxKey : maxKey,
-    };
-  }
+  const segments = segmentsForColumns(
+    keyed.map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: fieldMaxKey(key) })),
+    supplyOptions,
+  );
 
   const supply = openKeySupply({ ...supplyOptions, segments }, 'hilo()', {
     example: 'hilo({ metadata, url: process.env.DATABASE_URL })',

@@ -13,13 +13,13 @@ import {
   createHiLoGenerator,
   HiLoConfigurationError,
   HiLoExhaustedError,
-  HiLoOverflowError,
   type HiLoGenerator,
   type HiLoGeneratorOptions,
   type HiLoStrategy,
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
+import { keyToField, segmentsForColumns } from 'hilo-core/adapter-kit';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
@@ -28,20 +28,20 @@ import { memoryReservations } from './memory-reservations.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
-type PassedGeneratorOptions = Pick<
-  HiLoGeneratorOptions<'bigint'>,
-  | 'blockSize'
-  | 'maxBlockSize'
-  | 'adaptive'
-  | 'prefetchAt'
-  | 'timeoutMs'
-  | 'retryBudgetMs'
-  | 'retries'
-  | 'retryBaseDelayMs'
-  | 'retryMaxDelayMs'
-  | 'closeTimeoutMs'
-  | 'onEvent'
->;
+const PASSED_GENERATOR_OPTIONS = [
+  'blockSize',
+  'maxBlockSize',
+  'adaptive',
+  'prefetchAt',
+  'timeoutMs',
+  'retryBudgetMs',
+  'retries',
+  'retryBaseDelayMs',
+  'retryMaxDelayMs',
+  'closeTimeoutMs',
+  'onEvent',
+] as const;
+type PassedGeneratorOptions = Pick<HiLoGeneratorOptions<'bigint'>, (typeof PASSED_GENERATOR_OPTIONS)[number]>;
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
 export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
@@ -113,27 +113,7 @@ interface KeyColumn {
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
-const KNOWN_OPTIONS = new Set([
-  'source',
-  'table',
-  'schema',
-  'strategy',
-  'create',
-  'client',
-  'warm',
-  'saveWithoutSelect',
-  'blockSize',
-  'maxBlockSize',
-  'adaptive',
-  'prefetchAt',
-  'timeoutMs',
-  'retryBudgetMs',
-  'retries',
-  'retryBaseDelayMs',
-  'retryMaxDelayMs',
-  'closeTimeoutMs',
-  'onEvent',
-]);
+const KNOWN_OPTIONS = new Set(['source', 'table', 'schema', 'strategy', 'create', 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTIONS]);
 
 function validateOptions(options: HiLoTypeOrmOptions): void {
   if (typeof options !== 'object' || options === null) {
@@ -328,18 +308,9 @@ export class HiLoTypeOrm {
   }
 
   #convert(key: KeyColumn, value: bigint): number | bigint {
-    if (value > key.max) {
-      throw new HiLoOverflowError(
-        `Key ${value} for segment "${key.segment}" does not fit the ${key.column.type} column ${key.column.entityMetadata.name}.${key.column.propertyName}; use a bigint column.`,
-      );
-    }
-    if (key.keyType === 'bigint') return value;
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new HiLoOverflowError(
-        `Key ${value} for segment "${key.segment}" is beyond Number.MAX_SAFE_INTEGER; declare ${key.column.entityMetadata.name}.${key.column.propertyName} with keyType: 'bigint'.`,
-      );
-    }
-    return Number(value);
+    const where = `${key.column.entityMetadata.name}.${key.column.propertyName}`;
+    const limits = { maxKey: key.max, column: `a ${String(key.column.type)} column`, asBigint: `declare it with keyType: 'bigint'` };
+    return keyToField(value, key.keyType, where, limits) as number | bigint;
   }
 }
 
@@ -451,16 +422,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
-  // Each segment stops at the largest value its narrowest key column holds (an int column at 2^31 − 1), so the
-  // generator's headroom warning fires at 90 % of what the column can store.
-  const segments: Record<string, { blockSize?: number; maxKey: bigint }> = {};
-  for (const key of columns.values()) {
-    const previous = segments[key.segment];
-    segments[key.segment] = {
-      ...(key.blockSize !== undefined ? { blockSize: key.blockSize } : previous?.blockSize !== undefined ? { blockSize: previous.blockSize } : {}),
-      maxKey: previous !== undefined && previous.maxKey < key.max ? previous.maxKey : key.max,
-    };
-  }
+  const segments = segmentsForColumns([...columns.values()].map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: key.max })));
   let client = givenClient;
   let release = () => {};
   let hiSource: HiSource | undefined;

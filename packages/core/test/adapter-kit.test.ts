@@ -1,0 +1,56 @@
+// The adapter kit's conversions and segment rules: every adapter (TypeORM, Prisma, MikroORM, Drizzle,
+// Kysely) calls these, so a fix here reaches all of them.
+import { createHiLoGenerator, HiLoOverflowError, memorySource } from 'hilo-core';
+import { keyToField, segmentsForColumns } from 'hilo-core/adapter-kit';
+
+describe('keyToField', () => {
+  it('converts a key to the field type', () => {
+    expect(keyToField(5n, 'number', 'orders.id')).toBe(5);
+    expect(keyToField(5, 'bigint', 'orders.id')).toBe(5n);
+    expect(keyToField(5n, 'string', 'orders.id')).toBe('5');
+  });
+
+  it('refuses a key above the column maximum, naming the field and the adapter\'s own remedy', () => {
+    const limits = { maxKey: 2_147_483_647n, column: 'an Int', widen: 'make the field BigInt' };
+    expect(keyToField(2_147_483_647n, 'number', 'Profile.id', limits)).toBe(2_147_483_647);
+    expect(() => keyToField(2_147_483_648n, 'number', 'Profile.id', limits)).toThrow(HiLoOverflowError);
+    expect(() => keyToField(2_147_483_648n, 'bigint', 'Profile.id', limits)).toThrow(
+      'Key 2147483648 does not fit Profile.id, an Int (at most 2147483647); make the field BigInt.',
+    );
+  });
+
+  it('refuses a key a number field would round, with the adapter\'s way to declare a bigint', () => {
+    const big = 2n ** 53n;
+    expect(keyToField(big, 'bigint', 'Order.id')).toBe(big);
+    expect(() => keyToField(big, 'number', 'Order.id', { asBigint: "declare it with keyType: 'bigint'" })).toThrow(
+      "Key 9007199254740992 for Order.id is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; declare it with keyType: 'bigint'.",
+    );
+  });
+});
+
+describe('segmentsForColumns', () => {
+  it('stops each segment at its narrowest column and keeps the block size a column declares', () => {
+    expect(
+      segmentsForColumns([
+        { segment: 'orders', maxKey: 2n ** 63n - 1n },
+        { segment: 'orders', blockSize: 50, maxKey: 2_147_483_647n },
+        { segment: 'items', maxKey: 2n ** 63n - 1n },
+      ]),
+    ).toEqual({ orders: { blockSize: 50, maxKey: 2_147_483_647n }, items: { maxKey: 2n ** 63n - 1n } });
+  });
+
+  it('lowers a column maximum to the maxKey the user set, per segment before global, and keeps their other segment options', () => {
+    const user = { maxKey: 1000, segments: { orders: { maxKey: 10n, maxBlockSize: 64 }, other: { blockSize: 7 } } };
+    expect(segmentsForColumns([{ segment: 'orders', maxKey: 2_147_483_647n }, { segment: 'items', maxKey: 2_147_483_647n }], user)).toEqual({
+      orders: { maxKey: 10n, maxBlockSize: 64 },
+      items: { maxKey: 1000n },
+      other: { blockSize: 7 },
+    });
+  });
+
+  it('leaves a malformed user maxKey for the generator to refuse by name', () => {
+    const segments = segmentsForColumns([{ segment: 'orders', maxKey: 100n }], { maxKey: -1 });
+    expect(segments).toEqual({ orders: { maxKey: 100n } });
+    expect(() => createHiLoGenerator({ source: memorySource(), maxKey: -1, segments })).toThrow(/`maxKey`/);
+  });
+});
