@@ -15,6 +15,7 @@ export {
   type KeyField,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';
+export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './private-source.js';
 export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './checks.js';
 export {
   missingKeyFunctionSql,

@@ -3,28 +3,34 @@ import {
   HiLoConfigurationError,
   createHiLo,
   createHiLoGenerator,
-  memorySource,
   mysqlClient,
   pgClient,
   sqliteClient,
   type SqlClient,
 } from 'hilo-core';
-import { segmentsForColumns, type KeyColumnLimit } from 'hilo-core/adapter-kit';
+import { privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
-import type { Generator, OwnedGenerator } from './runtime.js';
+import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
 
 /**
  * Builds the generator for an ORM. Reservations run on `options.client` when given, else on a small pool of
  * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
  * never share the EntityManager's transaction and never wait for one of its pooled connections.
  */
-export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, columns: readonly KeyColumnLimit[] = []): Promise<OwnedGenerator> {
+export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, columns: readonly KeyColumn[] = []): Promise<OwnedGenerator> {
   const { generator: _generator, client: given, source, table, schema, poolSize, ...rest } = options;
   const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
   const client = given ?? (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
   if (client === 'memory') {
-    // An in-memory SQLite database is private to this process, so process memory is as good as a table.
-    const generator = createHiLoGenerator({ ...generatorOptions, source: memorySource() } as never) as Generator;
+    // An in-memory SQLite database is private to this process, so process memory is as good as a table;
+    // its counters start above keys already stored. A connection not yet open is a database not yet written.
+    const stored = new Map<string, StoredKeyColumn[]>();
+    for (const { segment, table, column } of columns) stored.set(segment, [...(stored.get(segment) ?? []), { table, column }]);
+    const query = async (sql: string, params: readonly unknown[]) => {
+      const connection = orm.driver.getConnection('write');
+      return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
+    };
+    const generator = createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, stored, query) } as never) as Generator;
     return { generator, close: () => generator.close() };
   }
   let generator: Generator;

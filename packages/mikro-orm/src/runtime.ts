@@ -1,6 +1,9 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
-import { keyToField, type KeyColumnLimit } from 'hilo-core/adapter-kit';
+import { keyToField, type KeyColumnLimit, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+
+/** A key column: its segment and limit, and where its keys are stored. */
+export type KeyColumn = KeyColumnLimit & StoredKeyColumn;
 import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
@@ -18,6 +21,9 @@ export interface KeyedEntity {
   readonly runtime: KeyRuntime;
   /** The largest value the key's column type holds (an `int` column: 2^31 − 1). */
   readonly maxKey: bigint;
+  /** The table and column holding the keys. */
+  readonly table: string;
+  readonly column: string;
 }
 
 /**
@@ -26,13 +32,13 @@ export interface KeyedEntity {
  */
 export class HiLoRuntime {
   readonly #entities = new Map<unknown, KeyedEntity>();
-  readonly #createGenerator: (orm: MikroORM, columns: readonly KeyColumnLimit[]) => Promise<OwnedGenerator>;
+  readonly #createGenerator: (orm: MikroORM, columns: readonly KeyColumn[]) => Promise<OwnedGenerator>;
   #owned: OwnedGenerator | undefined;
   #generator: Generator | undefined;
   #starting: Promise<Generator | undefined> | undefined;
   #closed = false;
 
-  constructor(createGenerator: (orm: MikroORM, columns: readonly KeyColumnLimit[]) => Promise<OwnedGenerator>) {
+  constructor(createGenerator: (orm: MikroORM, columns: readonly KeyColumn[]) => Promise<OwnedGenerator>) {
     this.#createGenerator = createGenerator;
   }
 
@@ -105,6 +111,8 @@ export class HiLoRuntime {
       property: prop.name,
       runtime: runtimeOf(prop),
       maxKey: maxKeyOf(prop),
+      table: root.tableName ?? meta.tableName,
+      column: prop.fieldNames?.[0] ?? prop.name,
     });
   }
 

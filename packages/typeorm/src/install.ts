@@ -19,12 +19,11 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { keyToField, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { keyToField, privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import { disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
-import { memoryReservations } from './memory-reservations.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
@@ -439,10 +438,11 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
             'remove those options, or use a database file so that a hi table can be shared (or pass `client` for a hi source elsewhere).',
         );
       }
-      hiSource = memoryReservations(
-        dataSource,
-        [...columns.values()].map((key) => ({ segment: key.segment, table: key.column.entityMetadata.tableName, column: key.column.databaseName })),
-      );
+      const stored = new Map<string, StoredKeyColumn[]>();
+      for (const key of columns.values()) {
+        stored.set(key.segment, [...(stored.get(key.segment) ?? []), { table: key.column.entityMetadata.tableName, column: key.column.databaseName }]);
+      }
+      hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }
   let generator: HiLoGenerator<bigint>;

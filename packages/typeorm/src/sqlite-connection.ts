@@ -98,7 +98,7 @@ export function isBetterSqlite(dataSource: DataSource): boolean {
  *   `lockHeldHere`).
  * - `:memory:`: no other connection can open that database and no other process can write it, so the
  *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
- *   counter lives in this process instead (see `memory-source.ts`), which is exactly as durable as the
+ *   counter lives in this process instead (hilo-core's `privateDatabaseSource`), which is exactly as durable as the
  *   database itself.
  */
 export async function sqliteReservations(dataSource: DataSource): Promise<SqliteReservations> {
