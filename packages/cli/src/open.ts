@@ -1,4 +1,5 @@
 import { connect, sequenceSource, tableSource, type SqlClient, type SqlHiSource } from 'hilo-core';
+import { defaultSourceKind } from 'hilo-core/adapter-kit';
 import type { SourceKind } from './arguments.js';
 
 /** Block size when `--block-size` is not given and no existing sequence says otherwise. */
@@ -42,7 +43,7 @@ export interface Target {
  */
 export async function openTarget(options: TargetOptions): Promise<Target> {
   const client = await connect(options.url, { poolSize: 2, connectTimeoutMs: TIMEOUT_MS });
-  const kind: SourceKind = options.source ?? (client.dialect === 'postgres' ? 'sequence' : 'table');
+  const kind: SourceKind = options.source ?? defaultSourceKind(client);
   const tableOptions = options.table === undefined ? {} : { table: options.table };
   const source: Target['source'] = ({ blockSize, create }) =>
     kind === 'sequence' ? sequenceSource(client, { increment: blockSize, create }) : tableSource(client, { ...tableOptions, create });

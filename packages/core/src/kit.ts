@@ -26,5 +26,5 @@ export {
 } from './sql/key-guard.js';
 export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/driver-errors.js';
 export { redactUrl } from './sql/connect.js';
-export { defaultSourceKind } from './sql/sources.js';
+export { defaultSourceKind, scriptStatement } from './sql/sources.js';
 export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';

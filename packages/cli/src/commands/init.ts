@@ -1,4 +1,5 @@
 import { HiLoConfigurationError, ensureKeyGuard, ensureSchema, keyGuardSql, schemaSql, type KeyGuardTarget } from 'hilo-core';
+import { scriptStatement } from 'hilo-core/adapter-kit';
 import type { GuardRef, SourceKind } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
 import { DEFAULT_BLOCK_SIZE, openTarget, type TargetOptions } from '../open.js';
@@ -42,15 +43,6 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
 }
 
 /**
- * One statement of `--sql` as script text. A MariaDB/MySQL trigger has `;` inside its BEGIN … END, so it is
- * wrapped in DELIMITER lines, which the `mysql`/`mariadb` clients (and tools that mimic them) understand.
- */
-function sqlText(dialect: string, statement: string): string {
-  if (dialect === 'mysql' && /^create trigger /i.test(statement)) return `DELIMITER //\n${statement} //\nDELIMITER ;\n`;
-  return `${statement};\n`;
-}
-
-/**
  * `hilo init`: creates what each segment needs (its sequence, or the hi table and the segment's row) unless
  * it exists, then guards the `--guard` key columns (a raising default on PostgreSQL, a trigger on
  * MariaDB/MySQL) so that a row inserted without a key is rejected. Idempotent; an existing sequence whose
@@ -68,7 +60,7 @@ export async function runInit(segments: readonly string[], options: InitOptions,
     if (options.sql) {
       const increment = options.blockSize ?? DEFAULT_BLOCK_SIZE;
       const statements = [...schemaSql({ dialect: client.dialect, source: kind, segments, increment, ...tableOptions }), ...guardSql];
-      await out.write(options.json ? `${JSON.stringify(statements)}\n` : statements.map((s) => sqlText(client.dialect, s)).join(''));
+      await out.write(options.json ? `${JSON.stringify(statements)}\n` : statements.map((s) => scriptStatement(client, s)).join(''));
     } else {
       const ready: { segment: string; source: SourceKind; blockSize?: number; guards?: string[] }[] = [];
       for (const segment of segments) {

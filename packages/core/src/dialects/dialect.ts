@@ -26,6 +26,11 @@ export interface Dialect {
   asText(expression: string): string;
   /** An SQL expression as a signed integer (MariaDB compares a text value with a number as a double otherwise). */
   asSigned(expression: string): string;
+  /**
+   * One statement as text of a migration script run by the database's own command-line client: `;`-ended,
+   * or (MariaDB) a trigger with `;` inside its BEGIN … END wrapped in DELIMITER lines.
+   */
+  scriptStatement(statement: string): string;
   /** A string as an SQL literal (for migration files), with whatever escaping this database needs. */
   literal(value: string): string;
   /** Whether the database has sequences (SQLite has none: only table sources run there). */

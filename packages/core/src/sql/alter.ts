@@ -1,8 +1,7 @@
 import { checkInteger } from '../checks.js';
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
 import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
-import { mariadbSequenceStatements } from '../dialects/mysql/sequence-source.js';
-import { postgresSequenceStatements } from '../dialects/postgres/sequence-source.js';
+import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
 import { toHiLoError } from './driver-errors.js';
 import { SEQUENCE_SUFFIX } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
@@ -41,7 +40,7 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
   const { segment, blockSize } = options;
   validateSegment(segment);
   checkInteger('blockSize', blockSize);
-  const sql = client.dialect === 'postgres' ? postgresSequenceStatements : client.dialect === 'mysql' ? mariadbSequenceStatements : undefined;
+  const sql = SEQUENCE_STATEMENTS[client.dialect];
   if (sql === undefined) throw new HiLoConfigurationError(`alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`);
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
   const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);

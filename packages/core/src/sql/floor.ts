@@ -1,5 +1,3 @@
-import { mariadbSequenceStatements } from '../dialects/mysql/sequence-source.js';
-import { postgresSequenceStatements } from '../dialects/postgres/sequence-source.js';
 import { qualifiedName, validateIdentifier } from '../identifiers.js';
 import type { SequenceSourceOptions } from './sequence-source.js';
 import { DEFAULT_SEQUENCE_INCREMENT } from './schema.js';
@@ -8,7 +6,7 @@ import type { FloorResult } from './sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from './table-source.js';
 import { toHiLoError } from './driver-errors.js';
-import { DIALECTS } from '../dialects/index.js';
+import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
 
 /** Options of {@link raiseFloor}. */
 export interface RaiseFloorOptions {
@@ -58,9 +56,9 @@ export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions):
   if (increment === undefined) {
     const name = validateIdentifier('sequence', (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment));
     const quoted = qualifiedName(client.dialect, 'sequence', name, sourceOptions.schema);
-    const statements = client.dialect === 'postgres' ? postgresSequenceStatements : mariadbSequenceStatements;
+    const statements = SEQUENCE_STATEMENTS[client.dialect];
     try {
-      const existing = !DIALECTS[client.dialect].hasSequences ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
+      const existing = statements === undefined ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
       // a `hilo` sequence advances by 1 and cannot tell its maxLo: that strategy needs `increment`
       increment = existing === undefined ? DEFAULT_SEQUENCE_INCREMENT : Number(existing);
     } catch (error) {

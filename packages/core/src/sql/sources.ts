@@ -1,13 +1,9 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { mariadbSequenceSource } from '../dialects/mysql/sequence-source.js';
-import { mysqlTableSource } from '../dialects/mysql/table-source.js';
-import { postgresSequenceSource } from '../dialects/postgres/sequence-source.js';
-import { postgresTableSource } from '../dialects/postgres/table-source.js';
-import { sqliteTableSource } from '../dialects/sqlite/table-source.js';
-import type { SequenceSourceOptions } from './sequence-source.js';
+import { SEQUENCE_STATEMENTS, TABLE_STATEMENTS } from '../dialects/statements.js';
+import { createSequenceSource, type SequenceSourceOptions, type SequenceStatements } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
 import type { SqlHiSource } from './sql-hi-source.js';
-import type { TableSourceOptions } from './table-source.js';
+import { createTableSource, type TableSourceOptions } from './table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** Which kind of SQL hi source: one sequence per segment, or one row per segment in a table. */
@@ -15,7 +11,7 @@ export type SqlSourceKind = 'sequence' | 'table';
 
 function checkClient(client: unknown): SqlClient {
   const dialect = (client as { dialect?: unknown } | null)?.dialect;
-  if (dialect !== 'postgres' && dialect !== 'mysql' && dialect !== 'sqlite') {
+  if (typeof dialect !== 'string' || !Object.hasOwn(DIALECTS, dialect)) {
     throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (pgClient(), mysqlClient(), sqliteClient() or connect())', client);
   }
   return client as SqlClient;
@@ -32,9 +28,7 @@ function checkClient(client: unknown): SqlClient {
  */
 export function sequenceSource(client: SqlClient, options: SequenceSourceOptions): SqlHiSource {
   const checked = checkClient(client);
-  if (checked.dialect === 'postgres') return postgresSequenceSource(checked, options);
-  if (checked.dialect === 'mysql') return mariadbSequenceSource(checked, options);
-  throw new HiLoConfigurationError('SQLite has no sequences: use `tableSource(client)` (source: "table") instead.');
+  return createSequenceSource(checked, options, sequenceStatementsOf(checked));
 }
 
 /**
@@ -48,9 +42,21 @@ export function sequenceSource(client: SqlClient, options: SequenceSourceOptions
  */
 export function tableSource(client: SqlClient, options: TableSourceOptions = {}): SqlHiSource {
   const checked = checkClient(client);
-  if (checked.dialect === 'postgres') return postgresTableSource(checked, options);
-  if (checked.dialect === 'mysql') return mysqlTableSource(checked, options);
-  return sqliteTableSource(checked, options);
+  return createTableSource(checked, options, TABLE_STATEMENTS[checked.dialect]);
+}
+
+/** The client's sequence statements; refuses a database without sequences, pointing to the table source. */
+export function sequenceStatementsOf(client: SqlClient): SequenceStatements {
+  const statements = SEQUENCE_STATEMENTS[client.dialect];
+  if (statements === undefined) {
+    throw new HiLoConfigurationError(`${DIALECTS[client.dialect].displayName} has no sequences: use \`tableSource(client)\` (source: "table") instead.`);
+  }
+  return statements;
+}
+
+/** One statement as migration-script text for `client`'s database (see the dialects' `scriptStatement`). */
+export function scriptStatement(client: Pick<SqlClient, 'dialect'>, statement: string): string {
+  return DIALECTS[client.dialect].scriptStatement(statement);
 }
 
 /** The source kind used when none is given: sequences on PostgreSQL, a table elsewhere. */

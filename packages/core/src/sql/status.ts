@@ -1,3 +1,4 @@
+import { DIALECTS } from '../dialects/index.js';
 import type { SequenceSourceOptions } from './sequence-source.js';
 import type { SqlClient } from './sql-client.js';
 import type { SegmentStatus } from './sql-hi-source.js';
@@ -30,7 +31,7 @@ export async function segmentStatus(client: SqlClient, options: StatusOptions = 
     ...(options.schema === undefined ? {} : { schema: options.schema }),
   };
   const found = await tableSource(client, tableOptions).status();
-  if (client.dialect !== 'sqlite') {
+  if (DIALECTS[client.dialect].hasSequences) {
     const sequenceOptions: SequenceSourceOptions = { increment: 1, ...(options.schema === undefined ? {} : { schema: options.schema }) };
     found.push(...(await sequenceSource(client, sequenceOptions).status()));
   }

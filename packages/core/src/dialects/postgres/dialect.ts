@@ -11,6 +11,7 @@ export const postgresDialect: Dialect = {
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `${expression}::text`,
   asSigned: (expression) => expression,
+  scriptStatement: (statement) => `${statement};\n`,
   literal: (value) => `'${value.replaceAll("'", "''")}'`,
   hasSequences: true,
   hasSchemas: true,

@@ -12,6 +12,7 @@ export const sqliteDialect: Dialect = {
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `cast(${expression} as char)`,
   asSigned: (expression) => expression,
+  scriptStatement: (statement) => `${statement};\n`,
   literal: (value) => `'${value.replaceAll("'", "''")}'`,
   hasSequences: false,
   hasSchemas: false,

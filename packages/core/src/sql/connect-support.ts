@@ -1,0 +1,78 @@
+import type { Socket } from 'node:net';
+import { HiLoConfigurationError } from '../errors.js';
+import type { SqlClient } from './sql-client.js';
+
+/** What {@link connect} hands each database's opener: the checked pool, timeout and close settings. */
+export interface OpenSettings {
+  readonly poolSize: number;
+  readonly timeoutMs: number;
+  readonly closeTimeoutMs: number;
+}
+
+/** Resolves true when `work` settles within `ms`, false otherwise. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true, () => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The sockets a pool opened and has not closed yet, so that a stuck close can destroy them. */
+export function socketTracker(): { readonly open: Set<Socket>; track(socket: Socket): Socket } {
+  const open = new Set<Socket>();
+  return {
+    open,
+    track(socket) {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
+      return socket;
+    },
+  };
+}
+
+/** `client` whose `close()` gives up waiting after `ms` and destroys the sockets its pool still has open. */
+export function withBoundedClose(client: SqlClient, sockets: Set<Socket>, ms: number): SqlClient {
+  return {
+    ...client,
+    async close() {
+      const closing = client.close();
+      if (await settlesWithin(closing, ms)) return;
+      for (const socket of sockets) socket.destroy();
+      await settlesWithin(closing, 1000);
+    },
+  };
+}
+
+/** `url` with its password replaced by `***`, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/** Imports a driver, or says which package to install. */
+export async function load<T>(specifier: string, url: string): Promise<T> {
+  try {
+    return (await import(specifier)) as T;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE') {
+      const name = specifier.split('/')[0];
+      throw new HiLoConfigurationError(
+        `connect("${redactUrl(url)}") needs the \`${name}\` package, which is not installed: run \`npm install ${name}\`.`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
