@@ -1,5 +1,4 @@
 import { checkInteger } from './checks.js';
-import { HiLoConfigurationError } from './errors.js';
 import type { Block, HiSource, ReserveRequest } from './types.js';
 
 /** Options of {@link memorySource}. */

@@ -18,6 +18,8 @@ export interface Dialect {
   readonly name: SqlDialect;
   /** How people name the database in messages: `PostgreSQL`, `MariaDB`, `SQLite`. */
   readonly displayName: string;
+  /** How a `connect()` URL for this database starts, for messages: `postgres://`, `mysql:// (MariaDB)`, `sqlite:`. */
+  readonly urlExample: string;
   /** The `n`-th (1-based) bound parameter in a statement: `$1` on PostgreSQL, `?` elsewhere. */
   placeholder(n: number): string;
   /** An identifier quoted for this database (`"name"`, or `` `name` `` on MariaDB). */

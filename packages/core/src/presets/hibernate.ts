@@ -6,7 +6,8 @@ import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sql/table-source.js';
 import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../types.js';
-import { requireShareableSequence } from './shape.js';
+import { catalogOf } from './catalogs.js';
+import { columnType, requireShareableSequence, sequenceShape } from './shape.js';
 import { createTableIfMissing, createItHint, guarded, requireDialect, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
@@ -151,35 +152,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     createItHint(`Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))})`);
 
   async function nextValues(quoted: string, count: number): Promise<bigint[]> {
-    const sql =
-      dialect === 'postgres'
-        ? `select nextval($1::regclass)::text as v from generate_series(1, ${count})`
-        : count === 1
-          ? `select cast(nextval(${quoted}) as char) as v`
-          : `select cast(nextval(${quoted}) as char) as v from seq_1_to_${count}`;
-    const { rows } = await client.query<{ v: unknown }>(sql, dialect === 'postgres' ? [quoted] : []);
-    return rows.map((row) => toBigInt(row.v, 'nextval'));
-  }
-
-  /** MariaDB: is there a table (not a sequence) of that name? Hibernate 3.x's MySQL dialects leave one. */
-  async function isPlainTable(name: string): Promise<boolean> {
-    const { rows } = await client.query<{ t: unknown }>(
-      'select table_type as t from information_schema.tables where table_name = ? and table_schema = coalesce(?, database())',
-      [name, schema ?? null],
-    );
-    return rows.length > 0 && String(rows[0]!.t).toUpperCase() !== 'SEQUENCE';
-  }
-
-  async function incrementOf(quoted: string): Promise<bigint | undefined> {
-    try {
-      const { rows } =
-        dialect === 'postgres'
-          ? await client.query<{ v: unknown }>('select seqincrement::text as v from pg_sequence where seqrelid = $1::regclass', [quoted])
-          : await client.query<{ v: unknown }>(`select cast(increment as char) as v from ${quoted}`);
-      return rows[0] === undefined ? undefined : toBigInt(rows[0].v, 'increment');
-    } catch {
-      return undefined;
-    }
+    return (await catalogOf(client).nextValues(client, quoted, count)).map((value) => toBigInt(value, 'nextval'));
   }
 
   /** The sequence source's check, with what it finds explained in Hibernate's terms and this preset's options. */
@@ -188,7 +161,8 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     if (checked.has(segment)) return;
     const name = validateIdentifier('sequence', nameOf(validateSegment(segment)));
     const quoted = qualifiedName(dialect, 'sequence', name, schema);
-    if (dialect === 'mysql' && (await isPlainTable(name))) {
+    // Hibernate 3.x–5.2's MySQL dialects keep a table where a sequence would be
+    if (dialect === 'mysql' && !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)) {
       throw new HiLoMismatchError(
         `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
           `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
@@ -206,7 +180,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
       await checker.prepare!(segment, signal);
     } catch (error) {
       if (!(error instanceof HiLoError) || error.code !== 'HILO_MISMATCH') throw error;
-      const actual = await incrementOf(quoted);
+      const actual = await sequenceShape(client, { table: name, schema }).then((shape) => shape.increment, () => undefined);
       if (actual === undefined) throw error;
       const matching =
         actual === 1n
@@ -332,10 +306,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const ddl = `create table if not exists ${table} (${seg} varchar(255) not null primary key, ${val} bigint)${engine}`;
   const hint = createItHint(`Create it as Hibernate does: ${ddl.replace(' if not exists', '')}`);
   const description = `${dialectName} Hibernate table generator ${table} (${optimizer}, increment_size ${incrementSize})`;
-  const insertRow =
-    dialectName === 'postgres'
-      ? `insert into ${table} (${seg}, ${val}) values ($1, $2) on conflict (${seg}) do nothing`
-      : `insert into ${table} (${seg}, ${val}) values (?, cast(? as signed)) on duplicate key update ${seg} = ${seg}`;
+  const insertRow = catalogOf(client).insertUnlessExists(table, seg, val);
 
   function keyOf(segment: string): string {
     return validateSegment(segmentValue(validateSegment(segment)));
@@ -352,22 +323,10 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
    * stored number means something else. Reading that as a pooled value hands out keys Hibernate used.
    */
   async function checkShape(): Promise<void> {
-    const { rows } =
-      dialectName === 'postgres'
-        ? await client.query<{ t: unknown; pk: unknown }>(
-            `select (select format_type(a.atttypid, a.atttypmod) from pg_attribute a where a.attrelid = $1::regclass and a.attname = $3 and not a.attisdropped) as t,
-                    exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any(i.indkey)
-                            where i.indrelid = $1::regclass and i.indisprimary and a.attname = $2 and i.indnatts = 1) as pk`,
-            [table, rawSeg, rawVal],
-          )
-        : await client.query<{ t: unknown; pk: unknown }>(
-            `select (select data_type from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ? and column_name = ?) as t,
-                    (select count(*) from information_schema.key_column_usage where table_schema = coalesce(?, database()) and table_name = ? and constraint_name = 'PRIMARY') as n,
-                    (select count(*) from information_schema.key_column_usage where table_schema = coalesce(?, database()) and table_name = ? and constraint_name = 'PRIMARY' and column_name = ?) as pk`,
-            [options.schema ?? null, rawTable, rawVal, options.schema ?? null, rawTable, options.schema ?? null, rawTable, rawSeg],
-          ).then(({ rows: r }) => ({ rows: r.map((row) => ({ t: row.t, pk: Number((row as { n?: unknown }).n) === 1 && Number(row.pk) === 1 })) }));
-    const type = rows[0]?.t == null ? undefined : String(rows[0].t).toLowerCase();
-    const pk = rows[0]?.pk === true || rows[0]?.pk === 't';
+    const ref = { table: rawTable, schema: options.schema };
+    const type = await columnType(client, ref, rawVal);
+    const keyColumns = await catalogOf(client).primaryKeyColumns(client, ref);
+    const pk = keyColumns.length === 1 && keyColumns[0]!.toLowerCase() === rawSeg.toLowerCase();
     const problems: string[] = [];
     if (type === undefined) problems.push(`it has no column ${val}`);
     else if (type !== 'bigint') problems.push(`${val} is ${type}, not bigint`);

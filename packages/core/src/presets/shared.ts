@@ -4,6 +4,7 @@ import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
 import type { HiSource } from '../types.js';
 import { DIALECTS } from '../dialects/index.js';
+import { catalogOf } from './catalogs.js';
 
 /**
  * What every preset returns: a source that reads and writes the other system's schema with its formula,
@@ -33,7 +34,7 @@ export function requireDialect(client: SqlClient, preset: string, supported: rea
     const got = typeof dialect === 'string' && dialect in DIALECTS ? DIALECTS[dialect as SqlDialect].displayName : JSON.stringify(dialect);
     throw new HiLoConfigurationError(
       `The ${preset} preset supports ${names} only (that is where ${preset} keeps its hi/lo state), got a client for ${got}. ` +
-        `Pass a client from connect() with a ${supported.map((d) => (d === 'postgres' ? 'postgres://' : 'mysql:// (MariaDB)')).join(' or ')} URL.`,
+        `Pass a client from connect() with a ${supported.map((d) => DIALECTS[d].urlExample).join(' or ')} URL.`,
     );
   }
   return dialect as SqlDialect;
@@ -61,21 +62,8 @@ export async function createTableIfMissing(client: SqlClient, ddl: string): Prom
  * it exists" cannot race on a table without a key to conflict on (PostgreSQL: a table lock; MariaDB: a
  * named lock held for the transaction).
  */
-export async function withTableLock<T>(client: SqlClient, table: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-  return client.transaction(async (tx) => {
-    if (client.dialect === 'postgres') {
-      await tx.query(`lock table ${table} in share row exclusive mode`);
-      return work(tx);
-    }
-    const name = `hilo-preset:${table}`.slice(0, 64);
-    const { rows } = await tx.query<{ l: unknown }>('select get_lock(?, 60) as l', [name]);
-    if (Number(rows[0]?.l) !== 1) throw new Error(`could not take the named lock ${JSON.stringify(name)} within 60 s`);
-    try {
-      return await work(tx);
-    } finally {
-      await tx.query('select release_lock(?)', [name]);
-    }
-  });
+export function withTableLock<T>(client: SqlClient, table: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  return catalogOf(client).withTableLock(client, table, work);
 }
 
 /**

@@ -102,7 +102,6 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   /** Per segment, the INCREMENT BY the sequence really has: each `nextval` value is a block of that size. */
   const actualIncrement = new Map<string, bigint>();
   const fixedIncrement = options.fixedIncrement;
-  const incrementOption = options.incrementOption ?? 'increment';
 
   function sequenceOf(segment: string): { name: string; quoted: string } {
     validateSegment(segment);

@@ -1,5 +1,5 @@
 import { checkInteger } from '../checks.js';
-import { HiLoConfigurationError, HiLoSourceError, missingObjectHint } from '../errors.js';
+import { HiLoSourceError, missingObjectHint } from '../errors.js';
 import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
 import type { Block, ReserveRequest } from '../types.js';

@@ -33,6 +33,7 @@ const RETRYABLE_CODES = new Set([
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   displayName: 'MariaDB',
+  urlExample: 'mysql:// (MariaDB)',
   placeholder: () => '?',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
   asText: (expression) => `cast(${expression} as char)`,

@@ -7,6 +7,7 @@ const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01',
 export const postgresDialect: Dialect = {
   name: 'postgres',
   displayName: 'PostgreSQL',
+  urlExample: 'postgres://',
   placeholder: (n) => `$${n}`,
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `${expression}::text`,

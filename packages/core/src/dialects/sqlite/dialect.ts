@@ -8,6 +8,7 @@ const RETRYABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN)/;
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   displayName: 'SQLite',
+  urlExample: 'sqlite:',
   placeholder: () => '?',
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `cast(${expression} as char)`,

@@ -1,0 +1,74 @@
+import { HiLoConfigurationError } from '../errors.js';
+import { quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
+import type { SqlClient, SqlDialect, SqlExecutor } from './sql-client.js';
+
+/** The databases a key guard is written for. `mysql` covers MariaDB and MySQL; SQLite has none. */
+export type KeyGuardDialect = 'postgres' | 'mysql';
+
+/** A key column that rows must never reach without a key from hilo. */
+export interface KeyGuardTarget {
+  /** The segment the column's keys come from; it only appears in the error message. */
+  readonly segment: string;
+  /** The table, e.g. `orders`. */
+  readonly table: string;
+  /**
+   * The key column.
+   * @default 'id'
+   */
+  readonly column?: string;
+  /**
+   * The table's schema (PostgreSQL) or database (MySQL); on PostgreSQL the function is created there too.
+   * @default the search path's first schema (PostgreSQL), the connection's database (MySQL)
+   */
+  readonly schema?: string;
+}
+
+/** A {@link KeyGuardTarget} whose names are checked, with the column's default filled in. */
+export interface CheckedTarget {
+  readonly segment: string;
+  readonly table: string;
+  readonly column: string;
+  readonly schema: string | undefined;
+}
+
+export function checkTarget(target: KeyGuardTarget): CheckedTarget {
+  if (typeof target !== 'object' || target === null) throw HiLoConfigurationError.invalidOption('target', 'an object { segment, table, column? }', target);
+  return {
+    segment: validateSegment(target.segment),
+    table: validateIdentifier('table', target.table),
+    column: validateIdentifier('column', target.column ?? 'id'),
+    schema: target.schema === undefined ? undefined : validateIdentifier('schema', target.schema),
+  };
+}
+
+/** The table (and schema) quoted for `dialect`. */
+export function qualifiedTable(dialect: SqlDialect, name: string, schema: string | undefined): string {
+  const quoted = quoteIdentifier(dialect, name);
+  return schema === undefined ? quoted : `${quoteIdentifier(dialect, validateIdentifier('schema', schema))}.${quoted}`;
+}
+
+/**
+ * One database's key guard: how it is written, what makes a column unguardable, and how concurrent
+ * installers are serialised. Each database that has one implements it in its folder.
+ */
+export interface KeyGuardStatements {
+  /** Every statement that guards `targets`, idempotent. */
+  statements(targets: readonly CheckedTarget[]): string[];
+  /** Why the column cannot be guarded (missing, not a table, an identity column), or undefined. */
+  problem(client: SqlClient, target: CheckedTarget): Promise<string | undefined>;
+  /** The statements as this server runs them best (MariaDB replaces a trigger in one statement). */
+  forServer(client: SqlClient, statements: string[]): Promise<string[]>;
+  /** Takes the lock that serialises hilo's DDL across processes, inside `tx`. */
+  lock(tx: SqlExecutor): Promise<void>;
+  /** Releases it where the database does not at commit. */
+  unlock(tx: SqlExecutor): Promise<void>;
+}
+
+/** Options of `missingKeyFunctionSql`. */
+export interface MissingKeyFunctionOptions {
+  /**
+   * Schema of the function.
+   * @default none: the search path's first schema
+   */
+  readonly schema?: string;
+}
