@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
 import {
-  HiLoConfigurationError,
   createHiLo,
   createHiLoGenerator,
   mysqlClient,
@@ -10,6 +9,7 @@ import {
 } from 'hilo-core';
 import { privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
+import { databaseKind, openOwnConnection, ormSqliteInTransaction } from './mikro-orm-internals.js';
 import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
 
 /**
@@ -58,52 +58,17 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
   };
 }
 
-interface NativeConnection {
-  connect(options?: { skipOnConnect?: boolean }): Promise<void>;
-  getNativeClient(): Promise<unknown>;
-  close(force?: boolean): Promise<void>;
-}
-
-type ConnectionClass = new (config: unknown, options: unknown, type: 'read' | 'write') => NativeConnection;
-
-const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'password', 'schema', 'driverOptions'] as const;
-
 /**
- * A connection pool of its own: a second MikroORM connection of the driver's own class with the ORM's
- * settings (so TLS, password callbacks and driver options carry over) and `poolSize` connections. It is
- * opened as a read connection, which skips the schema checks MikroORM runs when its main connection opens.
+ * A connection pool of its own: a second connection of the driver's class with the ORM's settings (so TLS,
+ * password callbacks and driver options carry over) and `poolSize` connections (see mikro-orm-internals.ts).
  */
 async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: number): Promise<SqlClient | 'memory'> {
-  const config = orm.config;
-  const main = orm.driver.getConnection('write') as unknown as NativeConnection;
-  const platform = orm.driver.getPlatform().constructor.name.toLowerCase();
+  const kind = databaseKind(orm);
   // An in-memory SQLite database is private to its connection and to this process.
-  if (platform.includes('sqlite') && config.get('dbName') === ':memory:') return 'memory';
-
-  const settings: Record<string, unknown> = {};
-  for (const key of CONNECTION_SETTINGS) settings[key] = config.get(key);
+  if (kind === 'sqlite' && orm.config.get('dbName') === ':memory:') return 'memory';
   // MikroORM sizes pools from the global `pool` option; driver options override it per connection.
-  const size = platform.includes('postgre')
-    ? { max: poolSize, min: 0 }
-    : platform.includes('sqlite')
-      ? { timeout: 5000 }
-      : { connectionLimit: poolSize };
-  const driverOptions = settings.driverOptions;
-  if (driverOptions === undefined || (isObject(driverOptions) && Object.getPrototypeOf(driverOptions) === Object.prototype)) {
-    settings.driverOptions = { ...driverOptions, ...size };
-  }
-  const connection = new (main.constructor as ConnectionClass)(config, settings, 'read');
-  let native: unknown;
-  try {
-    await connection.connect({ skipOnConnect: true });
-    native = await connection.getNativeClient();
-  } catch (error) {
-    await connection.close(true).catch(() => undefined);
-    throw new HiLoConfigurationError(
-      `hilo-mikro-orm could not open a connection of its own with the ${orm.driver.constructor.name}'s settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
-      { cause: error },
-    );
-  }
+  const size = kind === 'postgres' ? { max: poolSize, min: 0 } : kind === 'sqlite' ? { timeout: 5000 } : { connectionLimit: poolSize };
+  const { connection, native } = await openOwnConnection(orm, size);
   // Kysely only adopts the pool on its first query, which never comes, so closing the connection would
   // leave the pool open: the client owns it.
   const own = { ownsPool: true, ownsDatabase: true } as const;
@@ -115,10 +80,7 @@ async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: nu
     // transaction, waiting for the lock would block the thread that has to release it.
     // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection, read when asked (it is
     // replaced on reconnect); a driver without it keeps the plain busy timeout.
-    const lockHeldHere = () => {
-      const database = (main as { database?: { inTransaction?: boolean; isTransaction?: boolean } }).database;
-      return database?.inTransaction === true || database?.isTransaction === true;
-    };
+    const lockHeldHere = () => ormSqliteInTransaction(orm);
     client = sqliteClient(native as never, { ...own, lockHeldHere, busyTimeoutMs: 5000 });
   } else {
     client = pgClient(native as never, own);

@@ -3,6 +3,7 @@ import { HiLoConfigurationError } from 'hilo-core';
 import { checkInteger, GENERATOR_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
+import { requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
 import type { HiLoOptions } from './options.js';
 import { HiLoFlushSubscriber } from './subscriber.js';
@@ -95,6 +96,7 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
   if (config.getExtension(EXTENSION_NAME)) {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
+  requireInternals(orm);
   const { generator } = options;
   const runtime = new HiLoRuntime((o, columns) =>
     generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
@@ -117,17 +119,7 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
   });
 
   // em.insert()/insertMany() bypass onCreate; an EntityManager subclass fills keys there.
-  const driver = orm.driver as unknown as { createEntityManager(useContext?: boolean): EntityManager };
-  const createEntityManager = driver.createEntityManager.bind(driver);
-  let subclassed = false;
-  driver.createEntityManager = (useContext?: boolean) => {
-    if (!subclassed) {
-      subclassed = true;
-      const base = (config.get('entityManager') ?? createEntityManager(useContext).constructor) as never;
-      config.set('entityManager', hiloEntityManagerClass(base) as never);
-    }
-    return createEntityManager(useContext);
-  };
+  subclassEntityManager(orm, (base) => hiloEntityManagerClass(base as never));
 
   // The generator's pool closes with the ORM; a generator the caller passed in stays theirs. hilo's own close
   // starts first and never waits on MikroORM's (which may not settle after a database restart); it is bounded

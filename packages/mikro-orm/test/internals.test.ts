@@ -1,0 +1,42 @@
+// The MikroORM internals hilo-mikro-orm relies on (all in src/mikro-orm-internals.ts) exist in the MikroORM
+// installed here, and a MikroORM whose internals moved is refused at registration, by name.
+import { MikroORM } from '@mikro-orm/core';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { defineEntity, p } from '@mikro-orm/core';
+import { HiLoConfigurationError } from 'hilo-core';
+import { HiLo, hiloKey } from 'hilo-mikro-orm';
+import { databaseKind, internalsProblem, SUPPORTED_MAJOR } from '../src/mikro-orm-internals.js';
+
+const Note = defineEntity({ name: 'InternalsNote', properties: { id: hiloKey(), text: p.string() } });
+
+describe('MikroORM internals used by hilo-mikro-orm', () => {
+  it(`are all present in the installed MikroORM ${SUPPORTED_MAJOR}.x`, async () => {
+    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo] });
+    try {
+      expect(internalsProblem(orm)).toBeUndefined();
+      expect(databaseKind(orm)).toBe('sqlite');
+      // the EntityManager subclass registered through the driver's factory is what the ORM hands out
+      expect(orm.em.fork().constructor.name).toMatch(/^HiLo\w*EntityManager$/);
+    } finally {
+      await orm.close();
+    }
+  });
+
+  it('refuses, naming what is missing, a driver whose createEntityManager() is gone', async () => {
+    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+    try {
+      const driver = orm.driver as unknown as { createEntityManager?: unknown };
+      const original = driver.createEntityManager;
+      driver.createEntityManager = undefined;
+      try {
+        expect(internalsProblem(orm)).toMatch(/driver has no createEntityManager\(\)/);
+        expect(() => HiLo.register(orm)).toThrow(HiLoConfigurationError);
+        expect(() => HiLo.register(orm)).toThrow(/createEntityManager\(\).*MikroORM 7\.x/);
+      } finally {
+        driver.createEntityManager = original;
+      }
+    } finally {
+      await orm.close();
+    }
+  });
+});
