@@ -23,7 +23,7 @@ import { keyToField, privateDatabaseSource, segmentsForColumns, type StoredKeyCo
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
+import { dataSourceOf, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
@@ -314,15 +314,6 @@ export class HiLoTypeOrm {
 }
 
 const hooked = new WeakSet<EntityManager>();
-
-/**
- * The DataSource of a manager: TypeORM 1.x calls it `dataSource`, 0.3 `connection` (1.x dropped that
- * name), and the peer range covers both.
- */
-function dataSourceOf(manager: EntityManager): DataSource | undefined {
-  const m = manager as { dataSource?: DataSource; connection?: DataSource };
-  return m.dataSource ?? m.connection;
-}
 
 /**
  * TypeORM has no hook at `create()`: wrap the manager's method (repositories delegate to it). Loading

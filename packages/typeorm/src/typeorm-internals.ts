@@ -23,9 +23,12 @@ export function disableInternals(dataSource: DataSource): void {
   scope.delete(dataSource);
 }
 
-/** The DataSource of an entity's metadata: `dataSource` in TypeORM 1.x, `connection` in 0.3. */
-function dataSourceOf(metadata: unknown): object | undefined {
-  const m = metadata as { dataSource?: object; connection?: object } | undefined;
+/**
+ * The DataSource of an entity's metadata or an EntityManager: TypeORM 1.x calls it `dataSource`, 0.3
+ * `connection` (1.x dropped that name), and the peer range covers both.
+ */
+export function dataSourceOf(owner: unknown): DataSource | undefined {
+  const m = owner as { dataSource?: DataSource; connection?: DataSource } | undefined;
   return m?.dataSource ?? m?.connection;
 }
 
