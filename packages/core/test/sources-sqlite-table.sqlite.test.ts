@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runHiSourceConformance } from '@hilo/testing';
-import { HiLoSourceUnavailableError } from '../src/errors.js';
+import { HiLoSourceError, HiLoSourceUnavailableError } from '../src/errors.js';
 import { connect, sqliteClient, sqliteTableSource } from '../src/sql/index.js';
 
 runHiSourceConformance({
@@ -81,6 +81,33 @@ describe('sqlite table: a reservation and another connection in the same thread'
       expect(await source.reserve('orders', { size: 10, signal: new AbortController().signal })).toHaveLength(1);
     } finally {
       if (appDb.inTransaction) appDb.exec('rollback');
+      appDb.close();
+      hiloDb.close();
+    }
+  });
+
+  it('with lockHeldHere, runs a transaction statement by statement, so the application can write between them, and refuses a second statement', async () => {
+    const file = join(dir, 'statements.db');
+    const appDb = new Database(file);
+    const hiloDb = new Database(file);
+    appDb.exec('create table t (n integer)');
+    const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
+    try {
+      const failure = await client
+        .transaction(async (tx) => {
+          await tx.query('insert into t (n) values (1)');
+          // the lock is not held across this await: the application's write on the same thread goes through at once
+          const started = performance.now();
+          appDb.exec('insert into t (n) values (2)');
+          expect(performance.now() - started).toBeLessThan(1000);
+          await tx.query('insert into t (n) values (3)');
+        })
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(HiLoSourceError);
+      expect((failure as Error).message).toMatch(/needs several in one transaction/);
+      // the refused statement never ran
+      expect(appDb.prepare('select n from t order by n').all()).toEqual([{ n: 1 }, { n: 2 }]);
+    } finally {
       appDb.close();
       hiloDb.close();
     }

@@ -1,11 +1,9 @@
 import type { DataSource } from 'typeorm';
 import {
   HiLoConfigurationError,
-  HiLoSourceError,
   HiLoSourceUnavailableError,
   sqliteClient,
   type SqlClient,
-  type SqlExecutor,
   type SqliteDatabaseLike,
 } from 'hilo-core';
 
@@ -41,42 +39,6 @@ function localTransactionOpen(): boolean {
   return false;
 }
 
-/**
- * `client` whose transactions run each statement as one synchronous step that commits on its own.
- *
- * better-sqlite3 is synchronous and TypeORM's connection lives on the same thread. A transaction that
- * took the write lock and then awaited (BEGIN, await, UPDATE, await, COMMIT) would let TypeORM run a write
- * in between; that write waits for the lock by blocking the thread, so the COMMIT that would release the
- * lock cannot run: the thread stalls for the busy timeout and TypeORM's statement fails with "database is
- * locked". A single statement never yields between taking the lock and committing. hilo-core's SQLite
- * table source reserves with one `UPDATE … RETURNING`, which SQLite applies atomically; a source that
- * needs several statements in one transaction is refused before its second statement runs.
- */
-function statementTransactions(client: SqlClient): SqlClient {
-  return {
-    dialect: client.dialect,
-    query: (sql, params) => client.query(sql, params),
-    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      let statements = 0;
-      return work({
-        query(sql, params) {
-          statements += 1;
-          if (statements > 1) {
-            return Promise.reject(
-              new HiLoSourceError(
-                "hilo-typeorm runs SQLite reservations as single statements (a transaction held across awaits would stall TypeORM's connection on the same thread), but this hi source needs several in one transaction; " +
-                  "use hilo-core's SQLite table source (source: 'table'), or pass `client: await connect('sqlite:app.db')` to installHiLo().",
-              ),
-            );
-          }
-          return client.query(sql, params);
-        },
-      });
-    },
-    close: () => client.close(),
-  };
-}
-
 /** Where a better-sqlite3 DataSource's reservations run. */
 export type SqliteReservations =
   | { readonly kind: 'file'; readonly client: SqlClient; readonly release: () => void }
@@ -94,7 +56,7 @@ export function isBetterSqlite(dataSource: DataSource): boolean {
  *   timeout (`timeout`, default 5 s), encryption `key` and `prepareDatabase` hook. TypeORM's single
  *   connection cannot serve: a reservation on it would join the caller's transaction and roll back with
  *   it. Other processes on the same file reserve through the same hi table, so keys never collide. Each
- *   reservation is one statement (see `statementTransactions`) with a lock-aware busy timeout (hilo-core's
+ *   reservation is one statement (hilo-core's `sqliteClient` with `lockHeldHere`) with a lock-aware busy timeout (hilo-core's
  *   `lockHeldHere`).
  * - `:memory:`: no other connection can open that database and no other process can write it, so the
  *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
@@ -127,7 +89,7 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
   // While one of this process's TypeORM connections is inside a transaction it may hold the write lock, and
   // better-sqlite3 would wait for it by blocking the thread that has to release it: hilo-core's client then
   // fails the statement at once (retryable) and the generator retries later, asynchronously.
-  const client = statementTransactions(sqliteClient(db, { ownsDatabase: true, lockHeldHere: localTransactionOpen, busyTimeoutMs }));
+  const client = sqliteClient(db, { ownsDatabase: true, lockHeldHere: localTransactionOpen, busyTimeoutMs });
   return {
     kind: 'file',
     client,

@@ -38,6 +38,8 @@ export interface SqliteClientOptions {
    * same thread) could never commit: while this returns true, a statement that finds the file locked fails
    * at once (SQLITE_BUSY, retryable) and the generator retries it later, asynchronously, when the holder may
    * have committed. Otherwise statements wait up to `busyTimeoutMs` (right for locks other processes hold).
+   * Giving it also says the application's connection shares this thread: `transaction()` then runs each
+   * statement on its own and refuses a second one (see the client's `transaction`).
    * @default none: always wait up to the connection's busy timeout
    */
   readonly lockHeldHere?: () => boolean;
@@ -162,6 +164,31 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
     }
   };
 
+  /**
+   * With `lockHeldHere` an application connection shares this thread. A transaction that took the write lock
+   * and then awaited would let that connection run a write in between, which waits for the lock by blocking
+   * the thread, so the COMMIT that would release it never runs. So each statement runs alone, committing on
+   * its own (the table source reserves with one `UPDATE … RETURNING`, which SQLite applies atomically), and a
+   * second statement in one transaction is refused before it runs.
+   */
+  const statementByStatement = <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    refuseOpenTransaction();
+    let statements = 0;
+    return work({
+      query: async <Row>(sql: string, params?: readonly unknown[]) => {
+        statements += 1;
+        if (statements > 1) {
+          throw new HiLoSourceError(
+            "This SQLite connection shares its thread with the application's own connection (`lockHeldHere`), so hilo runs each reservation as a single statement " +
+              '(a transaction held across awaits would stall that connection), but this hi source needs several in one transaction; ' +
+              "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
+          );
+        }
+        return run<Row>(db, sql, params);
+      },
+    });
+  };
+
   return {
     dialect: 'sqlite',
     query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
@@ -175,6 +202,7 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
       });
     },
     transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      if (options.lockHeldHere) return exclusive(async () => statementByStatement(work));
       return exclusive(async () => {
         refuseOpenTransaction();
         run(db, 'begin immediate');
