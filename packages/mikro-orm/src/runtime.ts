@@ -21,6 +21,8 @@ export interface KeyedEntity {
   readonly runtime: KeyRuntime;
   /** The largest value the key's column type holds (an `int` column: 2^31 − 1). */
   readonly maxKey: bigint;
+  /** `Class.property`, for messages. */
+  readonly where: string;
   /** The table and column holding the keys. */
   readonly table: string;
   readonly column: string;
@@ -111,6 +113,7 @@ export class HiLoRuntime {
       property: prop.name,
       runtime: runtimeOf(prop),
       maxKey: maxKeyOf(prop),
+      where: `${meta.className}.${prop.name}`,
       table: root.tableName ?? meta.tableName,
       column: prop.fieldNames?.[0] ?? prop.name,
     });
@@ -219,8 +222,10 @@ function maxKeyOf(prop: EntityProperty): bigint {
   return COLUMN_LIMITS[columnType] ?? 9_223_372_036_854_775_807n;
 }
 
+const BIGINT_HINT = { asBigint: 'map it as bigint (hiloBigintKey())' };
+
 function convert(key: number | bigint, entry: KeyedEntity): number | bigint | string {
-  return keyToField(key, entry.runtime, `${entry.className}.${entry.property}`, { asBigint: 'map it as bigint (hiloBigintKey())' });
+  return keyToField(key, entry.runtime, entry.where, BIGINT_HINT);
 }
 
 /** The runtime registered by the `HiLo` extension on the ORM this EntityManager belongs to. */

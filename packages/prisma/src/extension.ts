@@ -1,4 +1,4 @@
-import { checkInteger, keyToField } from 'hilo-core/adapter-kit';
+import { checkInteger, keyToField, type KeyFieldLimits } from 'hilo-core/adapter-kit';
 import { Prisma } from '@prisma/client/extension';
 import { HiLoConfigurationError } from 'hilo-core';
 import {
@@ -30,9 +30,16 @@ export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnecti
 const FILLED = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert', 'update']);
 /** Turns a generator key into the field's JavaScript type, refusing Int overflow instead of wrapping. */
 function toFieldKey(model: string, key: HiLoModelKey, value: number | bigint): number | bigint {
-  const limits = { maxKey: fieldMaxKey(key), column: `an ${key.type}`, widen: 'make the field BigInt' };
-  return keyToField(value, key.type === 'BigInt' ? 'bigint' : 'number', `${model}.${key.field}`, limits) as number | bigint;
+  let field = fields.get(key);
+  if (field === undefined) {
+    const limits = { maxKey: fieldMaxKey(key), column: `an ${key.type}`, widen: 'make the field BigInt' };
+    fields.set(key, (field = { as: key.type === 'BigInt' ? 'bigint' : 'number', where: `${model}.${key.field}`, limits }));
+  }
+  return keyToField(value, field.as, field.where, field.limits) as number | bigint;
 }
+
+/** Per model key, what {@link keyToField} needs, built on first use instead of per key. */
+const fields = new WeakMap<HiLoModelKey, { as: 'bigint' | 'number'; where: string; limits: KeyFieldLimits }>();
 
 function keyedModel(models: ReadonlyMap<string, ResolvedModel>, name: string | undefined): ResolvedModel & { key: HiLoModelKey } {
   const model = name === undefined ? undefined : models.get(name);

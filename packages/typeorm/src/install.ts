@@ -19,7 +19,7 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { keyToField, privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { keyToField, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
@@ -109,6 +109,9 @@ interface KeyColumn {
   readonly blockSize: number | undefined;
   readonly keyType: 'number' | 'bigint';
   readonly max: bigint;
+  /** `Entity.property`, and the column's limits, for {@link keyToField} (built once, not per key). */
+  readonly where: string;
+  readonly limits: KeyFieldLimits;
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
@@ -307,9 +310,7 @@ export class HiLoTypeOrm {
   }
 
   #convert(key: KeyColumn, value: bigint): number | bigint {
-    const where = `${key.column.entityMetadata.name}.${key.column.propertyName}`;
-    const limits = { maxKey: key.max, column: `a ${String(key.column.type)} column`, asBigint: `declare it with keyType: 'bigint'` };
-    return keyToField(value, key.keyType, where, limits) as number | bigint;
+    return keyToField(value, key.keyType, key.where, key.limits) as number | bigint;
   }
 }
 
@@ -383,7 +384,9 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
-      columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, max: maxKeyFor(options.type) });
+      const max = maxKeyFor(options.type);
+      const limits = { maxKey: max, column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
+      columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, max, where, limits });
     }
   }
   return columns;
