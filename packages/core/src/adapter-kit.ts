@@ -48,6 +48,38 @@ export interface KeySupply {
   close(): Promise<void>;
 }
 
+/** A generator together with what was opened for it, closed as one. */
+export interface OwnedGenerator<K extends number | bigint = number | bigint> {
+  readonly generator: HiLoGenerator<K>;
+  /** Closes the generator (returning unused keys while the connection is still open), then releases. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a generator with `build` and ties `release` (closing a pool or connection the adapter opened for it)
+ * to its life: released at once when `build` throws, else after the generator closes, even when that fails.
+ * The one "close what we opened" of every adapter.
+ */
+export async function ownGenerator<K extends number | bigint>(build: () => HiLoGenerator<K>, release: () => unknown): Promise<OwnedGenerator<K>> {
+  let generator: HiLoGenerator<K>;
+  try {
+    generator = build();
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return {
+    generator,
+    async close() {
+      try {
+        await generator.close();
+      } finally {
+        await release();
+      }
+    },
+  };
+}
+
 /** The option names of {@link KeySupplyOptions}. */
 export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
   ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'keyType' && name !== 'idFormat'),
@@ -98,17 +130,13 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
     throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
   }
 
-  interface Built {
-    readonly generator: HiLoGenerator<number | bigint>;
-    close(): Promise<void>;
-  }
+  type Built = OwnedGenerator;
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
     const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
-    const ownsClient = client === undefined;
-    try {
-      const built = createHiLo<'bigint'>({
+    const build = () =>
+      createHiLo<'bigint'>({
         ...generatorOptions,
         client: sql,
         keyType: 'bigint',
@@ -116,20 +144,7 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
         ...(table === undefined ? {} : { table }),
         ...(schema === undefined ? {} : { schema }),
       });
-      return {
-        generator: built,
-        async close() {
-          try {
-            await built.close();
-          } finally {
-            if (ownsClient) await sql.close();
-          }
-        },
-      };
-    } catch (error) {
-      if (ownsClient) await sql.close();
-      throw error;
-    }
+    return ownGenerator<number | bigint>(build, () => (client === undefined ? sql.close() : undefined));
   };
 
   let building: Promise<Built> | undefined;

@@ -2,6 +2,8 @@
 // applications see only what they call. Each export keeps its TSDoc where it is defined.
 export {
   openKeySupply,
+  ownGenerator,
+  type OwnedGenerator,
   KEY_SUPPLY_OPTION_NAMES,
   keyToField,
   segmentsForColumns,

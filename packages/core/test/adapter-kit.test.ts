@@ -1,7 +1,7 @@
 // The adapter kit's conversions and segment rules: every adapter (TypeORM, Prisma, MikroORM, Drizzle,
 // Kysely) calls these, so a fix here reaches all of them.
 import { createHiLoGenerator, HiLoOverflowError, memorySource } from 'hilo-core';
-import { keyToField, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { keyToField, ownGenerator, segmentsForColumns } from 'hilo-core/adapter-kit';
 
 describe('keyToField', () => {
   it('converts a key to the field type', () => {
@@ -52,5 +52,36 @@ describe('segmentsForColumns', () => {
     const segments = segmentsForColumns([{ segment: 'orders', maxKey: 100n }], { maxKey: -1 });
     expect(segments).toEqual({ orders: { maxKey: 100n } });
     expect(() => createHiLoGenerator({ source: memorySource(), maxKey: -1, segments })).toThrow(/`maxKey`/);
+  });
+});
+
+describe('ownGenerator', () => {
+  it('releases what the adapter opened when building the generator throws, and rethrows', async () => {
+    const released: string[] = [];
+    const failure = new Error('no such source');
+    await expect(
+      ownGenerator(
+        () => {
+          throw failure;
+        },
+        () => released.push('pool'),
+      ),
+    ).rejects.toBe(failure);
+    expect(released).toEqual(['pool']);
+  });
+
+  it('closes the generator first (its unused keys go back while the pool is open), then releases, even when closing fails', async () => {
+    const order: string[] = [];
+    const generator = createHiLoGenerator({ source: memorySource() });
+    const owned = await ownGenerator(() => generator, () => order.push('release'));
+    expect(owned.generator).toBe(generator);
+    const close = generator.close.bind(generator);
+    generator.close = async () => {
+      await close();
+      order.push('generator closed');
+      throw new Error('close failed');
+    };
+    await expect(owned.close()).rejects.toThrow('close failed');
+    expect(order).toEqual(['generator closed', 'release']);
   });
 });

@@ -5,9 +5,10 @@ import {
   mysqlClient,
   pgClient,
   sqliteClient,
+  type HiLoGenerator,
   type SqlClient,
 } from 'hilo-core';
-import { privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { ownGenerator, privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
 import { databaseKind, openOwnConnection, ormSqliteInTransaction } from './mikro-orm-internals.js';
 import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
@@ -30,32 +31,23 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
       const connection = orm.driver.getConnection('write');
       return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
     };
-    const generator = createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, stored, query) } as never) as Generator;
-    return { generator, close: () => generator.close() };
+    return own(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, stored, query) } as never) as Generator, () => undefined);
   }
-  let generator: Generator;
-  try {
-    generator = createHiLo({
+  const build = () =>
+    createHiLo({
       ...generatorOptions,
       client,
       ...(source ? { source } : {}),
       ...(table ? { table } : {}),
       ...((schema ?? orm.config.get('schema')) ? { schema: schema ?? orm.config.get('schema') } : {}),
     } as never) as Generator;
-  } catch (error) {
-    if (!given) await client.close();
-    throw error;
-  }
-  return {
-    generator,
-    async close() {
-      try {
-        await generator.close();
-      } finally {
-        if (!given) await client.close();
-      }
-    },
-  };
+  // a client the user passed stays theirs; the pool opened here closes with the generator
+  return own(build, () => (given ? undefined : client.close()));
+}
+
+/** hilo-core's `ownGenerator` for this adapter's generator type (either key type). */
+function own(build: () => Generator, release: () => unknown): Promise<OwnedGenerator> {
+  return ownGenerator(build as () => HiLoGenerator<number | bigint>, release) as Promise<OwnedGenerator>;
 }
 
 /**

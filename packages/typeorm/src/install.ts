@@ -19,7 +19,7 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { keyToField, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
@@ -146,22 +146,21 @@ export class HiLoTypeOrm {
   readonly #columns: Map<EntityMetadata, KeyColumn>;
   readonly #subscriber: EntitySubscriberInterface;
   readonly #saveWithoutSelect: boolean;
-  readonly #release: () => void;
+  readonly #owned: OwnedGenerator<bigint>;
   #closed = false;
 
   /** @internal use {@link installHiLo}. */
   constructor(
     dataSource: DataSource,
-    generator: HiLoGenerator<bigint>,
+    owned: OwnedGenerator<bigint>,
     columns: Map<EntityMetadata, KeyColumn>,
     saveWithoutSelect: boolean,
-    release: () => void,
   ) {
     this.dataSource = dataSource;
-    this.generator = generator;
+    this.generator = owned.generator;
+    this.#owned = owned;
     this.#columns = columns;
     this.#saveWithoutSelect = saveWithoutSelect;
-    this.#release = release;
     this.#subscriber = { beforeInsert: (event: InsertEvent<ObjectLiteral>) => this.#beforeInsert(event) };
   }
 
@@ -228,11 +227,7 @@ export class HiLoTypeOrm {
     const subscribers = this.dataSource.subscribers;
     const index = subscribers.indexOf(this.#subscriber);
     if (index >= 0) subscribers.splice(index, 1);
-    try {
-      await this.generator.close();
-    } finally {
-      this.#release();
-    }
+    await this.#owned.close();
   }
 
   /** @internal registers the subscriber and the create() hook. */
@@ -439,41 +434,34 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }
-  let generator: HiLoGenerator<bigint>;
-  try {
+  const build = (): HiLoGenerator<bigint> => {
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
-    if (hiSource) {
-      generator = createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    } else if (typeof source === 'function') {
-      generator = createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
-    } else {
-      generator = createHiLo({
-        ...generatorOptions,
-        client: client!,
-        keyType: 'bigint',
-        segments,
-        ...(source === undefined ? {} : { source }),
-        ...(table === undefined ? {} : { table }),
-        ...(schema === undefined ? {} : { schema }),
-        ...(strategy === undefined ? {} : { strategy: strategy as never }),
-        ...(create === undefined ? {} : { create }),
-      });
-    }
-  } catch (error) {
-    release();
-    throw error;
-  }
+    if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
+    if (typeof source === 'function') return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
+    return createHiLo({
+      ...generatorOptions,
+      client: client!,
+      keyType: 'bigint',
+      segments,
+      ...(source === undefined ? {} : { source }),
+      ...(table === undefined ? {} : { table }),
+      ...(schema === undefined ? {} : { schema }),
+      ...(strategy === undefined ? {} : { strategy: strategy as never }),
+      ...(create === undefined ? {} : { create }),
+    });
+  };
+  // the SQLite file connection opened here (if any) is released with the generator
+  const owned = await ownGenerator(build, release);
   try {
-    if (warm && columns.size > 0) await generator.warm([...new Set([...columns.values()].map((c) => c.segment))]);
+    if (warm && columns.size > 0) await owned.generator.warm([...new Set([...columns.values()].map((c) => c.segment))]);
   } catch (error) {
-    await generator.close().catch(() => undefined);
-    release();
+    await owned.close().catch(() => undefined);
     throw error;
   }
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
   // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see typeorm-internals.ts).
   await indexCascadeLookup();
-  const installation = new HiLoTypeOrm(dataSource, generator, columns, shortcut, release);
+  const installation = new HiLoTypeOrm(dataSource, owned, columns, shortcut);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
   enableInternals(dataSource);
