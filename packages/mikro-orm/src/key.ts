@@ -1,5 +1,6 @@
 import { p, type EntityManager } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
+import { validateSegment } from 'hilo-core/adapter-kit';
 import { HILO_KEY, type HiLoKeyOptions, type HiLoOnCreate } from './key-marker.js';
 import { runtimeFor } from './runtime.js';
 
@@ -9,9 +10,7 @@ function validate(options: HiLoKeyOptions): HiLoKeyOptions {
   if (options === null || typeof options !== 'object') {
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   }
-  if (options.segment !== undefined && (typeof options.segment !== 'string' || options.segment.trim() === '')) {
-    throw HiLoConfigurationError.invalidOption('segment', 'a non-empty string', options.segment);
-  }
+  if (options.segment !== undefined) validateSegment(options.segment);
   return { ...options };
 }
 

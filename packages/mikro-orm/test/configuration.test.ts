@@ -49,7 +49,7 @@ describe('mikro-orm: configuration', () => {
 
   it('should validate options up front', () => {
     expect(() => hiloKey({ segment: '' })).toThrow(HiLoConfigurationError);
-    expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow('Expected `segment` to be a non-empty string, got 42.');
+    expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow('Expected `segment` to be a non-empty name of at most 255 characters without control characters, e.g. "orders", got 42.');
     expect(() => HiLo.configure({ poolSize: 0 })).toThrow('Expected `poolSize` to be an integer ≥ 1, got 0.');
     expect(() => HiLo.configure({ source: 'nope' as never })).toThrow(/"sequence" or "table"/);
     expect(() => HiLo.configure({ blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for HiLo\.configure\(\); expected one of .*`blockSize`/);

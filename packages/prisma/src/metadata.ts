@@ -1,4 +1,4 @@
-import { checkInteger, MAX_BLOCK_SIZE } from 'hilo-core/adapter-kit';
+import { checkInteger, MAX_BLOCK_SIZE, validateSegment } from 'hilo-core/adapter-kit';
 import { HiLoConfigurationError } from 'hilo-core';
 
 /** The Prisma scalar types a hi/lo key can have. */
@@ -131,8 +131,6 @@ function validateKey(model: string, key: HiLoModelKey): void {
   if (!KEY_TYPES.includes(key.type)) {
     throw HiLoConfigurationError.invalidOption(`models.${model}.key.type`, '"Int" or "BigInt"', key.type);
   }
-  if (typeof key.segment !== 'string' || key.segment.length === 0) {
-    throw HiLoConfigurationError.invalidOption(`models.${model}.key.segment`, 'a segment name, e.g. "orders"', key.segment);
-  }
+  validateSegment(key.segment, `models.${model}.key.segment`);
   if (key.blockSize !== undefined) checkInteger(`models.${model}.key.blockSize`, key.blockSize, { max: MAX_BLOCK_SIZE });
 }
