@@ -30,47 +30,69 @@ function insertText(table: string, withKey: boolean): string {
   return `insert into ${table} (${withKey ? 'id, ' : ''}${columns.join(', ')}) values ${rows.join(', ')}${withKey ? '' : ' returning id'}`;
 }
 
+/** One keying's table, its INSERT text and what its load has cost so far. */
+interface Lane {
+  readonly keying: Keying;
+  readonly table: string;
+  readonly text: string;
+  ms: number;
+  keyMs: number;
+  walBytes: number;
+  returned: number;
+}
+
 /**
- * Loads `ROWS` order lines into a fresh table keyed as `keying` says, `BATCH` rows per INSERT on one
- * connection, and returns rows/s (key generation and `RETURNING` included), the primary-key index's size and
- * the WAL written. A CHECKPOINT before each load starts every table from the same full-page-write state.
+ * Loads `ROWS` order lines into a fresh table per keying, `BATCH` rows per INSERT on one connection, the
+ * keyings' batches interleaved in rotating order so that whatever the machine and the server do meanwhile
+ * (checkpoints, autovacuum, a noisy neighbour) falls on all of them alike. Returns, per keying, rows/s (key
+ * generation and `RETURNING` included), the primary-key index's size, and the WAL its INSERTs wrote (the
+ * LSN moved across each of its batches). A CHECKPOINT first starts every table from the same state.
  */
-async function load(client: pg.Client, keying: Keying): Promise<Load> {
-  const table = `bulk_${keying.name}`;
-  await client.query(`drop table if exists ${table}`);
-  await client.query(
-    `create table ${table} (id ${keying.keyType} primary key, customer_id bigint not null, sku text not null, quantity integer not null, price_cents integer not null)`,
-  );
-  const text = insertText(table, keying.keys !== undefined);
-  await client.query('checkpoint');
-  const walBefore = (await client.query<{ lsn: string }>('select pg_current_wal_lsn() as lsn')).rows[0]!.lsn;
-  const start = performance.now();
-  let returned = 0;
-  let keyMs = 0;
-  for (let done = 0; done < ROWS; done += BATCH) {
-    const k0 = performance.now();
-    const keys = keying.keys === undefined ? undefined : await keying.keys(BATCH);
-    keyMs += performance.now() - k0;
-    const values: unknown[] = [];
-    for (let r = 0; r < BATCH; r++) {
-      const n = done + r;
-      if (keys !== undefined) values.push(keys[r]);
-      values.push(1 + (n % 997), `SKU-${n % 7}`, 1 + (n % 3), 100 + (n % 5000));
-    }
-    const result = await client.query(text, values);
-    if (keys === undefined) returned += result.rows.length; // the application keeps the keys it was given back
+async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Promise<Map<Keying['name'], Load>> {
+  const lanes: Lane[] = [];
+  for (const keying of keyings) {
+    const table = `bulk_${keying.name}`;
+    await client.query(`drop table if exists ${table}`);
+    await client.query(
+      `create table ${table} (id ${keying.keyType} primary key, customer_id bigint not null, sku text not null, quantity integer not null, price_cents integer not null)`,
+    );
+    lanes.push({ keying, table, text: insertText(table, keying.keys !== undefined), ms: 0, keyMs: 0, walBytes: 0, returned: 0 });
   }
-  const ms = performance.now() - start;
-  if (keying.keys === undefined && returned !== ROWS) throw new Error(`identity load returned ${returned} keys for ${ROWS} rows`);
-  const { rows } = await client.query<{ index_bytes: string; wal_bytes: string }>(
-    `select pg_relation_size(i.indexrelid) as index_bytes, pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as wal_bytes
-       from pg_index i where i.indrelid = $2::regclass and i.indisprimary`,
-    [walBefore, table],
-  );
-  const count = Number((await client.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]!.n);
-  if (count !== ROWS) throw new Error(`${table} holds ${count} rows, expected ${ROWS}`);
-  await client.query(`drop table ${table}`);
-  return { rowsPerSecond: (ROWS / ms) * 1000, indexBytes: Number(rows[0]!.index_bytes), walBytes: Number(rows[0]!.wal_bytes), keyMs };
+  await client.query('checkpoint');
+  const lsn = async () => (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+  for (let done = 0, round = 0; done < ROWS; done += BATCH, round++) {
+    for (let i = 0; i < lanes.length; i++) {
+      const lane = lanes[(round + i) % lanes.length]!;
+      const before = await lsn();
+      const start = performance.now();
+      const keys = lane.keying.keys === undefined ? undefined : await lane.keying.keys(BATCH);
+      lane.keyMs += performance.now() - start;
+      const values: unknown[] = [];
+      for (let r = 0; r < BATCH; r++) {
+        const n = done + r;
+        if (keys !== undefined) values.push(keys[r]);
+        values.push(1 + (n % 997), `SKU-${n % 7}`, 1 + (n % 3), 100 + (n % 5000));
+      }
+      const result = await client.query(lane.text, values);
+      if (keys === undefined) lane.returned += result.rows.length; // the application keeps the keys it was given back
+      lane.ms += performance.now() - start;
+      const { rows } = await client.query<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as d', [before]);
+      lane.walBytes += Number(rows[0]!.d);
+    }
+  }
+  const loads = new Map<Keying['name'], Load>();
+  for (const lane of lanes) {
+    if (lane.keying.keys === undefined && lane.returned !== ROWS) throw new Error(`identity load returned ${lane.returned} keys for ${ROWS} rows`);
+    const { rows } = await client.query<{ index_bytes: string }>(
+      `select pg_relation_size(i.indexrelid) as index_bytes from pg_index i where i.indrelid = $1::regclass and i.indisprimary`,
+      [lane.table],
+    );
+    const count = Number((await client.query<{ n: string }>(`select count(*) as n from ${lane.table}`)).rows[0]!.n);
+    if (count !== ROWS) throw new Error(`${lane.table} holds ${count} rows, expected ${ROWS}`);
+    await client.query(`drop table ${lane.table}`);
+    loads.set(lane.keying.name, { rowsPerSecond: (ROWS / lane.ms) * 1000, indexBytes: Number(rows[0]!.index_bytes), walBytes: lane.walBytes, keyMs: lane.keyMs });
+  }
+  return loads;
 }
 
 /**
@@ -84,12 +106,17 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const generator = createHiLoGenerator({ source: sequenceSource(pgClient(pool), { increment: BATCH, create: true }), blockSize: BATCH });
   try {
-    const hilo = await load(client, { name: 'hilo', keyType: 'bigint', keys: (count) => generator.reserve('bulk_hilo', count) });
-    const uuid = await load(client, { name: 'uuidv7', keyType: 'uuid', keys: (count) => Array.from({ length: count }, () => uuidv7()) });
-    const identity = await load(client, { name: 'identity', keyType: 'bigint generated always as identity' });
+    const loads = await loadSideBySide(client, [
+      { name: 'hilo', keyType: 'bigint', keys: (count) => generator.reserve('bulk_hilo', count) },
+      { name: 'uuidv7', keyType: 'uuid', keys: (count) => Array.from({ length: count }, () => uuidv7()) },
+      { name: 'identity', keyType: 'bigint generated always as identity' },
+    ]);
+    const hilo = loads.get('hilo')!;
+    const uuid = loads.get('uuidv7')!;
+    const identity = loads.get('identity')!;
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     const rate = (r: number) => `${Math.round(r).toLocaleString('en-US')} rows/s`;
-    const shape = `1,000,000 rows, ${BATCH} per INSERT`;
+    const shape = `1,000,000 rows per keying, ${BATCH} per INSERT, the keyings' batches interleaved`;
     return [
       {
         name: 'pg.bulk.hilo_vs_uuidv7.throughput',
