@@ -18,21 +18,23 @@ const counters = new WeakMap<object, MemorySource>();
  * the same owner, so no key is handed out twice for the life of the database.
  *
  * @param owner - the object the database lives and dies with: TypeORM's DataSource, MikroORM's ORM.
- * @param columns - per segment, the columns that hold its keys.
+ * @param columns - the columns that hold keys, each with its segment.
  * @param query - runs a read on the database itself.
  */
 export function privateDatabaseSource(
   owner: object,
-  columns: ReadonlyMap<string, readonly StoredKeyColumn[]>,
+  columns: Iterable<StoredKeyColumn>,
   query: PrivateDatabaseQuery,
 ): HiSource {
+  const bySegment = new Map<string, StoredKeyColumn[]>();
+  for (const column of columns) bySegment.set(column.segment, [...(bySegment.get(column.segment) ?? []), column]);
   let shared = counters.get(owner);
   if (shared === undefined) counters.set(owner, (shared = memorySource()));
   const source = shared;
   return {
     description: 'the in-process counter of an in-memory SQLite database',
     async prepare(segment) {
-      const next = (await largestStoredKey(query, columns.get(segment) ?? [])) + 1n;
+      const next = (await largestStoredKey(query, bySegment.get(segment) ?? [])) + 1n;
       const current = source.counters as Map<string, bigint>;
       if ((current.get(segment) ?? 1n) < next) current.set(segment, next);
     },

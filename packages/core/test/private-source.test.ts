@@ -10,15 +10,10 @@ function memoryDatabase() {
   return { db, query };
 }
 
-const columns = new Map<string, StoredKeyColumn[]>([
-  [
-    'orders',
-    [
-      { table: 'orders', column: 'id' },
-      { table: 'archived_orders', column: 'order id' },
-    ],
-  ],
-]);
+const columns: StoredKeyColumn[] = [
+  { segment: 'orders', table: 'orders', column: 'id' },
+  { segment: 'orders', table: 'archived_orders', column: 'order id' },
+];
 
 describe('privateDatabaseSource', () => {
   it('starts each segment above the largest key stored in any of its columns, and treats missing tables as empty', async () => {

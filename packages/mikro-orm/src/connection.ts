@@ -8,7 +8,7 @@ import {
   type HiLoGenerator,
   type SqlClient,
 } from 'hilo-core';
-import { ownGenerator, privateDatabaseSource, segmentsForColumns, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { ownGenerator, privateDatabaseSource, segmentsForColumns } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
 import { databaseKind, openOwnConnection, ormSqliteInTransaction } from './mikro-orm-internals.js';
 import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
@@ -25,13 +25,11 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
   if (client === 'memory') {
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
-    const stored = new Map<string, StoredKeyColumn[]>();
-    for (const { segment, table, column } of columns) stored.set(segment, [...(stored.get(segment) ?? []), { table, column }]);
     const query = async (sql: string, params: readonly unknown[]) => {
       const connection = orm.driver.getConnection('write');
       return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
     };
-    return own(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, stored, query) } as never) as Generator, () => undefined);
+    return own(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as Generator, () => undefined);
   }
   const build = () =>
     createHiLo({

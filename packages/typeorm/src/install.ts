@@ -19,7 +19,7 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import { maxKeyFor } from './column-options.js';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
@@ -427,10 +427,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
             'remove those options, or use a database file so that a hi table can be shared (or pass `client` for a hi source elsewhere).',
         );
       }
-      const stored = new Map<string, StoredKeyColumn[]>();
-      for (const key of columns.values()) {
-        stored.set(key.segment, [...(stored.get(key.segment) ?? []), { table: key.column.entityMetadata.tableName, column: key.column.databaseName }]);
-      }
+      const stored = [...columns.values()].map((key) => ({ segment: key.segment, table: key.column.entityMetadata.tableName, column: key.column.databaseName }));
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }

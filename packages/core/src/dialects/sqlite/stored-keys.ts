@@ -2,6 +2,7 @@ import { sqliteDialect } from './dialect.js';
 
 /** A column that holds keys of a segment. */
 export interface StoredKeyColumn {
+  readonly segment: string;
   readonly table: string;
   readonly column: string;
 }
