@@ -67,7 +67,7 @@ class Segment extends SegmentBlocks {
   prepared: Promise<void> | undefined;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
   demand = 0;
-  /** The largest key the segment's column holds, the highest key reserved, and whether 90 % was reported. */
+  /** The highest key reserved, and whether reaching 90 % of `maxKey` (the largest key the column holds) was reported. */
   highestKey = 0n;
   headroomWarned = false;
   readonly stats = {

@@ -108,10 +108,9 @@ interface KeyColumn {
   readonly segment: string;
   readonly blockSize: number | undefined;
   readonly keyType: 'number' | 'bigint';
-  readonly max: bigint;
-  /** `Entity.property`, and the column's limits, for {@link keyToField} (built once, not per key). */
+  /** `Entity.property`, and the column's limits (its largest key), for {@link keyToField}: built once, not per key. */
   readonly where: string;
-  readonly limits: KeyFieldLimits;
+  readonly limits: KeyFieldLimits & { readonly maxKey: bigint };
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
@@ -379,9 +378,8 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
-      const max = maxKeyFor(options.type);
-      const limits = { maxKey: max, column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
-      columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, max, where, limits });
+      const limits = { maxKey: maxKeyFor(options.type), column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
+      columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, where, limits });
     }
   }
   return columns;
@@ -410,7 +408,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
-  const segments = segmentsForColumns([...columns.values()].map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: key.max })));
+  const segments = segmentsForColumns([...columns.values()].map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: key.limits.maxKey })));
   let client = givenClient;
   let release = () => {};
   let hiSource: HiSource | undefined;
