@@ -95,17 +95,41 @@ const drizzle = (version: string) => ({
   modulePaths: ['<rootDir>/packages/drizzle-compat/node_modules'],
 });
 
+/**
+ * hilo-mikro-orm's peer range starts at MikroORM 7.2.0 (the first with the connection's public
+ * `getNativeClient()`); the workspace installs the newest complete 7.x set. This project reruns
+ * hilo-mikro-orm's suites with `@mikro-orm/*` mapped to 7.2.0, installed in packages/mikro-orm-compat under the
+ * packages' own names, where pnpm resolves each driver's `@mikro-orm/core` and `@mikro-orm/sql` to 7.2.0 too.
+ * The cross-process workers get the same mapping from packages/mikro-orm-compat/child/tsconfig.json.
+ */
+const MIKRO_ORM_OLDEST = '7.2.0';
+const mikroOrmOldest = () => {
+  const dir = '<rootDir>/packages/mikro-orm-compat/node_modules/@mikro-orm';
+  return {
+    ...project,
+    displayName: `mikro-orm ${MIKRO_ORM_OLDEST}`,
+    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_OLDEST },
+    testMatch: ['<rootDir>/packages/mikro-orm-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
+    moduleNameMapper: {
+      '^@mikro-orm/(core|postgresql|sqlite|mariadb)$': `${dir}/$1/index.js`,
+      '^@mikro-orm/decorators/(es|legacy)$': `${dir}/decorators/$1/index.js`,
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
 const config: Config = {
   projects: [
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/'],
     },
     typeorm03('0.3.20'),
     typeorm03('0.3.31'),
     drizzle('0.45.0'),
     drizzle('1.0.0-beta.24'),
+    mikroOrmOldest(),
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

@@ -16,6 +16,8 @@ import { HiLoConfigurationError } from 'hilo-core';
 
 /** The MikroORM major version these internals were written for and are tested with. */
 export const SUPPORTED_MAJOR = 7;
+/** The oldest release of that line with every internal used here (7.2.0 added the connection's `getNativeClient()`). */
+export const OLDEST_SUPPORTED = '7.2.0';
 
 /** The connection methods hilo calls on a connection of the driver's class. */
 export interface NativeConnection {
@@ -49,7 +51,9 @@ export function internalsProblem(orm: MikroORM): string | undefined {
 export function requireInternals(orm: MikroORM): void {
   const problem = internalsProblem(orm);
   if (problem !== undefined) {
-    throw new HiLoConfigurationError(`${problem}; install a MikroORM ${SUPPORTED_MAJOR}.x release, the line this hilo-mikro-orm is tested with.`);
+    throw new HiLoConfigurationError(
+      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x release (the range it is tested with): upgrade @mikro-orm/core and your driver.`,
+    );
   }
 }
 

@@ -4,6 +4,7 @@ import type { EntityManager, InferEntity, MikroORM } from '@mikro-orm/core';
 import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
 import { HiLo, type HiLoOptions } from '../../src/index.js';
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
+import { compatVersion, workerTsconfig } from './compat.js';
 import { openOrm, type Kind } from './orm.js';
 
 /** Small fixed blocks, shared with conformance-worker.ts, so that processes' reservations interleave. */
@@ -100,8 +101,9 @@ export function mikroOrmHarness(kind: Kind): AdapterHarness<Graph> {
     open: (url) => openShop(kind, url),
     worker: {
       script: join(here, 'conformance-worker.ts'),
-      tsconfig: join(here, 'tsconfig.worker.json'),
-      spec: { kind },
+      // under the packages/mikro-orm-compat Jest project the worker maps `@mikro-orm/*` to the same release
+      tsconfig: workerTsconfig,
+      spec: compatVersion === undefined ? { kind } : { kind, mikroOrm: compatVersion },
     },
   };
 }

@@ -1,13 +1,15 @@
 /**
  * The worker of the adapter conformance suite (@hilo/testing): its own ORM with the HiLo extension on a
  * prepared database; persists one customer and `orders` orders in flushes of 5, then prints the orders'
- * keys as JSON. argv[2]: {"kind":"postgres"|"mysql"|"sqlite","url":…,"orders":n}
+ * keys as JSON. argv[2]: {"kind":"postgres"|"mysql"|"sqlite","url":…,"orders":n[,"mikroOrm":version]}
  */
 import { Customer, Order, defineEntities } from '../fixtures/define-entities.js';
+import { checkWorkerVersion } from './compat.js';
 import { conformanceHiLoOptions } from './conformance-harness.js';
 import { openOrm, type Kind } from './orm.js';
 
-const { kind, url, orders } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number };
+const { kind, url, orders, mikroOrm } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; mikroOrm?: string };
+checkWorkerVersion(mikroOrm);
 const { orm } = await openOrm(kind, url, defineEntities, conformanceHiLoOptions);
 const keys: number[] = [];
 try {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describeMysql, describePostgres } from '@hilo/testing';
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
+import { workerEnvironment, workerTsconfig } from './compat.js';
 import { openOrm } from './orm.js';
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ export function crossProcessSuite(kind: 'postgres' | 'mysql'): void {
       const workers = await Promise.all(
         [0, 1, 2].map(() =>
           run(process.execPath, [tsx, join(here, 'worker.ts'), kind, db.url, '60', '6'], {
-            env: { ...process.env, TSX_TSCONFIG_PATH: join(here, 'tsconfig.worker.json') },
+            env: { ...workerEnvironment(), TSX_TSCONFIG_PATH: workerTsconfig },
             timeout: 50_000,
           }),
         ),

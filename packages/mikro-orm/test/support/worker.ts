@@ -4,8 +4,10 @@
  * Run with tsx: `tsx worker.ts <postgres|mysql> <url> <count> <rounds>`.
  */
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
+import { checkWorkerVersion } from './compat.js';
 import { openOrm, type Kind } from './orm.js';
 
+checkWorkerVersion();
 const [kind, url, count, rounds] = process.argv.slice(2);
 const { orm } = await openOrm(kind as Kind, url!, defineEntities, { blockSize: 7, adaptive: false });
 const keys: number[] = [];
