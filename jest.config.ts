@@ -96,6 +96,23 @@ const drizzle = (version: string) => ({
 });
 
 /**
+ * hilo-kysely's peer range is Kysely 0.29; the workspace installs the newest 0.29. This project reruns
+ * hilo-kysely's suites with `kysely` mapped to 0.29.0 (an npm alias installed by packages/kysely-compat); the
+ * conformance worker's child processes get the same mapping from packages/kysely-compat/child/tsconfig.json.
+ */
+const KYSELY_OLDEST = '0.29.0';
+const kyselyOldest = () => ({
+  ...project,
+  displayName: `kysely ${KYSELY_OLDEST}`,
+  globals: { HILO_KYSELY_VERSION: KYSELY_OLDEST },
+  testMatch: ['<rootDir>/packages/kysely-compat/test/**/*.test.ts', '<rootDir>/packages/kysely/test/**/*.test.ts'],
+  moduleNameMapper: {
+    '^kysely$': `<rootDir>/packages/kysely-compat/node_modules/kysely-${KYSELY_OLDEST}/dist/index.js`,
+    ...project.moduleNameMapper,
+  },
+});
+
+/**
  * hilo-mikro-orm's peer range starts at MikroORM 7.2.0 (the first with the connection's public
  * `getNativeClient()`); the workspace installs the newest complete 7.x set. This project reruns
  * hilo-mikro-orm's suites with `@mikro-orm/*` mapped to 7.2.0, installed in packages/mikro-orm-compat under the
@@ -123,13 +140,14 @@ const config: Config = {
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/'],
     },
     typeorm03('0.3.20'),
     typeorm03('0.3.31'),
     drizzle('0.45.0'),
     drizzle('1.0.0-beta.24'),
     mikroOrmOldest(),
+    kyselyOldest(),
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

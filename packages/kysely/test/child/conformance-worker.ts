@@ -1,9 +1,15 @@
 // The worker of the adapter conformance suite (@hilo/testing): its own Kysely and hilo on a prepared
 // database; inserts one customer and `orders` orders in batches of 5 without keys — hilo's plugin fills
-// them — and prints the orders' keys as JSON. argv[2]: {"kind":…,"url":…,"orders":n}
+// them — and prints the orders' keys as JSON. argv[2]: {"kind":…,"url":…,"orders":n[,"kysely":version]}
+import { Kysely } from 'kysely';
+import { loadedKyselyVersion } from '../support/kysely-version.js';
 import { openShop, type Kind } from '../support/shop.js';
 
-const { kind, url, orders } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number };
+const { kind, url, orders, kysely } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; kysely?: string };
+// Run by the packages/kysely-compat Jest project: its tsconfig maps `kysely` to that release; prove it took.
+if (kysely !== undefined && (await loadedKyselyVersion(Kysely)) !== kysely) {
+  throw new Error(`the worker loaded Kysely ${await loadedKyselyVersion(Kysely)}, expected ${kysely}`);
+}
 const { db, hilo, close } = await openShop(kind, url);
 const keys: number[] = [];
 try {

@@ -71,6 +71,9 @@ async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
   };
 }
 
+/** The Kysely release a packages/kysely-compat Jest project maps `kysely` to (jest.config.ts names it), else `undefined`. */
+const compatVersion = (globalThis as { HILO_KYSELY_VERSION?: string }).HILO_KYSELY_VERSION;
+
 /** The adapter conformance harness for hilo-kysely on `kind`. */
 export function kyselyHarness(kind: Kind): AdapterHarness<Graph> {
   return {
@@ -80,8 +83,9 @@ export function kyselyHarness(kind: Kind): AdapterHarness<Graph> {
     open: (url) => open(kind, url),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
-      tsconfig: join(here, '..', 'child', 'tsconfig.json'),
-      spec: { kind },
+      // under the packages/kysely-compat Jest project the worker maps `kysely` to the same release
+      tsconfig: compatVersion === undefined ? join(here, '..', 'child', 'tsconfig.json') : join(here, '..', '..', '..', 'kysely-compat', 'child', 'tsconfig.json'),
+      spec: compatVersion === undefined ? { kind } : { kind, kysely: compatVersion },
     },
   };
 }
