@@ -34,6 +34,11 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
   }
 
   it('a stalled link: creates keep getting keys from the block in hand, one that needs a block fails with a typed error within the budget, and creates work again after heal', async () => {
+    // The hi table and its rows exist before the 300 ms client starts: creating them is DDL, which a busy or
+    // fsync-bound server can take longer than 300 ms to commit, and the test is about the stall, not the DDL.
+    const setup = app({ source: 'table', blockSize: 20, adaptive: false });
+    await setup.$hilo.warm();
+    await setup.closeHiLo();
     const prisma = app({ source: 'table', blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
     await prisma.$hilo.warm();
     faults.proxy.stall();
