@@ -96,6 +96,29 @@ const drizzle = (version: string) => ({
 });
 
 /**
+ * hilo-prisma's peer range is Prisma 7; the workspace installs the newest 7.x. This project reruns hilo-prisma's
+ * suites against 7.0.0, installed in packages/prisma-compat, whose build generates the test clients (and runs
+ * hilo's generator) with Prisma 7.0.0's CLI: the generated clients, `@prisma/client/extension` and the driver
+ * adapters map there. The suites' worker processes load the same through packages/prisma-compat/child-hooks.mjs.
+ */
+const PRISMA_OLDEST = '7.0.0';
+const prismaOldest = () => {
+  const dir = '<rootDir>/packages/prisma-compat';
+  return {
+    ...project,
+    displayName: `prisma ${PRISMA_OLDEST}`,
+    globals: { HILO_PRISMA_VERSION: PRISMA_OLDEST },
+    testMatch: ['<rootDir>/packages/prisma-compat/test/**/*.test.ts', '<rootDir>/packages/prisma/test/**/*.test.ts'],
+    moduleNameMapper: {
+      '^(?:\\.{1,2}/)+generated/(postgres|mysql)/(client|hilo)\\.js$': `${dir}/generated/$1/$2.ts`,
+      '^@prisma/client/extension$': `${dir}/node_modules/@prisma/client/extension.js`,
+      '^@prisma/adapter-(pg|mariadb)$': `${dir}/node_modules/@prisma/adapter-$1/dist/index.mjs`,
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
+/**
  * hilo-kysely's peer range is Kysely 0.29; the workspace installs the newest 0.29. This project reruns
  * hilo-kysely's suites with `kysely` mapped to 0.29.0 (an npm alias installed by packages/kysely-compat); the
  * conformance worker's child processes get the same mapping from packages/kysely-compat/child/tsconfig.json.
@@ -140,7 +163,7 @@ const config: Config = {
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/'],
     },
     typeorm03('0.3.20'),
     typeorm03('0.3.31'),
@@ -148,6 +171,7 @@ const config: Config = {
     drizzle('1.0.0-beta.24'),
     mikroOrmOldest(),
     kyselyOldest(),
+    prismaOldest(),
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Runs `prisma generate` for the given schemas (default: test/prisma/*.prisma) without network access.
+// `--cli-from DIR` runs the Prisma CLI installed for DIR instead of hilo-prisma's own (packages/prisma-compat
+// generates with the oldest Prisma of the peer range this way).
 // Prisma's CLI insists on a schema-engine binary even though `generate` never starts it, and would download
 // one; pointing PRISMA_SCHEMA_ENGINE_BINARY at a stub that only explains itself keeps generation offline.
 import { spawnSync } from 'node:child_process';
@@ -10,9 +12,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const prismaCli = createRequire(import.meta.url).resolve('prisma/build/index.js');
-
 let schemas = process.argv.slice(2);
+let cliFrom = import.meta.url;
+const cliFlag = schemas.indexOf('--cli-from');
+if (cliFlag !== -1) {
+  cliFrom = path.join(path.resolve(schemas[cliFlag + 1]), 'package.json');
+  schemas.splice(cliFlag, 2);
+}
+const prismaCli = createRequire(cliFrom).resolve('prisma/build/index.js');
 if (schemas.length === 0) {
   const dir = path.join(here, '..', 'test', 'prisma');
   schemas = readdirSync(dir).filter((f) => f.endsWith('.prisma')).map((f) => path.join(dir, f));

@@ -1,12 +1,14 @@
 /**
  * The worker of the adapter conformance suite (@hilo/testing): its own Prisma client with the hilo
  * extension on a prepared database; creates one customer and `orders` orders (5 at a time, keys filled by
- * the extension), then prints the orders' keys as JSON. argv[2]: {"kind":"postgres"|"mysql","url":…,"orders":n}
+ * the extension), then prints the orders' keys as JSON. argv[2]: {"kind":"postgres"|"mysql","url":…,"orders":n[,"prisma":version]}
  */
 import { conformanceClient } from '../support/conformance-harness.js';
 import type { Kind } from '../fixtures.js';
+import { checkWorkerVersion } from '../support/compat.js';
 
-const { kind, url, orders } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number };
+const { kind, url, orders, prisma: expected } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; prisma?: string };
+checkWorkerVersion(expected);
 const { base, prisma } = conformanceClient(kind, url);
 const keys: string[] = [];
 try {

@@ -6,7 +6,9 @@
  */
 import { hilo } from '../../src/index.js';
 import { createBaseClient, metadataFor, type Kind } from '../fixtures.js';
+import { checkWorkerVersion } from '../support/compat.js';
 
+checkWorkerVersion();
 const [kind, url, label, roundsArg, source] = process.argv.slice(2) as [Kind, string, string, string, 'sequence' | 'table'];
 const { prisma: base } = createBaseClient(kind, url);
 // small, fixed blocks so that the processes' reservations interleave (a sequence keeps the INCREMENT BY it was created with)

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
 import { hilo } from '../../src/index.js';
 import { createBaseClient, createSchema, metadataFor, type BaseClient, type Kind } from '../fixtures.js';
+import { compatVersion, workerImports } from './compat.js';
 
 /** Small fixed blocks, shared with test/child/conformance-worker.ts, so that processes' reservations interleave. */
 export const conformanceOptions = { blockSize: 5, adaptive: false } as const;
@@ -103,6 +104,11 @@ export function prismaHarness(kind: Kind): AdapterHarness<Graph> {
     kind,
     prepare: (url) => createSchema(kind, url),
     open: (url) => openShop(kind, url),
-    worker: { script: join(here, '..', 'child', 'conformance-worker.ts'), spec: { kind } },
+    // under the packages/prisma-compat Jest project the worker loads the same Prisma through module hooks
+    worker: {
+      script: join(here, '..', 'child', 'conformance-worker.ts'),
+      imports: workerImports,
+      spec: compatVersion === undefined ? { kind } : { kind, prisma: compatVersion },
+    },
   };
 }

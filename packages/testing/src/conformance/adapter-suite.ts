@@ -70,6 +70,8 @@ export interface AdapterHarness<G = unknown> {
     readonly spec?: Record<string, unknown>;
     /** tsconfig for tsx (decorator settings, path mappings), passed as `TSX_TSCONFIG_PATH`. */
     readonly tsconfig?: string;
+    /** Modules the worker's Node loads before the script, after tsx (`--import`), e.g. module resolution hooks. */
+    readonly imports?: readonly string[];
   };
 }
 
@@ -125,7 +127,8 @@ const none: KeysByTable = { customers: [], orders: [], items: [] };
 function runWorker(harness: AdapterHarness, url: string, orders: number): Promise<bigint[]> {
   const env = { ...process.env };
   if (harness.worker.tsconfig) env['TSX_TSCONFIG_PATH'] = harness.worker.tsconfig;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
+  const imports = (harness.worker.imports ?? []).flatMap((module) => ['--import', module]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
     cwd: process.cwd(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
