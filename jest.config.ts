@@ -53,11 +53,11 @@ const project = {
 } satisfies Config;
 
 /**
- * hilo-typeorm's peer range covers TypeORM 0.3 and 1.x; the workspace installs 1.x. These projects rerun
- * hilo-typeorm's suites with `typeorm` mapped to the oldest and newest 0.3 (npm aliases installed by
- * packages/typeorm-compat), so the adapter runs against 0.3's own classes.
+ * hilo-typeorm's peer range covers TypeORM 0.3 and 1.x; the workspace installs the newest 1.x. These projects
+ * rerun hilo-typeorm's suites with `typeorm` mapped to the oldest and newest 0.3 and the oldest 1.x (npm aliases
+ * installed by packages/typeorm-compat), so the adapter runs against each line's own classes.
  */
-const typeorm03 = (version: string) => {
+const typeormRelease = (version: string) => {
   const dir = `<rootDir>/packages/typeorm-compat/node_modules/typeorm-${version}`;
   return {
     ...project,
@@ -165,8 +165,9 @@ const config: Config = {
       displayName: 'hilo',
       testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/'],
     },
-    typeorm03('0.3.20'),
-    typeorm03('0.3.31'),
+    typeormRelease('0.3.20'),
+    typeormRelease('0.3.31'),
+    typeormRelease('1.0.0'),
     drizzle('0.45.0'),
     drizzle('1.0.0-beta.24'),
     mikroOrmOldest(),

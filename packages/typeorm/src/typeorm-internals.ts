@@ -24,8 +24,8 @@ export function disableInternals(dataSource: DataSource): void {
 }
 
 /**
- * The DataSource of an entity's metadata or an EntityManager: TypeORM 1.x calls it `dataSource`, 0.3
- * `connection` (1.x dropped that name), and the peer range covers both.
+ * The DataSource of an entity's metadata or an EntityManager: TypeORM 1.x calls it `dataSource` (keeping
+ * `connection` as a deprecated getter), 0.3 only `connection`, and the peer range covers both.
  */
 export function dataSourceOf(owner: unknown): DataSource | undefined {
   const m = owner as { dataSource?: DataSource; connection?: DataSource } | undefined;

@@ -8,7 +8,7 @@ import { conformanceHiLoOptions } from '../support/conformance-harness.js';
 
 const { kind, url, orders, typeorm } = JSON.parse(process.argv[2]!) as { kind: string; url: string; orders: number; typeorm?: string };
 if (typeorm !== undefined) {
-  // Run by packages/typeorm-compat: its tsconfig maps `typeorm` to this 0.3 release; prove it took.
+  // Run by packages/typeorm-compat: its tsconfig maps `typeorm` to that release; prove it took.
   const { version } = ((await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version: string } }).default;
   if (version !== typeorm) throw new Error(`the worker loaded TypeORM ${version}, expected ${typeorm}`);
 }

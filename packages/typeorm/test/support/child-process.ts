@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const childDir = join(here, '..', 'child');
-// Under a packages/typeorm-compat Jest project (jest.config.ts), the child maps `typeorm` to the same 0.3 release.
+// Under a packages/typeorm-compat Jest project (jest.config.ts), the child maps `typeorm` to the same release.
 const compatVersion = (globalThis as { HILO_TYPEORM_VERSION?: string }).HILO_TYPEORM_VERSION;
 const childTsconfig =
   compatVersion === undefined

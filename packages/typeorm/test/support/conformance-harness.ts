@@ -15,7 +15,7 @@ export const conformanceHiLoOptions: HiLoTypeOrmOptions = { blockSize: 5, adapti
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The TypeORM 0.3 release a Jest project of packages/typeorm-compat maps `typeorm` to (jest.config.ts);
+ * The TypeORM release a Jest project of packages/typeorm-compat maps `typeorm` to (jest.config.ts);
  * the worker processes then map it the same way, so that every process of a run uses one TypeORM.
  */
 const compatVersion = (globalThis as { HILO_TYPEORM_VERSION?: string }).HILO_TYPEORM_VERSION;
