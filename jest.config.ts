@@ -3,6 +3,7 @@
  * to the packages' TypeScript sources, so tests never run against stale build output.
  * ESM throughout (MikroORM 7 and the Prisma 7 client are ESM-only): run with --experimental-vm-modules.
  */
+import { readFileSync } from 'node:fs';
 import type { Config } from 'jest';
 
 const swc = (decorators: 'legacy' | 'es') => [
@@ -96,6 +97,37 @@ const drizzle = (version: string) => ({
 });
 
 /**
+ * hilo-core's optional peers (`pg`, `mysql2`, `better-sqlite3`, `@opentelemetry/api`) are installed at their
+ * newest in the workspace. This project reruns hilo-core's suites with each mapped to the oldest release its
+ * peer range admits, installed by packages/core-compat as npm aliases (`"pg-8.11.0": "npm:pg@8.11.0"`); the
+ * suites' worker processes load the same through packages/core-compat/child-hooks.mjs and check the versions.
+ */
+const coreDriversOldest = () => {
+  const dir = '<rootDir>/packages/core-compat/node_modules';
+  const installed = JSON.parse(readFileSync('packages/core-compat/package.json', 'utf8')) as { devDependencies: Record<string, string> };
+  const aliases = Object.entries(installed.devDependencies).map(([alias, spec]) => {
+    const [, name, version] = /^npm:(.+)@([^@]+)$/.exec(spec)!;
+    return { name: name!, version: version!, alias };
+  });
+  const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return {
+    ...project,
+    displayName: 'core drivers (oldest)',
+    globals: {
+      HILO_WORKER_IMPORTS: ['packages/core-compat/child-hooks.mjs'],
+      HILO_WORKER_PACKAGES: Object.fromEntries(aliases.map(({ name, version }) => [name, version])),
+    },
+    testMatch: ['<rootDir>/packages/core-compat/test/**/*.test.ts', '<rootDir>/packages/core/test/**/*.test.ts'],
+    moduleNameMapper: {
+      ...Object.fromEntries(aliases.flatMap(({ name, alias }) => [[`^${escape(name)}$`, alias], [`^${escape(name)}/(.*)$`, `${alias}/$1`]])),
+      ...project.moduleNameMapper,
+    },
+    // the aliases are installed in packages/core-compat, so they resolve from there
+    modulePaths: [dir],
+  };
+};
+
+/**
  * hilo-prisma's peer range is Prisma 7; the workspace installs the newest 7.x. This project reruns hilo-prisma's
  * suites against 7.0.0, installed in packages/prisma-compat, whose build generates the test clients (and runs
  * hilo's generator) with Prisma 7.0.0's CLI: the generated clients, `@prisma/client/extension` and the driver
@@ -163,7 +195,7 @@ const config: Config = {
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
     },
     typeormRelease('0.3.20'),
     typeormRelease('0.3.31'),
@@ -173,6 +205,7 @@ const config: Config = {
     mikroOrmOldest(),
     kyselyOldest(),
     prismaOldest(),
+    coreDriversOldest(),
   ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

@@ -18,6 +18,12 @@ interface WorkerSpec {
   pauseMs?: number;
 }
 
+// Under a compatibility Jest project the worker's drivers are mapped by module hooks: prove each one took.
+for (const [name, version] of Object.entries(JSON.parse(process.env.HILO_WORKER_PACKAGES ?? '{}') as Record<string, string>)) {
+  const loaded = ((await import(`${name}/package.json`, { with: { type: 'json' } })) as { default: { version: string } }).default.version;
+  if (loaded !== version) throw new Error(`the worker loaded ${name} ${loaded}, expected ${version}`);
+}
+
 const spec = JSON.parse(process.argv[2] ?? '{}') as WorkerSpec;
 const client = await connect(spec.url, { poolSize: 2 });
 const source =

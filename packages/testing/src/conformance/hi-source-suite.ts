@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Block, HiSource, SqlClient } from 'hilo-core';
 import { describeDatabase, randomName, type TestDatabase } from '../databases.ts';
 import { freePort } from '../embedded-postgres.ts';
+import { workerMapping } from '../worker-mapping.ts';
 
 /** The SQL hi source under test: a HiSource with floor support (core's `SqlHiSource`). */
 export interface ConformanceSource extends HiSource {
@@ -81,8 +82,10 @@ function expectAscending(ranges: readonly Range[]): void {
 }
 
 function startWorker(options: HiSourceConformanceOptions, spec: Record<string, unknown>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--no-warnings', options.worker.script, JSON.stringify({ ...options.worker.spec, ...spec })], {
+  const mapping = workerMapping();
+  const child = spawn(process.execPath, ['--import', 'tsx', ...mapping.args, '--no-warnings', options.worker.script, JSON.stringify({ ...options.worker.spec, ...spec })], {
     cwd: process.cwd(),
+    env: { ...process.env, ...mapping.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

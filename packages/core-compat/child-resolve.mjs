@@ -1,0 +1,18 @@
+// Module resolution hook for packages/core-compat/child-hooks.mjs: each optional peer of hilo-core (`pg`,
+// `mysql2`, `better-sqlite3`, `@opentelemetry/api`, with their subpaths) resolves to the oldest release this
+// folder installs as an npm alias, read from its package.json as jest.config.ts reads it.
+import { readFileSync } from 'node:fs';
+
+const from = new URL('./package.json', import.meta.url);
+const { devDependencies } = JSON.parse(readFileSync(from, 'utf8'));
+/** name → alias, from entries like `"pg-8.11.0": "npm:pg@8.11.0"`. */
+const aliases = Object.entries(devDependencies).map(([alias, spec]) => [/^npm:(.+)@[^@]+$/.exec(spec)[1], alias]);
+
+export async function resolve(specifier, context, next) {
+  for (const [name, alias] of aliases) {
+    if (specifier === name || specifier.startsWith(`${name}/`)) {
+      return next(alias + specifier.slice(name.length), { ...context, parentURL: from.href });
+    }
+  }
+  return next(specifier, context);
+}

@@ -1,0 +1,22 @@
+import { connect } from 'hilo-core';
+
+// jest.config.ts maps each optional peer of hilo-core to the oldest release packages/core-compat installs and
+// names the versions in a global: prove the mapping took, so that hilo-core's suites this project reruns
+// really ran against those releases (the worker processes check the same themselves).
+const expected = (globalThis as { HILO_WORKER_PACKAGES?: Record<string, string> }).HILO_WORKER_PACKAGES ?? {};
+const versionOf = async (name: string): Promise<string> =>
+  ((await import(`${name}/package.json`, { with: { type: 'json' } })) as { default: { version: string } }).default.version;
+
+it('maps every optional peer to the oldest release of its range', async () => {
+  expect(expected).toEqual({ pg: '8.11.0', mysql2: '3.9.0', 'better-sqlite3': '11.10.0', '@opentelemetry/api': '1.4.0' });
+  for (const [name, version] of Object.entries(expected)) expect(await versionOf(name)).toBe(version);
+});
+
+it('connect() opens a SQLite database through the mapped better-sqlite3', async () => {
+  const client = await connect('sqlite::memory:');
+  try {
+    expect((await client.query('select sqlite_version() as v', [])).rows).toHaveLength(1);
+  } finally {
+    await client.close();
+  }
+});
