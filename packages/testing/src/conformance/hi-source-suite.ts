@@ -93,8 +93,9 @@ function startWorker(options: HiSourceConformanceOptions, spec: Record<string, u
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      if (code !== 0 && code !== null) process.stderr.write(`worker failed (${code}): ${stderr}\n`);
+    child.on('exit', (code, signal) => {
+      // a signal the test did not send (a crash in a native driver, the OOM killer) is a failure worth a line too
+      if (code !== 0 && !(code === null && signal === 'SIGKILL')) process.stderr.write(`worker failed (${code ?? signal}): ${stderr}\n`);
       resolve(code);
     }),
   );
