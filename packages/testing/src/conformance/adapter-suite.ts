@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDatabase, randomName, type TestDatabase } from '../databases.ts';
+import { workerMapping } from '../worker-mapping.ts';
 
 /** Every key of one graph: a customer, its orders and each order's items. */
 export interface GraphKeys {
@@ -125,9 +126,11 @@ function duplicates(keys: KeysByTable): KeysByTable {
 const none: KeysByTable = { customers: [], orders: [], items: [] };
 
 function runWorker(harness: AdapterHarness, url: string, orders: number): Promise<bigint[]> {
-  const env = { ...process.env };
+  // a compatibility Jest project's own mapping (jest.config.ts globals), then the harness's
+  const mapping = workerMapping();
+  const env = { ...process.env, ...mapping.env };
   if (harness.worker.tsconfig) env['TSX_TSCONFIG_PATH'] = harness.worker.tsconfig;
-  const imports = (harness.worker.imports ?? []).flatMap((module) => ['--import', module]);
+  const imports = [...mapping.args, ...(harness.worker.imports ?? []).flatMap((module) => ['--import', module])];
   const child = spawn(process.execPath, ['--import', 'tsx', ...imports, '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
     cwd: process.cwd(),
     env,
