@@ -1,7 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-
-/** Largest `--block-size`: what core's generator accepts (a 32-bit signed integer). */
-export const MAX_BLOCK_SIZE = 2 ** 31 - 1;
+import { columnTypeMaxKey, MAX_BLOCK_SIZE } from 'hilo-core/adapter-kit';
 
 /** Where hi blocks come from: a database sequence per segment, or one row per segment in a hi table. */
 export type SourceKind = 'sequence' | 'table';
@@ -31,17 +29,9 @@ export function parseCount(value: string): number {
   return integer(value, 1, Number.MAX_SAFE_INTEGER, '1000');
 }
 
-/** Column maxima `--max-key` accepts by name. */
-export const KEY_TYPE_MAXIMA: Readonly<Record<string, bigint>> = {
-  smallint: 32_767n,
-  int: 2_147_483_647n,
-  integer: 2_147_483_647n,
-  bigint: 9_223_372_036_854_775_807n,
-};
-
 /** `--max-key`: the largest key the key column holds, as a number or a column type (`int`, `bigint`). */
 export function parseMaxKey(value: string): bigint {
-  const named = KEY_TYPE_MAXIMA[value.toLowerCase()];
+  const named = columnTypeMaxKey(value);
   if (named !== undefined) return named;
   if (/^[1-9][0-9]{0,18}$/.test(value)) return BigInt(value);
   throw new InvalidArgumentError(`Expected a column type (smallint, int, bigint) or a positive integer (e.g. 2147483647), got ${JSON.stringify(value)}.`);

@@ -225,6 +225,36 @@ export function keyToField(key: number | bigint, as: KeyField, where: string, li
   }
 }
 
+/** The largest value a signed SQL `bigint` (PostgreSQL `int8`, MySQL/MariaDB `BIGINT`) holds: 2^63 − 1. */
+export const BIGINT_MAX = 9_223_372_036_854_775_807n;
+
+/** Signed SQL integer column types by the names databases and ORMs use, and the largest value each holds. */
+const INTEGER_COLUMN_MAXIMA: Readonly<Record<string, bigint>> = {
+  tinyint: 127n,
+  smallint: 32_767n,
+  int2: 32_767n,
+  mediumint: 8_388_607n,
+  int: 2_147_483_647n,
+  integer: 2_147_483_647n,
+  int4: 2_147_483_647n,
+  bigint: BIGINT_MAX,
+  int8: BIGINT_MAX,
+};
+
+/**
+ * The largest key a column of SQL type `type` holds (`int` → 2,147,483,647), or `undefined` when `type` is
+ * not a signed integer type. Case and a display width (`int(11)`) are ignored. The one table behind every
+ * adapter's column limits and the CLI's `--max-key int`.
+ * @example
+ * ```ts
+ * columnTypeMaxKey('INT(11)') // 2147483647n
+ * ```
+ */
+export function columnTypeMaxKey(type: string): bigint | undefined {
+  const name = type.toLowerCase().replace(/\(.*$/, '').trim();
+  return Object.hasOwn(INTEGER_COLUMN_MAXIMA, name) ? INTEGER_COLUMN_MAXIMA[name] : undefined;
+}
+
 /** One key column an adapter found: its segment, the block size it declares, and the largest key it holds. */
 export interface KeyColumnLimit {
   readonly segment: string;

@@ -15,6 +15,8 @@ export {
   type KeySupplyOptions,
   type KeySupplyWording,
   type KeyField,
+  columnTypeMaxKey,
+  BIGINT_MAX,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';
 export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './private-source.js';

@@ -1,7 +1,7 @@
 // The adapter kit's conversions and segment rules: every adapter (TypeORM, Prisma, MikroORM, Drizzle,
 // Kysely) calls these, so a fix here reaches all of them.
 import { createHiLoGenerator, HiLoOverflowError, memorySource } from 'hilo-core';
-import { keyToField, ownGenerator, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { BIGINT_MAX, columnTypeMaxKey, keyToField, ownGenerator, segmentsForColumns } from 'hilo-core/adapter-kit';
 
 describe('keyToField', () => {
   it('converts a key to the field type', () => {
@@ -83,5 +83,27 @@ describe('ownGenerator', () => {
     };
     await expect(owned.close()).rejects.toThrow('close failed');
     expect(order).toEqual(['generator closed', 'release']);
+  });
+});
+
+describe('columnTypeMaxKey', () => {
+  it('gives the largest value of each signed integer column type, whatever its spelling', () => {
+    expect(columnTypeMaxKey('int')).toBe(2_147_483_647n);
+    expect(columnTypeMaxKey('INTEGER')).toBe(2_147_483_647n);
+    expect(columnTypeMaxKey('int4')).toBe(2_147_483_647n);
+    expect(columnTypeMaxKey('int(11)')).toBe(2_147_483_647n);
+    expect(columnTypeMaxKey('smallint')).toBe(32_767n);
+    expect(columnTypeMaxKey('int2')).toBe(32_767n);
+    expect(columnTypeMaxKey('tinyint')).toBe(127n);
+    expect(columnTypeMaxKey('mediumint')).toBe(8_388_607n);
+    expect(columnTypeMaxKey(' BigInt ')).toBe(2n ** 63n - 1n);
+    expect(columnTypeMaxKey('int8')).toBe(BIGINT_MAX);
+  });
+
+  it('knows no maximum for a type that is not a signed integer, nor for inherited object keys', () => {
+    expect(columnTypeMaxKey('decimal(20,0)')).toBeUndefined();
+    expect(columnTypeMaxKey('text')).toBeUndefined();
+    expect(columnTypeMaxKey('constructor')).toBeUndefined();
+    expect(columnTypeMaxKey('toString')).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
-import { keyToField, type KeyColumnLimit, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { BIGINT_MAX, columnTypeMaxKey, keyToField, type KeyColumnLimit, type StoredKeyColumn } from 'hilo-core/adapter-kit';
 
 /** A key column: its segment and limit, and where its keys are stored. */
 export type KeyColumn = KeyColumnLimit & StoredKeyColumn;
@@ -203,23 +203,9 @@ function runtimeOf(prop: EntityProperty): KeyRuntime {
   return 'number';
 }
 
-const COLUMN_LIMITS: Readonly<Record<string, bigint>> = {
-  tinyint: 127n,
-  smallint: 32_767n,
-  int2: 32_767n,
-  mediumint: 8_388_607n,
-  int: 2_147_483_647n,
-  integer: 2_147_483_647n,
-  int4: 2_147_483_647n,
-};
-
 /** The largest key the property's column holds: from its column type, else 2^63 − 1 (bigint, decimal, text). */
 function maxKeyOf(prop: EntityProperty): bigint {
-  const columnType = String(prop.columnTypes?.[0] ?? prop.type ?? '')
-    .toLowerCase()
-    .replace(/\(.*$/, '')
-    .trim();
-  return COLUMN_LIMITS[columnType] ?? 9_223_372_036_854_775_807n;
+  return columnTypeMaxKey(String(prop.columnTypes?.[0] ?? prop.type ?? '')) ?? BIGINT_MAX;
 }
 
 const BIGINT_HINT = { asBigint: 'map it as bigint (hiloBigintKey())' };

@@ -1,10 +1,10 @@
 import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
-import { KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { columnTypeMaxKey, KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns } from 'hilo-core/adapter-kit';
 import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
 
 /** The largest key a Prisma key field holds: an Int's 2^31 − 1, a BigInt's 2^63 − 1. */
 export function fieldMaxKey(key: HiLoModelKey): bigint {
-  return key.type === 'Int' ? 2_147_483_647n : 9_223_372_036_854_775_807n;
+  return columnTypeMaxKey(key.type === 'Int' ? 'int' : 'bigint')!;
 }
 
 /**

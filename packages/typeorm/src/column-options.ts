@@ -51,11 +51,6 @@ export interface ResolvedColumnOptions {
 
 const KNOWN = new Set(['segment', 'blockSize', 'keyType', 'type', 'name', 'comment']);
 
-/** Largest key a column of this type holds. */
-export function maxKeyFor(type: ResolvedColumnOptions['type']): bigint {
-  return type === 'bigint' ? 9_223_372_036_854_775_807n : 2_147_483_647n;
-}
-
 /** Validates decorator options; throws `HiLoConfigurationError` naming the bad value. */
 export function resolveColumnOptions(options: HiLoColumnOptions | undefined, where: string): ResolvedColumnOptions {
   const o = options ?? {};

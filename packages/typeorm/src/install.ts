@@ -19,8 +19,7 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
-import { maxKeyFor } from './column-options.js';
+import { columnTypeMaxKey, keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import { dataSourceOf, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
@@ -378,7 +377,7 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
-      const limits = { maxKey: maxKeyFor(options.type), column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
+      const limits = { maxKey: columnTypeMaxKey(options.type)!, column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
       columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, where, limits });
     }
   }

@@ -1,4 +1,5 @@
 import { segmentStatus } from 'hilo-core';
+import { BIGINT_MAX } from 'hilo-core/adapter-kit';
 import { LineWriter, type CliIo } from '../io.js';
 import { openTarget, type TargetOptions } from '../open.js';
 
@@ -8,8 +9,6 @@ export interface StatusOptions extends TargetOptions {
   /** The largest key the key columns hold (`--max-key`); default bigint's. */
   readonly maxKey?: bigint;
 }
-
-const BIGINT_MAX = 9_223_372_036_854_775_807n;
 
 /**
  * The highest key a segment's stored value stands for: a sequence's value is the first key of its latest
