@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { HiLoTypeOrm, HiLoTypeOrmOptions } from 'hilo-typeorm';
-import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem, Tag } from './entities.js';
+import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem } from './entities.js';
 import { openDataSource } from './data-source.js';
 import type { SuiteDatabase } from './sqlite.js';
 import { dataStatements, insertsByTable, selectsBeforeInsert, type StatementLog } from './statement-log.js';
