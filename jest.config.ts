@@ -131,7 +131,8 @@ const coreDriversOldest = () => {
  * hilo-prisma's peer range is Prisma 7; the workspace installs the newest 7.x. This project reruns hilo-prisma's
  * suites against 7.0.0, installed in packages/prisma-compat, whose build generates the test clients (and runs
  * hilo's generator) with Prisma 7.0.0's CLI: the generated clients, `@prisma/client/extension` and the driver
- * adapters map there. The suites' worker processes load the same through packages/prisma-compat/child-hooks.mjs.
+ * adapters map there. The suites' worker processes load the same through packages/prisma-compat/child-hooks.mjs
+ * (named in `HILO_WORKER_IMPORTS`, read by @hilo/testing's workerMapping).
  */
 const PRISMA_OLDEST = '7.0.0';
 const prismaOldest = () => {
@@ -139,7 +140,7 @@ const prismaOldest = () => {
   return {
     ...project,
     displayName: `prisma ${PRISMA_OLDEST}`,
-    globals: { HILO_PRISMA_VERSION: PRISMA_OLDEST },
+    globals: { HILO_PRISMA_VERSION: PRISMA_OLDEST, HILO_WORKER_IMPORTS: ['packages/prisma-compat/child-hooks.mjs'] },
     testMatch: ['<rootDir>/packages/prisma-compat/test/**/*.test.ts', '<rootDir>/packages/prisma/test/**/*.test.ts'],
     moduleNameMapper: {
       '^(?:\\.{1,2}/)+generated/(postgres|mysql)/(client|hilo)\\.js$': `${dir}/generated/$1/$2.ts`,

@@ -4,8 +4,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const packages = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
-/** The Kysely installations of the workspace: hilo-kysely's own, and the aliased oldest release of packages/kysely-compat. */
-const INSTALLATIONS = [join(packages, 'kysely', 'node_modules', 'kysely'), join(packages, 'kysely-compat', 'node_modules', 'kysely-0.29.0')];
+/** The aliases of Kysely packages/kysely-compat installs (`"kysely-0.29.0": "npm:kysely@0.29.0"`). */
+const compatAliases = Object.entries(
+  (JSON.parse(readFileSync(join(packages, 'kysely-compat', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies,
+)
+  .filter(([, spec]) => spec.startsWith('npm:kysely@'))
+  .map(([alias]) => join(packages, 'kysely-compat', 'node_modules', alias));
+
+/** The Kysely installations of the workspace: hilo-kysely's own, and the aliased releases of packages/kysely-compat. */
+const INSTALLATIONS = [join(packages, 'kysely', 'node_modules', 'kysely'), ...compatAliases];
 
 /**
  * The version of the installation whose `Kysely` class is `loaded` (found by importing each installation and

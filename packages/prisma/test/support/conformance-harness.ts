@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
 import { hilo } from '../../src/index.js';
 import { createBaseClient, createSchema, metadataFor, type BaseClient, type Kind } from '../fixtures.js';
-import { compatVersion, workerImports } from './compat.js';
+import { compatVersion } from './compat.js';
 
 /** Small fixed blocks, shared with test/child/conformance-worker.ts, so that processes' reservations interleave. */
 export const conformanceOptions = { blockSize: 5, adaptive: false } as const;
@@ -104,10 +104,10 @@ export function prismaHarness(kind: Kind): AdapterHarness<Graph> {
     kind,
     prepare: (url) => createSchema(kind, url),
     open: (url) => openShop(kind, url),
-    // under the packages/prisma-compat Jest project the worker loads the same Prisma through module hooks
+    // under the packages/prisma-compat Jest project the worker loads the same Prisma through the module hooks
+    // that project's globals name (@hilo/testing's workerMapping), and checks the release
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
-      imports: workerImports,
       spec: compatVersion === undefined ? { kind } : { kind, prisma: compatVersion },
     },
   };

@@ -71,8 +71,6 @@ export interface AdapterHarness<G = unknown> {
     readonly spec?: Record<string, unknown>;
     /** tsconfig for tsx (decorator settings, path mappings), passed as `TSX_TSCONFIG_PATH`. */
     readonly tsconfig?: string;
-    /** Modules the worker's Node loads before the script, after tsx (`--import`), e.g. module resolution hooks. */
-    readonly imports?: readonly string[];
   };
 }
 
@@ -126,12 +124,11 @@ function duplicates(keys: KeysByTable): KeysByTable {
 const none: KeysByTable = { customers: [], orders: [], items: [] };
 
 function runWorker(harness: AdapterHarness, url: string, orders: number): Promise<bigint[]> {
-  // a compatibility Jest project's own mapping (jest.config.ts globals), then the harness's
+  // a compatibility Jest project's module mapping (jest.config.ts globals), for the worker too
   const mapping = workerMapping();
   const env = { ...process.env, ...mapping.env };
   if (harness.worker.tsconfig) env['TSX_TSCONFIG_PATH'] = harness.worker.tsconfig;
-  const imports = [...mapping.args, ...(harness.worker.imports ?? []).flatMap((module) => ['--import', module])];
-  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...mapping.args, '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
     cwd: process.cwd(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
