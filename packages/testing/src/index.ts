@@ -21,4 +21,4 @@ export {
 } from './conformance/adapter-suite.ts';
 export { startFaultProxy, useFaultProxy, withReservationCuts, timed, type FaultProxy, type FaultMode, type FaultProxyPerTest } from './fault-proxy.ts';
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
-export { workerMapping, WORKER_PACKAGES_VARIABLE } from './worker-mapping.ts';
+export { workerMapping } from './worker-mapping.ts';

@@ -11,8 +11,8 @@ interface WorkerMappingGlobals {
   HILO_WORKER_PACKAGES?: Readonly<Record<string, string>>;
 }
 
-/** Variable naming the package versions a worker must check it loaded (JSON `{ name: version }`). */
-export const WORKER_PACKAGES_VARIABLE = 'HILO_WORKER_PACKAGES';
+/** Variable naming the package versions a worker must check it loaded (JSON `{ name: version }`; read by packages/core/test/workers/reserve-worker.ts). */
+const WORKER_PACKAGES_VARIABLE = 'HILO_WORKER_PACKAGES';
 
 /**
  * The Node arguments (`--import …`) and environment additions for a worker process of the current Jest project:
