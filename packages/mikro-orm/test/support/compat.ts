@@ -15,7 +15,7 @@ export const workerTsconfig =
   compatVersion === undefined ? join(here, 'tsconfig.worker.json') : join(here, '..', '..', '..', 'mikro-orm-compat', 'child', 'tsconfig.json');
 
 /** Environment variable telling a worker which MikroORM it must have loaded. */
-export const EXPECTED_VERSION_VARIABLE = 'HILO_MIKRO_ORM_EXPECTED';
+const EXPECTED_VERSION_VARIABLE = 'HILO_MIKRO_ORM_EXPECTED';
 
 /** The environment of a worker process: the parent's, plus the release it must load under a compat project. */
 export function workerEnvironment(): NodeJS.ProcessEnv {
