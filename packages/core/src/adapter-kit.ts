@@ -2,7 +2,7 @@ import { HiLoConfigurationError, HiLoOverflowError } from './errors.js';
 import type { HiLoGenerator } from './generator.js';
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './options.js';
 import { connect } from './sql/connect.js';
-import { createHiLo } from './sql/create-hilo.js';
+import { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';
 import type { SqlClient } from './sql/sql-client.js';
 
 /**
@@ -10,7 +10,7 @@ import type { SqlClient } from './sql/sql-client.js';
  * the generator, how. Shared by the adapters so every one of them accepts the same options with the same
  * messages.
  */
-export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'> {
+export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'>, HiSourceLayout {
   /**
    * Database URL for hilo's own connection (`postgres://…`, `mysql://…`, `mariadb://…`, `sqlite:PATH`).
    * Reservations run there and commit at once, never inside the application's transaction.
@@ -20,18 +20,33 @@ export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, '
   readonly client?: SqlClient;
   /** A generator you created and own; the supply neither warms it on its own nor closes it. */
   readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint> | HiLoGenerator<number | bigint>;
-  /**
-   * How blocks are reserved: one sequence per segment, or one row per segment in `table`.
-   * @default "sequence" on PostgreSQL, "table" elsewhere
-   */
-  readonly source?: 'sequence' | 'table';
-  /**
-   * The hi table of `source: 'table'`.
-   * @default "hilo_segments"
-   */
-  readonly table?: string;
-  /** Schema (PostgreSQL) or database (MariaDB/MySQL) of the sequences or the hi table. */
-  readonly schema?: string;
+}
+
+/**
+ * Where and how an adapter's SQL hi source keeps its blocks — `source`, `table`, `schema`, `strategy`,
+ * `create` — documented once in {@link CreateHiLoOptions} and passed to `createHiLo` as the user gave them,
+ * so every adapter offers the same options with the same meaning.
+ */
+export type HiSourceLayout = Pick<CreateHiLoOptions<'bigint'>, 'source' | 'table' | 'schema' | 'strategy' | 'create'>;
+
+/** The option names of {@link HiSourceLayout}. */
+export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set(['source', 'table', 'schema', 'strategy', 'create']);
+
+/**
+ * Refuses the {@link HiSourceLayout} options set in `options` for an in-memory database, where an adapter keeps the counter in
+ * this process (see `privateDatabaseSource`) and no hi table or sequence exists to lay out: a user who set
+ * one would otherwise believe it in effect.
+ *
+ * @param database - the database in the adapter's words, e.g. `"The better-sqlite3 DataSource"`.
+ * @param owner - where the options were given, e.g. `"installHiLo()"`.
+ */
+export function refuseLayoutInMemory(options: object, database: string, owner: string): void {
+  const given = [...HI_SOURCE_LAYOUT_OPTION_NAMES].filter((name) => (options as Record<string, unknown>)[name] !== undefined);
+  if (given.length === 0) return;
+  throw new HiLoConfigurationError(
+    `${database} is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
+      `remove those options from ${owner}, or use a database file so that a hi table can be shared (or pass \`client\` for a hi source elsewhere).`,
+  );
 }
 
 /**
@@ -86,8 +101,7 @@ export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
   'url',
   'client',
   'generator',
-  'table',
-  'schema',
+  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
 ]);
 
 /** How an adapter words {@link openKeySupply}'s messages, when `owner` alone does not say enough. */
@@ -112,7 +126,7 @@ export interface KeySupplyWording {
 export function openKeySupply(options: KeySupplyOptions, owner: string, wording: KeySupplyWording = {}): KeySupply {
   if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
-  const { url, client, generator, source, table, schema, ...generatorOptions } = options;
+  const { url, client, generator, source, table, schema, strategy, create, ...generatorOptions } = options;
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
@@ -135,15 +149,7 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
     if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
     const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
-    const build = () =>
-      createHiLo<'bigint'>({
-        ...generatorOptions,
-        client: sql,
-        keyType: 'bigint',
-        ...(source === undefined ? {} : { source }),
-        ...(table === undefined ? {} : { table }),
-        ...(schema === undefined ? {} : { schema }),
-      });
+    const build = () => createHiLo<'bigint'>({ ...generatorOptions, client: sql, keyType: 'bigint', source, table, schema, strategy, create });
     return ownGenerator<number | bigint>(build, () => (client === undefined ? sql.close() : undefined));
   };
 

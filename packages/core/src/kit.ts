@@ -5,6 +5,9 @@ export {
   ownGenerator,
   type OwnedGenerator,
   KEY_SUPPLY_OPTION_NAMES,
+  type HiSourceLayout,
+  HI_SOURCE_LAYOUT_OPTION_NAMES,
+  refuseLayoutInMemory,
   keyToField,
   segmentsForColumns,
   type KeyFieldLimits,
@@ -30,5 +33,6 @@ export {
 } from './sql/key-guard.js';
 export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/driver-errors.js';
 export { redactUrl } from './sql/connect.js';
+export { settlesWithin } from './sql/connect-support.js';
 export { defaultSourceKind, scriptStatement } from './sql/sources.js';
 export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';

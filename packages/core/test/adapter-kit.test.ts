@@ -1,7 +1,19 @@
 // The adapter kit's conversions and segment rules: every adapter (TypeORM, Prisma, MikroORM, Drizzle,
 // Kysely) calls these, so a fix here reaches all of them.
 import { createHiLoGenerator, HiLoOverflowError, memorySource } from 'hilo-core';
-import { BIGINT_MAX, columnTypeMaxKey, keyToField, ownGenerator, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'hilo-core';
+import {
+  BIGINT_MAX,
+  columnTypeMaxKey,
+  keyToField,
+  openKeySupply,
+  ownGenerator,
+  refuseLayoutInMemory,
+  segmentsForColumns,
+} from 'hilo-core/adapter-kit';
 
 describe('keyToField', () => {
   it('converts a key to the field type', () => {
@@ -105,5 +117,45 @@ describe('columnTypeMaxKey', () => {
     expect(columnTypeMaxKey('text')).toBeUndefined();
     expect(columnTypeMaxKey('constructor')).toBeUndefined();
     expect(columnTypeMaxKey('toString')).toBeUndefined();
+  });
+});
+
+describe('openKeySupply passes the hi source layout through', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hilo-kit-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps `strategy` and `table`: the range strategy stores the highest key handed out', async () => {
+    const url = `sqlite:${join(dir, 'range.db')}`;
+    const supply = openKeySupply({ url, source: 'table', table: 'kit_hi', strategy: 'range', blockSize: 10, adaptive: false, prefetchAt: false }, 'test()');
+    expect(await (await supply.generator()).next('orders')).toBe(1n);
+    const reader = await connect(url);
+    try {
+      // range: the stored value is the last key of the block (pooled-lo would store 11, the next block's first)
+      expect((await reader.query('SELECT next_value FROM kit_hi WHERE segment = ?', ['orders'])).rows).toEqual([{ next_value: 10 }]);
+    } finally {
+      await supply.close();
+      await reader.close();
+    }
+  });
+
+  it('keeps `create: false`: a missing hi table is an error that says to run `hilo init`', async () => {
+    const supply = openKeySupply({ url: `sqlite:${join(dir, 'empty.db')}`, create: false }, 'test()');
+    try {
+      await expect((await supply.generator()).next('orders')).rejects.toThrow(/hilo init/);
+    } finally {
+      await supply.close();
+    }
+  });
+});
+
+describe('refuseLayoutInMemory', () => {
+  it('names every layout option set and where it was set; other options pass', () => {
+    expect(() => refuseLayoutInMemory({ table: 't', create: false, blockSize: 5 }, 'The SQLite database', 'setup()')).toThrow(
+      'The SQLite database is in memory (":memory:"), where hilo keeps the counter in this process and ignores `table`, `create`; remove those options from setup(), or use a database file',
+    );
+    expect(() => refuseLayoutInMemory({ blockSize: 5, source: undefined }, 'The SQLite database', 'setup()')).not.toThrow();
   });
 });

@@ -25,6 +25,30 @@ describe('createHiLo over a SQLite table', () => {
     }
   });
 
+  // adapters pass their users' options through: an option left undefined must mean its default, not a value
+  it('should read options set to undefined as left out', async () => {
+    const client = await connect(`sqlite:${join(dir, 'undefined.db')}`);
+    try {
+      const hilo = createHiLo({
+        client,
+        source: undefined,
+        table: undefined,
+        schema: undefined,
+        strategy: undefined,
+        create: undefined,
+        blockSize: 10,
+        adaptive: false,
+        prefetchAt: false,
+      });
+      expect([await hilo.next('orders'), await hilo.next('orders')]).toEqual([1, 2]);
+      await hilo.close();
+      // the default hi table, created on first use, with the default strategy (pooled-lo: the next block's first key)
+      expect((await client.query('SELECT next_value FROM hilo_segments WHERE segment = ?', ['orders'])).rows).toEqual([{ next_value: 3 }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   // issue 17: blockSize was ignored as max_lo (1000 per hi), so a hi table shared with a tool using another max_lo overlapped
   it('should use blockSize as max_lo of the table hilo strategy', async () => {
     const client = await connect(`sqlite:${join(dir, 'maxlo.db')}`);

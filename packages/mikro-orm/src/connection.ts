@@ -5,13 +5,12 @@ import {
   mysqlClient,
   pgClient,
   sqliteClient,
-  type HiLoGenerator,
   type SqlClient,
 } from 'hilo-core';
-import { ownGenerator, privateDatabaseSource, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { ownGenerator, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, settlesWithin, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
 import { databaseKind, openOwnConnection, ormSqliteInTransaction } from './mikro-orm-internals.js';
-import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
+import type { Generator, KeyColumn } from './runtime.js';
 
 /**
  * Builds the generator for an ORM. Reservations run on `options.client` when given, else on a small pool of
@@ -19,33 +18,22 @@ import type { Generator, KeyColumn, OwnedGenerator } from './runtime.js';
  * never share the EntityManager's transaction and never wait for one of its pooled connections.
  */
 export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, columns: readonly KeyColumn[] = []): Promise<OwnedGenerator> {
-  const { generator: _generator, client: given, source, table, schema, poolSize, ...rest } = options;
+  const { generator: _generator, client: given, source, table, schema, strategy, create, poolSize, ...rest } = options;
   const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
   const client = given ?? (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
   if (client === 'memory') {
+    refuseLayoutInMemory(options, "The ORM's SQLite database", 'HiLo.configure()');
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
     const query = async (sql: string, params: readonly unknown[]) => {
       const connection = orm.driver.getConnection('write');
       return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
     };
-    return own(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as Generator, () => undefined);
+    return ownGenerator(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as Generator, () => undefined);
   }
-  const build = () =>
-    createHiLo({
-      ...generatorOptions,
-      client,
-      ...(source ? { source } : {}),
-      ...(table ? { table } : {}),
-      ...((schema ?? orm.config.get('schema')) ? { schema: schema ?? orm.config.get('schema') } : {}),
-    } as never) as Generator;
+  const build = () => createHiLo({ ...generatorOptions, client, source, table, schema: schema ?? orm.config.get('schema'), strategy, create } as never) as Generator;
   // a client the user passed stays theirs; the pool opened here closes with the generator
-  return own(build, () => (given ? undefined : client.close()));
-}
-
-/** hilo-core's `ownGenerator` for this adapter's generator type (either key type). */
-function own(build: () => Generator, release: () => unknown): Promise<OwnedGenerator> {
-  return ownGenerator(build as () => HiLoGenerator<number | bigint>, release) as Promise<OwnedGenerator>;
+  return ownGenerator(build, () => (given ? undefined : client.close()));
 }
 
 /**
@@ -63,9 +51,10 @@ async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: nu
   // leave the pool open: the client owns it.
   const own = { ownsPool: true, ownsDatabase: true } as const;
   let client: SqlClient;
-  if (isObject(native) && typeof native.promise === 'function') {
-    client = mysqlClient((native.promise as () => never)(), own); // mysql2 callback pool: MariaDB and MySQL
-  } else if (isObject(native) && typeof native.prepare === 'function') {
+  const driver = (typeof native === 'object' && native !== null ? native : {}) as { promise?: unknown; prepare?: unknown };
+  if (typeof driver.promise === 'function') {
+    client = mysqlClient((native as { promise(): never }).promise(), own); // mysql2 callback pool: MariaDB and MySQL
+  } else if (typeof driver.prepare === 'function') {
     // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
     // transaction, waiting for the lock would block the thread that has to release it.
     // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection, read when asked (it is
@@ -75,28 +64,14 @@ async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: nu
   } else {
     client = pgClient(native as never, own);
   }
-  return {
-    dialect: client.dialect,
-    query: client.query.bind(client),
-    transaction: client.transaction.bind(client),
-    ...(client.atomic ? { atomic: client.atomic.bind(client) } : {}),
-    close: async () => {
-      // a statement stuck on a link that drops packets holds its pooled connection for ever: stop waiting
-      // after closeTimeoutMs, so that orm.close() still settles
-      const closing = (async () => {
-        try {
-          await client.close();
-        } finally {
-          await connection.close().catch(() => undefined);
-        }
-      })();
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, closeTimeoutMs)))]);
-      clearTimeout(timer);
-    },
+  const closeAll = async () => {
+    try {
+      await client.close();
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+  // a statement stuck on a link that drops packets holds its pooled connection for ever: stop waiting
+  // after closeTimeoutMs, so that orm.close() still settles
+  return { ...client, close: async () => void (await settlesWithin(closeAll(), closeTimeoutMs)) };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
-import { checkInteger, GENERATOR_OPTION_NAMES } from 'hilo-core/adapter-kit';
+import { checkInteger, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
@@ -9,7 +9,6 @@ import type { HiLoOptions } from './options.js';
 import { HiLoFlushSubscriber } from './subscriber.js';
 
 export type { HiLoOptions } from './options.js';
-
 
 /** Something MikroORM accepts in its `extensions` list. */
 export interface HiLoExtension {
@@ -75,7 +74,7 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
 }
 
 /** The option names of `HiLo.configure()`. */
-const OPTION_NAMES: ReadonlySet<string> = new Set([...GENERATOR_OPTION_NAMES, 'generator', 'client', 'table', 'schema', 'poolSize']);
+const OPTION_NAMES: ReadonlySet<string> = new Set([...GENERATOR_OPTION_NAMES, ...HI_SOURCE_LAYOUT_OPTION_NAMES, 'generator', 'client', 'poolSize']);
 
 function validate(options: HiLoOptions): void {
   if (options === null || typeof options !== 'object') {

@@ -1,8 +1,9 @@
 import type { HiLoGeneratorOptions, KeyType, SqlClient } from 'hilo-core';
+import type { HiSourceLayout } from 'hilo-core/adapter-kit';
 import type { Generator } from './runtime.js';
 
 /** Options of {@link HiLo.configure}. */
-export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source'> {
+export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source'>, Omit<HiSourceLayout, 'schema'> {
   /**
    * A generator to use instead of one built from the ORM's connection. It is not closed with the ORM.
    * @default one built from the ORM's connection settings
@@ -22,16 +23,6 @@ export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source
    * ```
    */
   client?: SqlClient;
-  /**
-   * Where blocks come from: a sequence per segment (PostgreSQL, MariaDB) or a row per segment in a hi table.
-   * @default "sequence" on PostgreSQL, "table" elsewhere
-   */
-  source?: 'sequence' | 'table';
-  /**
-   * Name of the hi table when `source` is `"table"`.
-   * @default "hilo_segments"
-   */
-  table?: string;
   /**
    * Schema of the sequences or hi table.
    * @default the ORM's `schema` option, else the connection's default schema

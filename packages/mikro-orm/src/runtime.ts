@@ -1,10 +1,10 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
-import { BIGINT_MAX, columnTypeMaxKey, keyToField, type KeyColumnLimit, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { BIGINT_MAX, columnTypeMaxKey, keyToField, type KeyColumnLimit, type OwnedGenerator, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** A key column: its segment and limit, and where its keys are stored. */
 export type KeyColumn = KeyColumnLimit & StoredKeyColumn;
-import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** Name under which the per-ORM runtime is registered in MikroORM's configuration. */
 export const EXTENSION_NAME = 'hilo-mikro-orm';
@@ -188,14 +188,8 @@ export class HiLoRuntime {
   }
 }
 
-/** A generator and how to release what was opened for it. */
-export interface OwnedGenerator {
-  readonly generator: Generator;
-  close(): Promise<void>;
-}
-
-/** The generator shape this adapter uses; `HiLoGenerator` of either key type. */
-export type Generator = HiLoGenerator<number> | HiLoGenerator<bigint>;
+/** The generator this adapter uses: keys of either type, as the entities' properties map them. */
+export type Generator = HiLoGenerator<number | bigint>;
 
 function runtimeOf(prop: EntityProperty): KeyRuntime {
   const runtime = String(prop.runtimeType ?? '');

@@ -30,6 +30,13 @@ describe('mikro-orm: configuration', () => {
     }
   });
 
+  it('should refuse hi source layout options on in-memory SQLite, naming them and where they were set', async () => {
+    const extension = HiLo.configure({ table: 'my_hi', strategy: 'hilo' });
+    await expect(MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [extension] })).rejects.toThrow(
+      /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`, `strategy`; remove those options from HiLo\.configure\(\)/,
+    );
+  });
+
   it('should reject a hi/lo key that is also autoincrement, naming the property', async () => {
     const Bad = defineEntity({ name: 'Bad', properties: { id: hiloKey().autoincrement(), text: p.string() } });
     await expect(

@@ -15,11 +15,10 @@ import {
   HiLoExhaustedError,
   type HiLoGenerator,
   type HiLoGeneratorOptions,
-  type HiLoStrategy,
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { columnTypeMaxKey, keyToField, ownGenerator, privateDatabaseSource, segmentsForColumns, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
+import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, refuseLayoutInMemory, privateDatabaseSource, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import { dataSourceOf, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
@@ -42,7 +41,7 @@ const PASSED_GENERATOR_OPTIONS = [
 type PassedGeneratorOptions = Pick<HiLoGeneratorOptions<'bigint'>, (typeof PASSED_GENERATOR_OPTIONS)[number]>;
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
-export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
+export interface HiLoTypeOrmOptions extends PassedGeneratorOptions, Omit<HiSourceLayout, 'source'> {
   /**
    * Where blocks are reserved: `'sequence'` (one PostgreSQL sequence per segment), `'table'` (one row per
    * segment in a hi table), or a hi source of your own built on `client`.
@@ -53,27 +52,6 @@ export interface HiLoTypeOrmOptions extends PassedGeneratorOptions {
    * ```
    */
   source?: 'sequence' | 'table' | ((client: SqlClient) => HiSource);
-  /**
-   * Name of the hi table for `source: 'table'` (the only kind SQLite has).
-   * @default "hilo_segments"
-   */
-  table?: string;
-  /**
-   * Schema of the sequences or the hi table.
-   * @default the connection's default schema
-   */
-  schema?: string;
-  /**
-   * What the stored value means, to share sequences or a hi table with other tools: `'pooled-lo'`,
-   * `'pooled'` (sequences), `'hilo'`, `'range'` (tables). See hilo-core.
-   * @default "pooled-lo"
-   */
-  strategy?: HiLoStrategy;
-  /**
-   * Create missing sequences, hi table and rows on first use. `false` expects `hilo init` to have run.
-   * @default true
-   */
-  create?: boolean;
   /**
    * The connection reservations use. By default a pooled connection of the DataSource's own driver (never
    * the one a transaction holds); for a `better-sqlite3` file, a connection of hilo's own to that file;
@@ -113,7 +91,7 @@ interface KeyColumn {
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
-const KNOWN_OPTIONS = new Set(['source', 'table', 'schema', 'strategy', 'create', 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTIONS]);
+const KNOWN_OPTIONS = new Set([...HI_SOURCE_LAYOUT_OPTION_NAMES, 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTIONS]);
 
 function validateOptions(options: HiLoTypeOrmOptions): void {
   if (typeof options !== 'object' || options === null) {
@@ -417,13 +395,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       client = sqlite.client;
       release = sqlite.release;
     } else {
-      const given = (['source', 'table', 'schema', 'strategy', 'create'] as const).filter((name) => options[name] !== undefined);
-      if (given.length > 0) {
-        throw new HiLoConfigurationError(
-          `The better-sqlite3 DataSource is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
-            'remove those options, or use a database file so that a hi table can be shared (or pass `client` for a hi source elsewhere).',
-        );
-      }
+      refuseLayoutInMemory(options, 'The better-sqlite3 DataSource', 'installHiLo()');
       const stored = [...columns.values()].map((key) => ({ segment: key.segment, table: key.column.entityMetadata.tableName, column: key.column.databaseName }));
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
@@ -432,17 +404,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
     if (typeof source === 'function') return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
-    return createHiLo({
-      ...generatorOptions,
-      client: client!,
-      keyType: 'bigint',
-      segments,
-      ...(source === undefined ? {} : { source }),
-      ...(table === undefined ? {} : { table }),
-      ...(schema === undefined ? {} : { schema }),
-      ...(strategy === undefined ? {} : { strategy: strategy as never }),
-      ...(create === undefined ? {} : { create }),
-    });
+    return createHiLo({ ...generatorOptions, client: client!, keyType: 'bigint', segments, source, table, schema, strategy, create });
   };
   // the SQLite file connection opened here (if any) is released with the generator
   const owned = await ownGenerator(build, release);

@@ -235,7 +235,7 @@ describeSqlite(
         const attempt = installHiLo(dataSource, { source: 'table', table: 'my_hilo' });
         await expect(attempt).rejects.toThrow(HiLoConfigurationError);
         await expect(installHiLo(dataSource, { table: 'my_hilo' })).rejects.toThrow(
-          /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`; remove those options, or use a database file/,
+          /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`; remove those options from installHiLo\(\), or use a database file/,
         );
       } finally {
         await dataSource.destroy();

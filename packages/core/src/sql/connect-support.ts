@@ -9,8 +9,11 @@ export interface OpenSettings {
   readonly closeTimeoutMs: number;
 }
 
-/** Resolves true when `work` settles within `ms`, false otherwise. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Resolves true when `work` settles (either way) within `ms`, false otherwise; `work` is never rejected
+ * through it. How hilo bounds a close that a stuck connection would otherwise hold for ever.
+ */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

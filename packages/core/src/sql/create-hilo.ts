@@ -8,7 +8,10 @@ import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } fr
 import type { TableStrategy } from './table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
-/** Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. */
+/**
+ * Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. An option
+ * set to `undefined` means its default, so an adapter passes its user's options through as they are.
+ */
 export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<HiLoGeneratorOptions<K>, 'source'> {
   /** The database connection (`connect(url)`, `pgClient(pool)`, or an ORM adapter's client). */
   readonly client: SqlClient;
@@ -16,25 +19,38 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<Hi
    * A sequence per segment (PostgreSQL, MariaDB) or a row per segment in a hi table.
    * @default 'sequence' on PostgreSQL, 'table' elsewhere
    */
-  readonly source?: SqlSourceKind;
+  readonly source?: SqlSourceKind | undefined;
   /**
    * The hi table of `source: 'table'`.
    * @default 'hilo_segments'
    */
-  readonly table?: string;
+  readonly table?: string | undefined;
   /** Schema (PostgreSQL) or database (MySQL) of the table or sequences. */
-  readonly schema?: string;
+  readonly schema?: string | undefined;
   /**
-   * Strategy of the sequence or table.
+   * What the stored value means, to share sequences or a hi table with other tools: `'pooled-lo'` (the first
+   * key of the next block), `'pooled'` (sequences: the last key of a block), `'hilo'` (hi × block size),
+   * `'range'` (tables: the highest key handed out). See the core README's strategy table.
    * @default 'pooled-lo'
    */
-  readonly strategy?: SequenceStrategy | TableStrategy;
+  readonly strategy?: SequenceStrategy | TableStrategy | undefined;
   /**
-   * Whether missing sequences, table and rows are created on first use.
+   * Whether missing sequences, table and rows are created on first use; `false` expects `hilo init` to have
+   * created them and fails with a message saying so.
    * @default true
    */
-  readonly create?: boolean;
+  readonly create?: boolean | undefined;
 }
+
+/** The option names of {@link CreateHiLoOptions}. */
+export const CREATE_HILO_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...GENERATOR_OPTION_NAMES,
+  'client',
+  'table',
+  'schema',
+  'strategy',
+  'create',
+]);
 
 /**
  * A generator over a SQL hi source in one call: a sequence per segment on PostgreSQL (INCREMENT BY =
@@ -46,16 +62,6 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<Hi
  * const id = await hilo.next('orders');
  * ```
  */
-/** The option names of {@link CreateHiLoOptions}. */
-export const CREATE_HILO_OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...GENERATOR_OPTION_NAMES,
-  'client',
-  'table',
-  'schema',
-  'strategy',
-  'create',
-]);
-
 export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOptions<K>): HiLoGenerator<KeyOf<K>> {
   if (typeof options !== 'object' || options === null) {
     throw HiLoConfigurationError.invalidOption('createHiLo() options', 'an object with at least `client`', options);
