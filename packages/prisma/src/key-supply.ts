@@ -1,5 +1,5 @@
 import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
-import { columnTypeMaxKey, KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns } from 'hilo-core/adapter-kit';
+import { columnTypeMaxKey, KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns, type HiSourceLayout } from 'hilo-core/adapter-kit';
 import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
 
 /** The largest key a Prisma key field holds: an Int's 2^31 − 1, a BigInt's 2^63 − 1. */
@@ -12,7 +12,8 @@ export function fieldMaxKey(key: HiLoModelKey): bigint {
  * builds the generator, how.
  */
 export interface HiLoPrismaConnectionOptions
-  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'> {
+  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'>,
+    HiSourceLayout {
   /**
    * Database URL for hilo's own connection pool (`postgres://…`, `mysql://…`, `mariadb://…`), usually the
    * one the driver adapter uses. Reservations run there and commit at once, never in your transaction.
@@ -35,22 +36,6 @@ export interface HiLoPrismaConnectionOptions
    * ```
    */
   generator?: HiLoGenerator<number> | HiLoGenerator<bigint>;
-  /**
-   * How blocks are reserved: one sequence per segment (`<segment>_hilo_seq`, INCREMENT BY `blockSize`) or
-   * one row per segment in the `table`.
-   * @default "sequence" on PostgreSQL, "table" on MariaDB/MySQL
-   */
-  source?: 'sequence' | 'table';
-  /**
-   * The hi table for `source: 'table'`.
-   * @default "hilo_segments"
-   */
-  table?: string;
-  /**
-   * Schema (PostgreSQL) or database (MariaDB) of the sequences or the hi table.
-   * @default the connection's
-   */
-  schema?: string;
 }
 
 /** What `prisma.$hilo` offers. */
