@@ -33,9 +33,9 @@ export type HiSourceLayout = Pick<CreateHiLoOptions<'bigint'>, 'source' | 'table
 export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set(['source', 'table', 'schema', 'strategy', 'create']);
 
 /**
- * Refuses the {@link HiSourceLayout} options set in `options` for an in-memory database, where an adapter keeps the counter in
- * this process (see `privateDatabaseSource`) and no hi table or sequence exists to lay out: a user who set
- * one would otherwise believe it in effect.
+ * Refuses the {@link HiSourceLayout} options set in `options` for an in-memory database, where an adapter
+ * keeps the counter in this process (see `privateDatabaseSource`) and no hi table or sequence exists to lay
+ * out: a user who set one would otherwise believe it in effect.
  *
  * @param database - the database in the adapter's words, e.g. `"The better-sqlite3 DataSource"`.
  * @param owner - where the options were given, e.g. `"installHiLo()"`.
