@@ -21,7 +21,7 @@ import {
 import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, refuseLayoutInMemory, privateDatabaseSource, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { dataSourceOf, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
+import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
@@ -417,6 +417,8 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
   // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see typeorm-internals.ts).
   await indexCascadeLookup();
+  // TypeORM's id map of an entity with a key is a deep merge; build the one-column case directly (same result).
+  await directIdMaps();
   const installation = new HiLoTypeOrm(dataSource, owned, columns, shortcut);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
