@@ -74,7 +74,7 @@ const valueArb = fc.oneof(
 );
 
 function build(target: (typeof entities)[number], value: unknown, other: unknown, missing: boolean): object {
-  const entity = new target() as Record<string, unknown>;
+  const entity = new target() as unknown as Record<string, unknown>;
   if (missing) return entity;
   if (target === Numbered) entity.id = value;
   else if (target === Lettered) entity.code = value;
