@@ -34,6 +34,38 @@ export function dataSourceOf(owner: unknown): DataSource | undefined {
   return m?.dataSource ?? m?.connection;
 }
 
+/** The methods replaced so far, per prototype: a second installation (or copy of hilo) wraps nothing twice. */
+const replaced = new WeakMap<object, Set<string>>();
+
+/**
+ * Replaces `prototype[method]`, which must be a function of `arity` arguments, by `wrap(original)`, once.
+ * @param className - TypeORM's class, for the reason; `signature` the method as the reason names it.
+ * @returns `undefined` when the replacement is in place, else why it is not (TypeORM keeps its method)
+ */
+function replaceMethod<F>(prototype: unknown, className: string, signature: string, arity: number, wrap: (original: F) => F): string | undefined {
+  if (typeof prototype !== 'object' || prototype === null) return `TypeORM has no ${className} class where hilo expects it`;
+  const method = signature.slice(0, signature.indexOf('('));
+  const done = replaced.get(prototype) ?? new Set<string>();
+  if (done.has(method)) return undefined;
+  const target = prototype as Record<string, unknown>;
+  const original = target[method];
+  if (typeof original !== 'function' || original.length !== arity) return `TypeORM's ${className} has no ${signature} method`;
+  target[method] = wrap(original as F);
+  replaced.set(prototype, done.add(method));
+  return undefined;
+}
+
+/** Loads one of TypeORM's modules and replaces a method of `className` with `patch`; resolves the reason when it cannot. */
+async function patchModule(load: () => Promise<unknown>, path: string, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
+  let module: unknown;
+  try {
+    module = await load();
+  } catch {
+    return `TypeORM's module ${path} cannot be loaded`;
+  }
+  return patch((module as Record<string, { prototype?: unknown } | undefined>)[className]?.prototype);
+}
+
 // ——— 1. The cascade lookup ———
 
 /*
@@ -147,22 +179,13 @@ function indexOf(builder: Builder): Index | undefined {
   return index;
 }
 
-const patched = new WeakSet<object>();
-
 /**
  * Replaces `findByPersistEntityLike` on TypeORM's `CascadesSubjectBuilder.prototype` by an indexed lookup
  * with the same answer.
  * @returns `undefined` when the lookup is in place, else why it is not (TypeORM then keeps its own scan)
  */
 export function patchCascadeLookup(prototype: unknown): string | undefined {
-  if (typeof prototype !== 'object' || prototype === null) return 'TypeORM has no CascadesSubjectBuilder class where hilo expects it';
-  if (patched.has(prototype)) return undefined;
-  const target = prototype as { findByPersistEntityLike?: unknown };
-  if (typeof target.findByPersistEntityLike !== 'function' || target.findByPersistEntityLike.length !== 2) {
-    return "TypeORM's CascadesSubjectBuilder has no findByPersistEntityLike(target, entity) method";
-  }
-  const scan = target.findByPersistEntityLike as Find;
-  const indexed: Find = function (entityTarget, entity) {
+  return replaceMethod<Find>(prototype, 'CascadesSubjectBuilder', 'findByPersistEntityLike(target, entity)', 2, (scan) => function indexed(entityTarget, entity) {
     const subjects = this.allSubjects;
     const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
     const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
@@ -186,20 +209,19 @@ export function patchCascadeLookup(prototype: unknown): string | undefined {
       }
     }
     return position === undefined ? undefined : index.subjects[position];
-  };
-  target.findByPersistEntityLike = indexed;
-  patched.add(prototype);
-  return undefined;
+  });
 }
 
 let installed: Promise<boolean> | undefined;
 
 /** Installs the indexed cascade lookup once per process; resolves whether it is in place. */
 export function indexCascadeLookup(): Promise<boolean> {
-  installed ??= import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js').then(
-    (module: { CascadesSubjectBuilder?: { prototype?: unknown } }) => patchCascadeLookup(module.CascadesSubjectBuilder?.prototype) === undefined,
-    () => false,
-  );
+  installed ??= patchModule(
+    () => import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js'),
+    'persistence/subject-builder/CascadesSubjectBuilder',
+    'CascadesSubjectBuilder',
+    patchCascadeLookup,
+  ).then((reason) => reason === undefined);
   return installed;
 }
 
@@ -275,8 +297,6 @@ function warnFallback(reason: string): void {
   );
 }
 
-const patchedPrototypes = new WeakSet<object>();
-
 /**
  * Makes `save()` treat hilo's fresh entities like TypeORM's own new entities: before loading database
  * entities, their subjects lose the identifier, which is exactly the state of a new entity whose key the
@@ -290,16 +310,7 @@ const patchedPrototypes = new WeakSet<object>();
  * @returns `undefined` when the shortcut is in place, else why it is not
  */
 export function patchSubjectLoader(prototype: unknown): string | undefined {
-  if (typeof prototype !== 'object' || prototype === null) {
-    return 'TypeORM has no SubjectDatabaseEntityLoader class where hilo expects it';
-  }
-  if (patchedPrototypes.has(prototype)) return undefined;
-  const target = prototype as { load?: unknown };
-  if (typeof target.load !== 'function' || target.load.length !== 1) {
-    return "TypeORM's SubjectDatabaseEntityLoader has no load(operation) method";
-  }
-  const load = target.load as Load;
-  const patched: Load = function (operation) {
+  return replaceMethod<Load>(prototype, 'SubjectDatabaseEntityLoader', 'load(operation)', 1, (load) => function shortcut(operation) {
     if (operation !== 'save') return load.call(this, operation);
     const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
     if (!dataSource || !scope.has(dataSource)) return load.call(this, operation);
@@ -320,10 +331,7 @@ export function patchSubjectLoader(prototype: unknown): string | undefined {
       }
     }
     return load.call(this, operation);
-  };
-  target.load = patched;
-  patchedPrototypes.add(prototype);
-  return undefined;
+  });
 }
 
 let shortcut: Promise<boolean> | undefined;
@@ -334,17 +342,15 @@ let shortcut: Promise<boolean> | undefined;
  * TypeORM keeps its own SELECT-then-INSERT.
  */
 export function freshEntityShortcut(): Promise<boolean> {
-  shortcut ??= import('typeorm/persistence/SubjectDatabaseEntityLoader.js').then(
-    (module: { SubjectDatabaseEntityLoader?: { prototype?: unknown } }) => {
-      const reason = patchSubjectLoader(module.SubjectDatabaseEntityLoader?.prototype);
-      if (reason !== undefined) warnFallback(reason);
-      return reason === undefined;
-    },
-    () => {
-      warnFallback("TypeORM's module persistence/SubjectDatabaseEntityLoader cannot be loaded");
-      return false;
-    },
-  );
+  shortcut ??= patchModule(
+    () => import('typeorm/persistence/SubjectDatabaseEntityLoader.js'),
+    'persistence/SubjectDatabaseEntityLoader',
+    'SubjectDatabaseEntityLoader',
+    patchSubjectLoader,
+  ).then((reason) => {
+    if (reason !== undefined) warnFallback(reason);
+    return reason === undefined;
+  });
   return shortcut;
 }
 
@@ -368,22 +374,13 @@ interface IdMapColumn {
 
 type GetEntityIdMap = (this: { primaryColumns?: unknown }, entity: unknown) => Record<string, unknown> | undefined;
 
-const patchedIdMaps = new WeakSet<object>();
-
 /**
  * Replaces `getEntityIdMap` on TypeORM's `EntityMetadata.prototype` by one that builds plain single-key maps
  * directly for DataSources hilo is installed on.
  * @returns `undefined` when it is in place, else why it is not (TypeORM then keeps its own method)
  */
 export function patchIdMap(prototype: unknown): string | undefined {
-  if (typeof prototype !== 'object' || prototype === null) return 'TypeORM has no EntityMetadata class where hilo expects it';
-  if (patchedIdMaps.has(prototype)) return undefined;
-  const target = prototype as { getEntityIdMap?: unknown };
-  if (typeof target.getEntityIdMap !== 'function' || target.getEntityIdMap.length !== 1) {
-    return "TypeORM's EntityMetadata has no getEntityIdMap(entity) method";
-  }
-  const general = target.getEntityIdMap as GetEntityIdMap;
-  const direct: GetEntityIdMap = function (entity) {
+  return replaceMethod<GetEntityIdMap>(prototype, 'EntityMetadata', 'getEntityIdMap(entity)', 1, (general) => function direct(entity) {
     const columns = this.primaryColumns;
     if (!Array.isArray(columns) || columns.length !== 1 || typeof entity !== 'object' || entity === null) return general.call(this, entity);
     const column = columns[0] as IdMapColumn;
@@ -395,19 +392,15 @@ export function patchIdMap(prototype: unknown): string | undefined {
     if (key === undefined) return undefined;
     if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string') return { [column.propertyName]: key };
     return general.call(this, entity);
-  };
-  target.getEntityIdMap = direct;
-  patchedIdMaps.add(prototype);
-  return undefined;
+  });
 }
 
 let idMaps: Promise<boolean> | undefined;
 
 /** Installs the direct id maps once per process; resolves whether they are in place. */
 export function directIdMaps(): Promise<boolean> {
-  idMaps ??= import('typeorm/metadata/EntityMetadata.js').then(
-    (module: { EntityMetadata?: { prototype?: unknown } }) => patchIdMap(module.EntityMetadata?.prototype) === undefined,
-    () => false,
+  idMaps ??= patchModule(() => import('typeorm/metadata/EntityMetadata.js'), 'metadata/EntityMetadata', 'EntityMetadata', patchIdMap).then(
+    (reason) => reason === undefined,
   );
   return idMaps;
 }
