@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeDatabase, type TestDatabase } from '@hilo/testing';
-import { connect, HiLoConfigurationError, HiLoNotReadyError, HiLoOverflowError, memorySource, createHiLoGenerator } from 'hilo-core';
+import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
+import { HiLoConfigurationError, HiLoNotReadyError, HiLoOverflowError, memorySource, createHiLoGenerator } from 'hilo-core';
 import { keyToField } from 'hilo-core/adapter-kit';
 import { HiLoDrizzleNotReadyError, hiloDrizzle } from 'hilo-drizzle';
 import { createShopTables } from './support/conformance-harness.js';
@@ -128,24 +128,11 @@ describe('hilo-drizzle options', () => {
     await generator.close();
   });
 
-  it('passes the hi source layout through: `strategy` shapes the stored value, `create: false` leaves a missing table missing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hilo-drizzle-layout-'));
-    try {
-      const url = `sqlite:${join(dir, 'layout.db')}`;
-      const missing = hiloDrizzle({ url, create: false });
-      await expect(missing.nextId('orders')).rejects.toThrow(/hilo init/);
-      await missing.close();
-      const hilo = hiloDrizzle({ url, strategy: 'range', blockSize: 10, adaptive: false, prefetchAt: false });
-      expect(await hilo.nextId('orders')).toBe(1);
-      const client = await connect(url);
-      // range: the row holds the block's last key (pooled-lo, the default, would hold 11)
-      expect((await client.query('SELECT next_value FROM hilo_segments')).rows).toEqual([{ next_value: 10 }]);
-      await client.close();
-      await hilo.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('passes the hi source layout through: `strategy` shapes the stored value, `create: false` leaves a missing table missing', () =>
+    expectSourceLayoutPassedThrough((options) => {
+      const hilo = hiloDrizzle(options);
+      return { nextId: () => hilo.nextId('orders'), close: () => hilo.close() };
+    }));
 
   it('a key beyond Number.MAX_SAFE_INTEGER is refused for a number column', () => {
     expect(() => keyToField(2n ** 60n, 'number', 'orders.id')).toThrow(HiLoOverflowError);

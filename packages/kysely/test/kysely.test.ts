@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeDatabase, type TestDatabase } from '@hilo/testing';
-import { connect, createHiLoGenerator, HiLoConfigurationError, HiLoNotReadyError, memorySource } from 'hilo-core';
+import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
+import { createHiLoGenerator, HiLoConfigurationError, HiLoNotReadyError, memorySource } from 'hilo-core';
 import { HiLoKyselyNotReadyError, hiloKysely } from 'hilo-kysely';
 import { createShopTables, openShop, type Kind, type OpenShop } from './support/shop.js';
 
@@ -111,24 +111,11 @@ describe('hilo-kysely options', () => {
     expect(() => hiloKysely({ generator: generator(), tables: { orders: { as: 'float' as never } } })).toThrow(/`tables\.orders\.as`/);
   });
 
-  it('passes the hi source layout through: `strategy` shapes the stored value, `create: false` leaves a missing table missing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hilo-kysely-layout-'));
-    try {
-      const url = `sqlite:${join(dir, 'layout.db')}`;
-      const missing = hiloKysely({ url, tables: { orders: true }, create: false });
-      await expect(missing.nextId('orders')).rejects.toThrow(/hilo init/);
-      await missing.close();
-      const hilo = hiloKysely({ url, tables: { orders: true }, strategy: 'range', blockSize: 10, adaptive: false, prefetchAt: false });
-      expect(await hilo.nextId('orders')).toBe(1);
-      const client = await connect(url);
-      // range: the row holds the block's last key (pooled-lo, the default, would hold 11)
-      expect((await client.query('SELECT next_value FROM hilo_segments')).rows).toEqual([{ next_value: 10 }]);
-      await client.close();
-      await hilo.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it('passes the hi source layout through: `strategy` shapes the stored value, `create: false` leaves a missing table missing', () =>
+    expectSourceLayoutPassedThrough((options) => {
+      const hilo = hiloKysely({ ...options, tables: { orders: true } });
+      return { nextId: () => hilo.nextId('orders'), close: () => hilo.close() };
+    }));
 
   it('nextId() of an unregistered table says how to register it; bigint and string keys come as asked', async () => {
     const hilo = hiloKysely({ generator: generator(), tables: { orders: { as: 'bigint' }, items: { as: 'string', segment: 'order_items' } } });

@@ -22,3 +22,4 @@ export {
 export { startFaultProxy, useFaultProxy, withReservationCuts, timed, type FaultProxy, type FaultMode, type FaultProxyPerTest } from './fault-proxy.ts';
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
 export { workerMapping } from './worker-mapping.ts';
+export { expectSourceLayoutPassedThrough, type SourceLayoutOptions, type SourceLayoutSubject } from './source-layout.ts';
