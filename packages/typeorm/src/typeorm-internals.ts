@@ -34,17 +34,20 @@ export function dataSourceOf(owner: unknown): DataSource | undefined {
   return m?.dataSource ?? m?.connection;
 }
 
-/** The methods replaced so far, per prototype: a second installation (or copy of hilo) wraps nothing twice. */
+/** The methods replaced so far, per prototype: a second installation wraps nothing twice. */
 const replaced = new WeakMap<object, Set<string>>();
 
 /**
- * Replaces `prototype[method]`, which must be a function of `arity` arguments, by `wrap(original)`, once.
- * @param className - TypeORM's class, for the reason; `signature` the method as the reason names it.
+ * Replaces the method `signature` names (`load(operation)`) by `wrap(original)`, once, when TypeORM's method
+ * takes as many arguments as the signature lists.
+ * @param className - TypeORM's class, for the reason.
  * @returns `undefined` when the replacement is in place, else why it is not (TypeORM keeps its method)
  */
-function replaceMethod<F>(prototype: unknown, className: string, signature: string, arity: number, wrap: (original: F) => F): string | undefined {
+function replaceMethod<F>(prototype: unknown, className: string, signature: string, wrap: (original: F) => F): string | undefined {
   if (typeof prototype !== 'object' || prototype === null) return `TypeORM has no ${className} class where hilo expects it`;
-  const method = signature.slice(0, signature.indexOf('('));
+  const open = signature.indexOf('(');
+  const method = signature.slice(0, open);
+  const arity = signature.slice(open + 1, -1).split(',').filter((name) => name.trim() !== '').length;
   const done = replaced.get(prototype) ?? new Set<string>();
   if (done.has(method)) return undefined;
   const target = prototype as Record<string, unknown>;
@@ -185,7 +188,7 @@ function indexOf(builder: Builder): Index | undefined {
  * @returns `undefined` when the lookup is in place, else why it is not (TypeORM then keeps its own scan)
  */
 export function patchCascadeLookup(prototype: unknown): string | undefined {
-  return replaceMethod<Find>(prototype, 'CascadesSubjectBuilder', 'findByPersistEntityLike(target, entity)', 2, (scan) => function indexed(entityTarget, entity) {
+  return replaceMethod<Find>(prototype, 'CascadesSubjectBuilder', 'findByPersistEntityLike(target, entity)', (scan) => function indexed(entityTarget, entity) {
     const subjects = this.allSubjects;
     const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
     const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
@@ -310,7 +313,7 @@ function warnFallback(reason: string): void {
  * @returns `undefined` when the shortcut is in place, else why it is not
  */
 export function patchSubjectLoader(prototype: unknown): string | undefined {
-  return replaceMethod<Load>(prototype, 'SubjectDatabaseEntityLoader', 'load(operation)', 1, (load) => function shortcut(operation) {
+  return replaceMethod<Load>(prototype, 'SubjectDatabaseEntityLoader', 'load(operation)', (load) => function shortcut(operation) {
     if (operation !== 'save') return load.call(this, operation);
     const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
     if (!dataSource || !scope.has(dataSource)) return load.call(this, operation);
@@ -380,7 +383,7 @@ type GetEntityIdMap = (this: { primaryColumns?: unknown }, entity: unknown) => R
  * @returns `undefined` when it is in place, else why it is not (TypeORM then keeps its own method)
  */
 export function patchIdMap(prototype: unknown): string | undefined {
-  return replaceMethod<GetEntityIdMap>(prototype, 'EntityMetadata', 'getEntityIdMap(entity)', 1, (general) => function direct(entity) {
+  return replaceMethod<GetEntityIdMap>(prototype, 'EntityMetadata', 'getEntityIdMap(entity)', (general) => function direct(entity) {
     const columns = this.primaryColumns;
     if (!Array.isArray(columns) || columns.length !== 1 || typeof entity !== 'object' || entity === null) return general.call(this, entity);
     const column = columns[0] as IdMapColumn;
