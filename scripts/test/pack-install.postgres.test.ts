@@ -143,7 +143,7 @@ export class Customer {
         join(app, 'src', 'main.ts'),
         `import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { withHiLo } from 'hilo-typeorm';
+import { hiloOf, withHiLo } from 'hilo-typeorm';
 import { Customer } from './entities';
 
 async function main(): Promise<void> {
@@ -158,7 +158,7 @@ async function main(): Promise<void> {
     const keyAtCreate = ada.id;
     await customers.save(ada);
     const loaded = await customers.findOneByOrFail({ id: keyAtCreate });
-    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
   } finally {
     await dataSource.destroy();
   }
@@ -219,9 +219,11 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
         cwd: app,
         env: { ...process.env, DATABASE_URL: db.url },
       });
-      const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string };
+      const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean };
       expect(typeof result.keyAtCreate).toBe('number');
       expect(result.saved).toBe('Ada');
+      // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
+      expect(result.savesWithoutSelect).toBe(true);
     }, 60_000);
 
     it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
@@ -280,7 +282,7 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
       writeFileSync(
         join(app, 'typeorm.js'),
         `import { DataSource, EntitySchema } from 'typeorm';
-import { hiloColumn, withHiLo } from 'hilo-typeorm';
+import { hiloColumn, hiloOf, withHiLo } from 'hilo-typeorm';
 
 const Author = new EntitySchema({
   name: 'Author',
@@ -297,8 +299,9 @@ const ada = authors.create({ name: 'Ada' });
 const keyAtCreate = ada.id;
 await authors.save(ada);
 const loaded = await authors.findOneByOrFail({ id: keyAtCreate });
+const savesWithoutSelect = hiloOf(dataSource).savesWithoutSelect;
 await dataSource.destroy();
-console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect }));
 `,
       );
       writeFileSync(
@@ -325,9 +328,11 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
     for (const script of ['typeorm.js', 'mikro-orm.js']) {
       it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
         const { stdout } = await run(process.execPath, [join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string };
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string; savesWithoutSelect?: boolean };
         expect(typeof result.keyAtCreate).toBe('number');
         expect(result.saved).toBe('Ada');
+        // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
+        if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
         const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
@@ -361,7 +366,7 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
         join(app, 'src', 'main.ts'),
         `import 'reflect-metadata';
 import { Column, DataSource, Entity, ManyToOne, OneToMany } from 'typeorm';
-import { HiLoGeneratedColumn, withHiLo } from 'hilo-typeorm';
+import { HiLoGeneratedColumn, hiloOf, withHiLo } from 'hilo-typeorm';
 
 @Entity('pack1_customers')
 export class Customer {
@@ -389,7 +394,7 @@ async function main(): Promise<void> {
     const keysAtCreate = [ada.id, ...ada.orders.map((order) => order.id)];
     await customers.save(ada);
     const loaded = await customers.findOneOrFail({ where: { id: ada.id }, relations: { orders: true } });
-    console.log(JSON.stringify({ keysAtCreate, saved: loaded.orders.map((order) => order.id).sort((a, b) => a - b) }));
+    console.log(JSON.stringify({ keysAtCreate, saved: loaded.orders.map((order) => order.id).sort((a, b) => a - b), savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
   } finally {
     await dataSource.destroy();
   }
@@ -403,7 +408,8 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
 
     it('gets keys at create() for a customer and its cascaded orders, and saves them under those keys', async () => {
       const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
-      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[] };
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
+      expect(result.savesWithoutSelect).toBe(true);
       expect(result.keysAtCreate.every((key) => typeof key === 'number')).toBe(true);
       // the customer's key comes from segment pack1_customers, the orders' from pack1_orders
       expect(new Set(result.keysAtCreate.slice(1)).size).toBe(2);

@@ -2,14 +2,17 @@
  * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Three methods are wrapped, all on
  * prototypes shared by every DataSource of the process, so each wrapper first asks whether the save belongs
  * to a DataSource hilo is installed on ({@link enableInternals}); any other DataSource runs TypeORM's own
- * method, untouched. Each wrapper checks the shape of what it wraps first and, where it differs (another
- * TypeORM), leaves TypeORM's method in place and says why.
+ * method, untouched. Nothing is replaced unless the loaded TypeORM is a release this file knows
+ * ({@link internalsRefusal}); each wrapper also checks the shape of what it wraps first and, where it differs,
+ * leaves TypeORM's method in place and says why.
  *
  * 1. `CascadesSubjectBuilder.findByPersistEntityLike`: an indexed lookup with the same answers (below).
  * 2. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
  * 3. `EntityMetadata.getEntityIdMap` (a public method, wrapped the same way): the id map of an entity with one
  *    plain key column, built directly instead of through TypeORM's deep merge, with the same result.
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { DataSource, EntityMetadata } from 'typeorm';
 
 /** The DataSources hilo is installed on: the only ones whose saves run hilo's wrappers. */
@@ -58,8 +61,47 @@ function replaceMethod<F>(prototype: unknown, className: string, signature: stri
   return undefined;
 }
 
+/** The TypeORM releases whose private classes this file was written for and is tested with (the peer range). */
+const KNOWN_RELEASES = '0.3.20 to 0.3.x and 1.x';
+
+/**
+ * Why hilo must leave the private classes of TypeORM `version` alone, or `undefined` when they are the ones
+ * this file knows: 0.3.20 and later 0.3 releases, and 1.x. Prereleases count as their release.
+ */
+export function internalsRefusal(version: string | undefined): string | undefined {
+  if (version === undefined) return `hilo-typeorm cannot read the version of the TypeORM this process loads (its package.json)`;
+  const [major, minor, patch] = (/^(\d+)\.(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
+  const known = major === 1 || (major === 0 && minor === 3 && patch! >= 20);
+  return known ? undefined : `TypeORM ${version} is not a release whose internals hilo-typeorm knows (${KNOWN_RELEASES})`;
+}
+
+/**
+ * The version of the TypeORM this process loads, or `undefined` when it cannot be read (a bundle without
+ * TypeORM's package.json, say). The CommonJS build resolves `typeorm` as its own `require` does; the ESM
+ * build imports TypeORM's package.json through the same resolution, and the same mappings, as TypeORM's
+ * modules.
+ */
+export async function loadedTypeOrmVersion(): Promise<string | undefined> {
+  try {
+    if (typeof require === 'function') {
+      const manifest = JSON.parse(readFileSync(join(dirname(require.resolve('typeorm')), 'package.json'), 'utf8')) as { version?: unknown };
+      return typeof manifest.version === 'string' ? manifest.version : undefined;
+    }
+    // @ts-ignore the CommonJS build never runs this line (it has `require`), and its compiler refuses the attribute
+    const manifest = (await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version?: unknown } };
+    return typeof manifest.default.version === 'string' ? manifest.default.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let versionRefusal: Promise<string | undefined> | undefined;
+
 /** Loads one of TypeORM's modules and replaces a method of `className` with `patch`; resolves the reason when it cannot. */
 async function patchModule(load: () => Promise<unknown>, path: string, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
+  versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal);
+  const refused = await versionRefusal;
+  if (refused !== undefined) return refused;
   let module: unknown;
   try {
     module = await load();
