@@ -198,7 +198,7 @@ const config: Config = {
       displayName: 'hilo',
       testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
     },
-    typeormRelease('0.3.20'),
+    typeormRelease('0.3.0'),
     typeormRelease('0.3.31'),
     typeormRelease('1.0.0'),
     drizzle('0.45.0'),

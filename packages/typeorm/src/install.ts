@@ -224,7 +224,8 @@ export class HiLoTypeOrm {
     }
     if (typeof value !== 'object' || value === null || value instanceof Promise || seen.has(value)) return;
     seen.add(value);
-    const actual = metadata.findInheritanceMetadata(value);
+    // findInheritanceMetadata() exists from TypeORM 0.3.16; before it, create() of a child entity names the child itself
+    const actual = (metadata as { findInheritanceMetadata?: (value: object) => EntityMetadata }).findInheritanceMetadata?.(value) ?? metadata;
     const key = this.#columns.get(actual);
     if (key && key.column.getEntityValue(value) == null) {
       const next = this.generator.tryNextSync(key.segment);

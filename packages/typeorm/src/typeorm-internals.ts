@@ -62,16 +62,16 @@ function replaceMethod<F>(prototype: unknown, className: string, signature: stri
 }
 
 /** The TypeORM releases whose private classes this file was written for and is tested with (the peer range). */
-const KNOWN_RELEASES = '0.3.20 to 0.3.x and 1.x';
+const KNOWN_RELEASES = '0.3.x and 1.x';
 
 /**
  * Why hilo must leave the private classes of TypeORM `version` alone, or `undefined` when they are the ones
- * this file knows: 0.3.20 and later 0.3 releases, and 1.x. Prereleases count as their release.
+ * this file knows: every 0.3 release and 1.x. Prereleases count as their release.
  */
 export function internalsRefusal(version: string | undefined): string | undefined {
   if (version === undefined) return `hilo-typeorm cannot read the version of the TypeORM this process loads (its package.json)`;
-  const [major, minor, patch] = (/^(\d+)\.(\d+)\.(\d+)/.exec(version) ?? []).slice(1).map(Number);
-  const known = major === 1 || (major === 0 && minor === 3 && patch! >= 20);
+  const [major, minor] = (/^(\d+)\.(\d+)\.\d+/.exec(version) ?? []).slice(1).map(Number);
+  const known = major === 1 || (major === 0 && minor === 3);
   return known ? undefined : `TypeORM ${version} is not a release whose internals hilo-typeorm knows (${KNOWN_RELEASES})`;
 }
 
