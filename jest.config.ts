@@ -152,18 +152,18 @@ const prismaOldest = () => {
 };
 
 /**
- * hilo-kysely's peer range is Kysely 0.29; the workspace installs the newest 0.29. This project reruns
- * hilo-kysely's suites with `kysely` mapped to 0.29.0 (an npm alias installed by packages/kysely-compat); the
+ * hilo-kysely's peer range is Kysely 0.27 to 0.29; the workspace installs the newest 0.29. This project reruns
+ * hilo-kysely's suites with `kysely` mapped to 0.27.0 (an npm alias installed by packages/kysely-compat); the
  * conformance worker's child processes get the same mapping from packages/kysely-compat/child/tsconfig.json.
  */
-const KYSELY_OLDEST = '0.29.0';
+const KYSELY_OLDEST = '0.27.0';
 const kyselyOldest = () => ({
   ...project,
   displayName: `kysely ${KYSELY_OLDEST}`,
   globals: { HILO_KYSELY_VERSION: KYSELY_OLDEST },
   testMatch: ['<rootDir>/packages/kysely-compat/test/**/*.test.ts', '<rootDir>/packages/kysely/test/**/*.test.ts'],
   moduleNameMapper: {
-    '^kysely$': `<rootDir>/packages/kysely-compat/node_modules/kysely-${KYSELY_OLDEST}/dist/index.js`,
+    '^kysely$': `<rootDir>/packages/kysely-compat/node_modules/kysely-${KYSELY_OLDEST}/dist/esm/index.js`,
     ...project.moduleNameMapper,
   },
 });

@@ -6,16 +6,16 @@ import Database from 'better-sqlite3';
 import { hiloKysely } from 'hilo-kysely';
 import { loadedKyselyVersion } from '../../kysely/test/support/kysely-version.js';
 
-// jest.config.ts maps `kysely` to the npm-aliased 0.29.0 in this project and names it in this global; prove
-// the mapping took, so that the hilo-kysely suites this project reruns really ran against 0.29.0.
+// jest.config.ts maps `kysely` to the npm-aliased 0.27.0 in this project and names it in this global; prove
+// the mapping took, so that the hilo-kysely suites this project reruns really ran against 0.27.0.
 const expected = (globalThis as { HILO_KYSELY_VERSION?: string }).HILO_KYSELY_VERSION;
 
 it('the kysely every test in this project imports is the release the project names', async () => {
-  expect(expected).toBe('0.29.0');
+  expect(expected).toBe('0.27.0');
   expect(await loadedKyselyVersion(Kysely)).toBe(expected);
 });
 
-it('fills a missing key in insertInto().values() on Kysely 0.29.0', async () => {
+it('fills a missing key in insertInto().values() on Kysely 0.27.0', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'hilo-kysely-compat-'));
   const file = join(folder, 'app.db');
   const hilo = hiloKysely({ url: `sqlite:${file}`, tables: { notes: true } });

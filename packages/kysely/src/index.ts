@@ -103,12 +103,17 @@ function unqualified(node: TableNode): string {
   return node.table.identifier.name;
 }
 
+/** Whether the insert is `insertInto(t).defaultValues()` (Kysely 0.28 and later; 0.27's node has no such field). */
+function defaultValues(node: InsertQueryNode): boolean {
+  return (node as { readonly defaultValues?: boolean }).defaultValues === true;
+}
+
 /** The rows of an insert whose key is missing, or `undefined` when the insert is not one of ours. */
 function missingKeys(node: InsertQueryNode, tables: ReadonlyMap<string, Registered>): { table: Registered; rows: number } | undefined {
   if (node.into === undefined) return undefined;
   const table = tables.get(unqualified(node.into));
   if (table === undefined) return undefined;
-  if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: node.defaultValues ? 1 : 0 };
+  if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: defaultValues(node) ? 1 : 0 };
   const index = (node.columns ?? []).findIndex((c) => c.column.name === table.column);
   if (index === -1) return { table, rows: node.values.values.length };
   let rows = 0;
@@ -170,11 +175,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     const { table } = found;
     if (node.values === undefined || !ValuesNode.is(node.values)) {
       // insert ... default values: one row with only its key
-      return InsertQueryNode.cloneWith(node, {
-        columns: [ColumnNode.create(table.column)],
-        values: ValuesNode.create([ValueListNode.create([take(table)])]),
-        defaultValues: false,
-      });
+      const withKey = { columns: [ColumnNode.create(table.column)], values: ValuesNode.create([ValueListNode.create([take(table)])]) };
+      return InsertQueryNode.cloneWith(node, { ...withKey, defaultValues: false } as typeof withKey);
     }
     const columns = node.columns ?? [];
     const index = columns.findIndex((c) => c.column.name === table.column);

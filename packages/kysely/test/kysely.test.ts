@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
 import { createHiLoGenerator, HiLoConfigurationError, HiLoNotReadyError, memorySource } from 'hilo-core';
 import { HiLoKyselyNotReadyError, hiloKysely } from 'hilo-kysely';
+import { Kysely } from 'kysely';
+import { loadedKyselyVersion } from './support/kysely-version.js';
 import { createShopTables, openShop, type Kind, type OpenShop } from './support/shop.js';
 
 function suite(kind: Kind, db: { url: string }): void {
@@ -62,6 +64,25 @@ function suite(kind: Kind, db: { url: string }): void {
     const filled = shop.db.insertInto('customers').values({ name: 'x' }).compile();
     expect(filled.sql).toMatch(/id/);
     expect(filled.parameters).toHaveLength(2);
+  });
+
+  it('fills the key of insertInto().defaultValues(), a row with only its key (Kysely 0.28 and later)', async () => {
+    const version = await loadedKyselyVersion(Kysely);
+    const visits = hiloKysely({ generator: await shop.hilo.generator(), tables: { visits: true } });
+    const db = shop.db.withoutPlugins().withPlugin(visits.plugin);
+    type DefaultValues = { defaultValues?: () => { execute(): Promise<unknown> } };
+    if (/^0\.27\./.test(version ?? '')) {
+      // 0.27 has no defaultValues(): there is nothing for hilo to fill
+      expect((db.insertInto('visits' as never) as unknown as DefaultValues).defaultValues).toBeUndefined();
+      return;
+    }
+    await db.schema.createTable('visits').ifNotExists().addColumn('id', 'bigint', (c) => c.primaryKey()).addColumn('note', 'varchar(20)', (c) => c.defaultTo('none')).execute();
+    await visits.ensure('visits', 2);
+    for (let i = 0; i < 2; i++) await (db.insertInto('visits' as never) as unknown as DefaultValues).defaultValues!().execute();
+    const rows = (await db.selectFrom('visits' as never).selectAll().execute()) as unknown as Array<{ id: unknown; note: string }>;
+    expect(rows.map((r) => r.note)).toEqual(['none', 'none']);
+    expect(new Set(rows.map((r) => Number(r.id))).size).toBe(2);
+    expect(rows.every((r) => Number(r.id) > 0)).toBe(true);
   });
 
   it('inside db.transaction(), keys come from hilo\'s own connection and a rollback never reuses them', async () => {

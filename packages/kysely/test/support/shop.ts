@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { createPool as createMysqlPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Generated } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Generated, type MysqlDialectConfig } from 'kysely';
 import type { KeySupplyOptions } from 'hilo-core/adapter-kit';
 import { hiloKysely, type HiLoKysely } from 'hilo-kysely';
 
@@ -86,7 +86,8 @@ export async function openShop(kind: Kind, url: string, options: Partial<KeySupp
     pool.on('error', () => undefined);
     dialect = new PostgresDialect({ pool });
   } else if (kind === 'mysql') {
-    dialect = new MysqlDialect({ pool: createMysqlPool({ uri: url, connectionLimit: 3 }) });
+    // mysql2's Pool type and Kysely 0.27's MysqlPool interface disagree on callback types; the pool is the same
+    dialect = new MysqlDialect({ pool: createMysqlPool({ uri: url, connectionLimit: 3 }) as unknown as MysqlDialectConfig['pool'] });
   } else {
     const sqlite = new Database(url, { timeout: 10_000 });
     sqlite.pragma('journal_mode = WAL');
