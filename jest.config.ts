@@ -77,8 +77,8 @@ const typeormRelease = (version: string) => {
 };
 
 /**
- * hilo-drizzle's peer range covers Drizzle 0.45 and the 1.0 beta line; the workspace installs 0.45.4. These
- * projects rerun hilo-drizzle's suites with `drizzle-orm` mapped to the oldest 0.45 and to the 1.0 beta (npm
+ * hilo-drizzle's peer range covers Drizzle 0.36 to 0.45 and the 1.0 beta line; the workspace installs 0.45.4. These
+ * projects rerun hilo-drizzle's suites with `drizzle-orm` mapped to 0.36.0 and to the 1.0 beta (npm
  * aliases installed by packages/drizzle-compat); the conformance worker's child processes get the same mapping
  * from packages/drizzle-compat/child/tsconfig.VERSION.json.
  */
@@ -201,7 +201,7 @@ const config: Config = {
     typeormRelease('0.3.0'),
     typeormRelease('0.3.31'),
     typeormRelease('1.0.0'),
-    drizzle('0.45.0'),
+    drizzle('0.36.0'),
     drizzle('1.0.0-beta.24'),
     mikroOrmOldest(),
     kyselyOldest(),
