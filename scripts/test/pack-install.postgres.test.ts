@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,35 @@ async function tsc(app: string): Promise<void> {
 }
 
 const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'cli'] as const;
+
+/** The oldest Node.js every package's `engines` field admits (`^22.17.0 || >=24.0.0` → 22.17.0). */
+const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec((JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node)![1]!;
+
+/** Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache keeps the tarball). */
+async function fetchNode(version: string, dir: string): Promise<string> {
+  mkdirSync(dir);
+  const { stdout } = await run('npm', ['pack', '--silent', `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${version}`], { cwd: dir });
+  await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
+  return join(dir, 'bin', 'node');
+}
+
+/** Every Node.js the apps must work on: the one running the suite, and the oldest the engines field admits. */
+const nodes: Array<{ version: string; bin: string }> = [{ version: process.versions.node, bin: process.execPath }];
+
+/**
+ * Runs `args` on every Node.js of {@link nodes}, one after the other; resolves each run's output. A warning on
+ * stderr (an experimental feature, a deprecation) fails the run: users would see it at every start.
+ */
+async function runOnEveryNode(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Array<{ node: string; stdout: string }>> {
+  const outputs: Array<{ node: string; stdout: string }> = [];
+  for (const node of nodes) {
+    const { stdout, stderr } = await run(node.bin, args, { ...options, maxBuffer: 16 << 20 });
+    expect({ node: node.version, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ node: node.version, warnings: [] });
+    outputs.push({ node: node.version, stdout });
+  }
+  expect(outputs.map((o) => o.node)).toEqual([process.versions.node, FLOOR_NODE]);
+  return outputs;
+}
 
 // What a user gets from the registry, not what the workspace links: every package packed with `pnpm pack`
 // (which rewrites workspace:* to versions), checked by publint and @arethetypeswrong/cli, then installed with
@@ -34,7 +63,13 @@ describePostgres('packed packages installed with npm outside the workspace', (db
       await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) });
     }
     for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
-  }, 120_000);
+    nodes.push({ version: FLOOR_NODE, bin: await fetchNode(FLOOR_NODE, join(work, `node-${FLOOR_NODE}`)) });
+  }, 180_000);
+
+  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, too`, async () => {
+    const { stdout } = await run(nodes[1]!.bin, ['--version']);
+    expect(stdout.trim()).toBe(`v${FLOOR_NODE}`);
+  });
 
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -215,22 +250,19 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
     }, 120_000);
 
     it('gets a key at create() on TypeORM 0.3 and saves the row (compiled CommonJS, plain node)', async () => {
-      const { stdout } = await run(process.execPath, [join(app, 'dist', 'src', 'main.js')], {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      });
-      const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean };
-      expect(typeof result.keyAtCreate).toBe('number');
-      expect(result.saved).toBe('Ada');
-      // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
-      expect(result.savesWithoutSelect).toBe(true);
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean };
+        expect(typeof result.keyAtCreate).toBe('number');
+        expect(result.saved).toBe('Ada');
+        // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
+        expect(result.savesWithoutSelect).toBe(true);
+      }
     }, 60_000);
 
     it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
       const script = `for (const m of ['hilo-core','hilo-core/adapter-kit','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
 console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
-      const { stdout } = await run(process.execPath, ['-e', script], { cwd: app });
-      expect(stdout.trim()).toBe('cjs');
+      for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app })) expect(stdout.trim()).toBe('cjs');
     }, 60_000);
 
     // hilo-mikro-orm and hilo-kysely are left out: their peers @mikro-orm/core 7 and kysely 0.29 are ESM-only, and
@@ -327,12 +359,13 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
 
     for (const script of ['typeorm.js', 'mikro-orm.js']) {
       it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
-        const { stdout } = await run(process.execPath, [join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string; savesWithoutSelect?: boolean };
-        expect(typeof result.keyAtCreate).toBe('number');
-        expect(result.saved).toBe('Ada');
-        // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
-        if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
+        for (const { stdout } of await runOnEveryNode([join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string; savesWithoutSelect?: boolean };
+          expect(typeof result.keyAtCreate).toBe('number');
+          expect(result.saved).toBe('Ada');
+          // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
+          if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
+        }
         const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
@@ -407,13 +440,14 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
     }, 300_000);
 
     it('gets keys at create() for a customer and its cascaded orders, and saves them under those keys', async () => {
-      const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
-      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
-      expect(result.savesWithoutSelect).toBe(true);
-      expect(result.keysAtCreate.every((key) => typeof key === 'number')).toBe(true);
-      // the customer's key comes from segment pack1_customers, the orders' from pack1_orders
-      expect(new Set(result.keysAtCreate.slice(1)).size).toBe(2);
-      expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
+        expect(result.savesWithoutSelect).toBe(true);
+        expect(result.keysAtCreate.every((key) => typeof key === 'number')).toBe(true);
+        // the customer's key comes from segment pack1_customers, the orders' from pack1_orders
+        expect(new Set(result.keysAtCreate.slice(1)).size).toBe(2);
+        expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+      }
       const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], { cwd: app });
       expect(resolved.stdout).toContain('/dist/cjs/');
     }, 60_000);
@@ -529,12 +563,13 @@ try {
     }, 300_000);
 
     it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
-      const { stdout } = await run(process.execPath, [join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } });
-      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
-      expect(result.saved).toEqual(result.orderIds);
-      // customers and orders are separate segments: keys are distinct within each
-      expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
-      expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
+        expect(result.saved).toEqual(result.orderIds);
+        // customers and orders are separate segments: keys are distinct within each
+        expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
+        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+      }
     }, 60_000);
   });
 });
