@@ -29,6 +29,8 @@ export {
   mysqlClient,
   type MysqlPoolLike,
   type MysqlPoolConnectionLike,
+  type MysqlCallbackPoolLike,
+  type MysqlCallbackConnectionLike,
   type MysqlQueryableLike,
   type MysqlClientOptions,
 } from './dialects/mysql/client.js';

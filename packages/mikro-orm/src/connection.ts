@@ -3,6 +3,7 @@ import {
   createHiLo,
   createHiLoGenerator,
   mysqlClient,
+  type MysqlCallbackPoolLike,
   pgClient,
   sqliteClient,
   type SqlClient,
@@ -53,7 +54,7 @@ async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: nu
   let client: SqlClient;
   const driver = (typeof native === 'object' && native !== null ? native : {}) as { promise?: unknown; prepare?: unknown };
   if (typeof driver.promise === 'function') {
-    client = mysqlClient((native as { promise(): never }).promise(), own); // mysql2 callback pool: MariaDB and MySQL
+    client = mysqlClient(native as MysqlCallbackPoolLike, own); // mysql2 callback pool: MariaDB and MySQL
   } else if (typeof driver.prepare === 'function') {
     // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
     // transaction, waiting for the lock would block the thread that has to release it.

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
-import { HiLoConfigurationError, mysqlClient, pgClient, type MysqlPoolLike, type PgPoolLike, type SqlClient } from 'hilo-core';
+import { HiLoConfigurationError, mysqlClient, pgClient, type MysqlCallbackPoolLike, type PgPoolLike, type SqlClient } from 'hilo-core';
 
 /**
  * Turns an initialized DataSource's driver pool into the `SqlClient` hi sources use: PostgreSQL's master
- * pool, MariaDB/MySQL's pool. Reservations take a pooled connection of their own and commit at once, so
- * they never join a caller's transaction (a transaction holds a connection checked out of the same pool).
+ * pool, MariaDB/MySQL's pool (of the `mysql2` or the `mysql` package). Reservations take a pooled connection
+ * of their own and commit at once, so they never join a caller's transaction (a transaction holds a
+ * connection checked out of the same pool).
  * The pool stays TypeORM's: `destroy()` closes it.
  * @example
  * ```ts
@@ -25,8 +26,9 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
       );
     }
     if (!driver.pool) throw notConnected(type);
-    // TypeORM creates mysql2's callback pool; its promise() wrapper shares the same connections.
-    return mysqlClient((driver.pool as { promise(): MysqlPoolLike }).promise());
+    // a callback pool: mysql2's (TypeORM 1.x, and 0.3 without the `mysql` package) or, on TypeORM 0.3 with the
+    // `mysql` package installed, that package's; hilo-core's client takes either
+    return mysqlClient(driver.pool as MysqlCallbackPoolLike);
   }
   if (type === 'better-sqlite3') {
     throw new HiLoConfigurationError(

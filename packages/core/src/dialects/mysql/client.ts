@@ -20,6 +20,54 @@ export interface MysqlPoolLike extends MysqlQueryableLike {
   end(): Promise<void>;
 }
 
+/** A callback that receives a query's outcome: rows (or a result header) and fields. */
+type QueryCallback = (error: unknown, result?: unknown, fields?: unknown) => void;
+
+/** The part of a callback-style connection hilo uses: from the `mysql` package, or `mysql2`'s non-promise API. */
+export interface MysqlCallbackConnectionLike {
+  query(sql: string, values: unknown[], callback: QueryCallback): unknown;
+  release(): void;
+  destroy(): void;
+}
+
+/**
+ * The part of a callback-style pool hilo uses: `require('mysql').createPool()` (what TypeORM 0.3 uses when the
+ * `mysql` package is installed), or `require('mysql2').createPool()` (whose `promise()` is used instead).
+ */
+export interface MysqlCallbackPoolLike {
+  query(sql: string, values: unknown[], callback: QueryCallback): unknown;
+  getConnection(callback: (error: unknown, connection: MysqlCallbackConnectionLike) => void): void;
+  end(callback?: (error?: unknown) => void): void;
+}
+
+function promised<T>(start: (callback: (error: unknown, value?: T, extra?: unknown) => void) => void): Promise<[T, unknown]> {
+  return new Promise((resolve, reject) => start((error, value, extra) => (error ? reject(error) : resolve([value as T, extra]))));
+}
+
+/**
+ * The promise API of any pool {@link mysqlClient} accepts: a `mysql2/promise` pool as it is, a `mysql2`
+ * callback pool through its own `promise()`, a `mysql` package pool (callbacks only) wrapped here.
+ */
+function promisePool(pool: MysqlPoolLike | MysqlCallbackPoolLike): MysqlPoolLike {
+  const withPromise = pool as { promise?: () => MysqlPoolLike };
+  if (typeof withPromise.promise === 'function') return withPromise.promise();
+  // a promise pool's getConnection() takes no argument; a callback pool's takes the callback
+  if (pool.getConnection.length === 0) return pool as MysqlPoolLike;
+  const callbacks = pool as MysqlCallbackPoolLike;
+  return {
+    query: (sql, values = []) => promised((done) => callbacks.query(sql, values, done)),
+    getConnection: async () => {
+      const [connection] = await promised<MysqlCallbackConnectionLike>((done) => callbacks.getConnection(done));
+      return {
+        query: (sql, values = []) => promised((done) => connection.query(sql, values, done)),
+        release: () => connection.release(),
+        destroy: () => connection.destroy(),
+      };
+    },
+    end: () => new Promise<void>((resolve, reject) => callbacks.end((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
 /** Options of {@link mysqlClient}. */
 export interface MysqlClientOptions {
   /**
@@ -46,8 +94,9 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
 }
 
 /**
- * Wraps a `mysql2/promise` pool (MariaDB or MySQL) as a {@link SqlClient}. Each `query` runs in autocommit
- * on a pooled connection; `transaction` takes a connection of its own and destroys it if it broke.
+ * Wraps a MariaDB or MySQL pool as a {@link SqlClient}: a `mysql2/promise` pool, a `mysql2` callback pool, or
+ * a pool of the `mysql` package. Each `query` runs in autocommit on a pooled connection; `transaction` takes a
+ * connection of its own and destroys it if it broke.
  *
  * @example
  * ```ts
@@ -55,7 +104,8 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
  * const client = mysqlClient(mysql.createPool({ uri: process.env.DATABASE_URL }));
  * ```
  */
-export function mysqlClient(pool: MysqlPoolLike, options: MysqlClientOptions = {}): SqlClient {
+export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, options: MysqlClientOptions = {}): SqlClient {
+  const pool = promisePool(given);
   const direct = executor(pool);
   return {
     dialect: 'mysql',
