@@ -5,7 +5,7 @@
 // Prisma's CLI insists on a schema-engine binary even though `generate` never starts it, and would download
 // one; pointing PRISMA_SCHEMA_ENGINE_BINARY at a stub that only explains itself keeps generation offline.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,10 @@ if (cliFlag !== -1) {
   schemas.splice(cliFlag, 2);
 }
 const prismaCli = createRequire(cliFrom).resolve('prisma/build/index.js');
+// `--no-hints` quiets Prisma 7's tips; Prisma 6's CLI does not know the flag, so it would fall back to its Rust
+// query engine and try to download it
+const cliMajor = Number.parseInt(JSON.parse(readFileSync(path.join(path.dirname(prismaCli), '..', 'package.json'), 'utf8')).version, 10);
+const quiet = cliMajor >= 7 ? ['--no-hints'] : [];
 if (schemas.length === 0) {
   const dir = path.join(here, '..', 'test', 'prisma');
   schemas = readdirSync(dir).filter((f) => f.endsWith('.prisma')).map((f) => path.join(dir, f));
@@ -39,7 +43,7 @@ const env = {
 let failed = false;
 try {
   for (const schema of schemas) {
-    const r = spawnSync(process.execPath, [prismaCli, 'generate', '--no-hints', '--schema', schema], { env, stdio: 'inherit' });
+    const r = spawnSync(process.execPath, [prismaCli, 'generate', ...quiet, '--schema', schema], { env, stdio: 'inherit' });
     if (r.status !== 0) {
       process.stderr.write(`prisma generate failed for ${schema}\n`);
       failed = true;
