@@ -453,28 +453,34 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
     }, 60_000);
   });
 
-  describe('an ESM Prisma 7 app: prisma generate with hilo\'s generator, keys before the insert', () => {
+  // Prisma 7, and Prisma 6 in the set-up hilo-prisma supports there: the prisma-client generator without the Rust
+  // engine (engineType = "client"), and a datasource url that the client with an adapter does not use
+  const prismaLines = [
+    { line: 7, version: '7.10.1', client: '7.10.0', generator: '', datasource: '' },
+    { line: 6, version: '6.19.3', client: '6.19.3', generator: '\n  engineType          = "client"', datasource: '\n  url      = env("DATABASE_URL")' },
+  ];
+  describe.each(prismaLines)('an ESM Prisma $line app: prisma generate with hilo\'s generator, keys before the insert', ({ line, version, client, generator, datasource }) => {
     let app = '';
 
     beforeAll(async () => {
-      app = join(work, 'prisma-app');
+      app = join(work, `prisma${line}-app`);
       mkdirSync(join(app, 'prisma'), { recursive: true });
       mkdirSync(join(app, 'src'));
       const file = (name: string) => `file:${tarballs[name]}`;
       writeFileSync(
         join(app, 'package.json'),
         JSON.stringify({
-          name: 'prisma-app',
+          name: `prisma${line}-app`,
           private: true,
           type: 'module',
           dependencies: {
             'hilo-core': file('hilo-core'),
             'hilo-prisma': file('hilo-prisma'),
-            '@prisma/client': '7.10.0',
-            '@prisma/adapter-pg': '7.10.1',
+            '@prisma/client': client,
+            '@prisma/adapter-pg': version,
             pg: '^8.23.1',
           },
-          devDependencies: { prisma: '7.10.1', typescript: '5.9.3', '@types/node': '^24.0.0', '@types/pg': '^8.23.1' },
+          devDependencies: { prisma: version, typescript: '5.9.3', '@types/node': '^24.0.0', '@types/pg': '^8.23.1' },
         }),
       );
       writeFileSync(
@@ -483,7 +489,7 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
   provider            = "prisma-client"
   output              = "../src/generated/prisma"
   moduleFormat        = "esm"
-  importFileExtension = "js"
+  importFileExtension = "js"${generator}
 }
 
 generator hilo {
@@ -492,7 +498,7 @@ generator hilo {
 }
 
 datasource db {
-  provider = "postgresql"
+  provider = "postgresql"${datasource}
 }
 
 /// @hilo(segment: "pack_prisma_customers")
@@ -554,15 +560,18 @@ try {
       // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
       const stub = join(app, 'schema-engine-stub');
       writeFileSync(stub, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-      await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', '--no-hints', '--schema', 'prisma/schema.prisma'], {
+      // Prisma 6's CLI does not know --no-hints (and then falls back to its Rust engine, which it would download)
+      await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', ...(line >= 7 ? ['--no-hints'] : []), '--schema', 'prisma/schema.prisma'], {
         cwd: app,
-        env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+        // DATABASE_URL: Prisma 6's schema reads it (an app has it in .env); unresolved, its CLI falls back to the Rust engine
+        env: { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
         maxBuffer: 16 << 20,
       });
       await tsc(app);
     }, 300_000);
 
     it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
+      expect((JSON.parse(readFileSync(join(app, 'node_modules', '@prisma', 'client', 'package.json'), 'utf8')) as { version: string }).version).toBe(client);
       for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
         expect(result.saved).toEqual(result.orderIds);
