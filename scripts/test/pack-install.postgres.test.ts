@@ -126,7 +126,8 @@ describePostgres('packed packages installed with npm outside the workspace', (db
             'hilo-kysely': file('hilo-kysely'),
             'hilo-cli': file('hilo-cli'),
             'drizzle-orm': '0.45.4',
-            kysely: '0.29.9',
+            // Kysely 0.28 ships CommonJS (0.29 is ESM-only): a NestJS app on it can test hilo-kysely with ts-jest
+            kysely: '0.28.18',
             typeorm: '0.3.31',
             'reflect-metadata': '0.2.2',
             pg: '^8.23.1',
@@ -208,6 +209,7 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
 import * as typeorm from 'hilo-typeorm';
 import * as prisma from 'hilo-prisma';
 import * as drizzle from 'hilo-drizzle';
+import * as kysely from 'hilo-kysely';
 import * as cli from 'hilo-cli';
 
 describe('every hilo package under ts-jest (CommonJS)', () => {
@@ -215,6 +217,7 @@ describe('every hilo package under ts-jest (CommonJS)', () => {
     expect(typeof core.createHiLoGenerator).toBe('function');
     expect(typeof typeorm.withHiLo).toBe('function');
     expect(typeof drizzle.hiloDrizzle).toBe('function');
+    expect(typeof kysely.hiloKysely).toBe('function');
     expect(Object.keys(prisma).length).toBeGreaterThan(0);
     expect(Object.keys(cli).length).toBeGreaterThan(0);
   });
@@ -265,10 +268,10 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
       for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app })) expect(stdout.trim()).toBe('cjs');
     }, 60_000);
 
-    // hilo-mikro-orm and hilo-kysely are left out: their peers @mikro-orm/core 7 and kysely 0.29 are ESM-only, and
-    // Jest's CommonJS runtime cannot load them ("Must use import to load ES Module: …/kysely/dist/index.js") — apps
-    // on them need ESM Jest anyway. Plain CommonJS node loads both (require(esm), checked above).
-    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle and hilo-cli', async () => {
+    // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load it
+    // ("Must use import to load ES Module") — apps on it need ESM Jest, or Node's --experimental-vm-modules (NestJS
+    // below). Plain CommonJS node loads it (require(esm), checked above). So would Kysely 0.29 be; this app has 0.28.
+    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle, hilo-kysely (Kysely 0.28) and hilo-cli', async () => {
       const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], { cwd: app }).catch(
         (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: `FAILED\n${error.stderr}` }),
       );
