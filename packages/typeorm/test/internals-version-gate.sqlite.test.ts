@@ -12,17 +12,14 @@ const { openDataSource } = await import('./support/data-source.js');
 const { Order } = await import('./support/entities.js');
 const { describeSqlite } = await import('./support/sqlite.js');
 const { dataStatements, selectsBeforeInsert } = await import('./support/statement-log.js');
+const { captureWarnings } = await import('./support/warnings.js');
 
 describeSqlite('on a TypeORM release hilo does not know, its internals stay untouched', (db) => {
   it('replaces no method, warns once naming the release, and saves with the keys create() gave', async () => {
     const prototypes = [SubjectDatabaseEntityLoader.prototype, CascadesSubjectBuilder.prototype, EntityMetadata.prototype] as unknown as Array<Record<string, unknown>>;
     const methods = () => [prototypes[0]!.load, prototypes[1]!.findByPersistEntityLike, prototypes[2]!.getEntityIdMap];
     const before = methods();
-    const emitWarning = process.emitWarning;
-    const warnings: Array<{ message: string; code: string | undefined }> = [];
-    process.emitWarning = ((warning: string | Error, options?: { code?: string }) => {
-      warnings.push({ message: String(warning), code: options?.code });
-    }) as typeof process.emitWarning;
+    const { warnings, restore } = captureWarnings();
     try {
       const { dataSource, hilo, log } = await openDataSource(db);
       try {
@@ -43,7 +40,7 @@ describeSqlite('on a TypeORM release hilo does not know, its internals stay unto
         await dataSource.destroy();
       }
     } finally {
-      process.emitWarning = emitWarning;
+      restore();
     }
   });
 });

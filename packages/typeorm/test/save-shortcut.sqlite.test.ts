@@ -5,6 +5,7 @@ import { openDataSource } from './support/data-source.js';
 import { Order } from './support/entities.js';
 import { describeSqlite } from './support/sqlite.js';
 import { dataStatements, selectsBeforeInsert } from './support/statement-log.js';
+import { captureWarnings } from './support/warnings.js';
 
 // Jest gives each test file its own module registry: the TypeORM loaded here is this file's alone, so its
 // private loader can be changed below without touching the other suites.
@@ -27,11 +28,7 @@ describeSqlite("save() shortcut: when TypeORM's internals differ, save() falls b
     prototype.load = function (this: unknown, operation: unknown, _changed: unknown) {
       return original.call(this, operation);
     };
-    const emitWarning = process.emitWarning;
-    const warnings: Array<{ message: string; code: string | undefined }> = [];
-    process.emitWarning = ((warning: string | Error, options?: { code?: string }) => {
-      warnings.push({ message: String(warning), code: options?.code });
-    }) as typeof process.emitWarning;
+    const { warnings, restore } = captureWarnings();
     try {
       const first = await openDataSource(db);
       const second = await openDataSource(db, {}, { synchronize: false });
@@ -55,7 +52,7 @@ describeSqlite("save() shortcut: when TypeORM's internals differ, save() falls b
         await first.dataSource.destroy();
       }
     } finally {
-      process.emitWarning = emitWarning;
+      restore();
       prototype.load = original;
     }
   });
