@@ -11,9 +11,10 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cliMajor = Number.parseInt(JSON.parse(readFileSync(path.join(root, 'node_modules', 'prisma', 'package.json'), 'utf8')).version, 10);
 
 /**
- * The same schema in Prisma 6's form: the datasource names a `url` (Prisma 7 moved it to prisma.config.ts;
- * a client with a driver adapter never reads it, so a placeholder of the right scheme does), and the `prisma-client` generator runs without Prisma 6's
- * Rust query engine (`engineType = "client"`: the driver adapter talks to the database, as in Prisma 7).
+ * The same schema in Prisma 6's form: the datasource names a `url` (Prisma 7 moved it to prisma.config.ts; a
+ * client with a driver adapter never reads it, so a placeholder of the right scheme does), and the
+ * `prisma-client` generator runs without Prisma 6's Rust query engine (`engineType = "client"`: the driver
+ * adapter talks to the database, as in Prisma 7).
  */
 function forPrisma6(schema, file) {
   const datasource = /datasource db \{\n  provider = "(postgresql|mysql)"\n\}/;
