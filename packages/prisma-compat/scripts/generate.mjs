@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Generates hilo-prisma's test clients with the Prisma CLI installed here (the oldest of the peer range):
-// copies packages/prisma/test/prisma/*.prisma into prisma/ (in Prisma 6's form when the CLI here is 6; the generator outputs land in generated/, hilo's
-// generator is hilo-prisma's build), then runs hilo-prisma's offline generate script with this CLI.
+// copies packages/prisma/test/prisma/*.prisma into prisma/ (in Prisma 6's form when the CLI here is 6; the
+// generator outputs land in generated/, hilo's generator is hilo-prisma's build), then runs hilo-prisma's
+// offline generate script with this CLI.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
