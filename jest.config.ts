@@ -192,12 +192,38 @@ const mikroOrmOldest = () => {
   };
 };
 
+/**
+ * MikroORM 6.6, the previous major line (still maintained, and what apps written before 7 run), differs where hilo touches it: knex drivers, extensions
+ * registered after `init()` has discovered and connected, decorators in `@mikro-orm/core`. This project reruns
+ * hilo-mikro-orm's suites with `@mikro-orm/*` mapped to 6.6.16, installed in packages/mikro-orm-6-compat: SQLite
+ * is the better-sqlite3 driver (shims/sqlite.ts), and the decorator suites, whose `@mikro-orm/decorators` 6 does
+ * not have, are replaced by the same suites over 6's own decorators (packages/mikro-orm-6-compat/test).
+ */
+const MIKRO_ORM_6 = '6.6.16';
+const mikroOrm6 = () => {
+  const dir = '<rootDir>/packages/mikro-orm-6-compat/node_modules/@mikro-orm';
+  return {
+    ...project,
+    displayName: `mikro-orm ${MIKRO_ORM_6}`,
+    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_6 },
+    testMatch: ['<rootDir>/packages/mikro-orm-6-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
+    // `hilo-mikro-orm/legacy` and `/es` build on `@mikro-orm/decorators`, which MikroORM 6 does not have:
+    // packages/mikro-orm-6-compat/test runs the same suites with 6's own decorators instead
+    testPathIgnorePatterns: [...project.testPathIgnorePatterns, '\\.es-decorators\\.test\\.ts$', '/legacy-decorators\\.\\w+\\.test\\.ts$'],
+    moduleNameMapper: {
+      '^@mikro-orm/(core|postgresql|mariadb|mysql|knex|better-sqlite)$': `${dir}/$1/index.js`,
+      '^@mikro-orm/sqlite$': '<rootDir>/packages/mikro-orm-6-compat/shims/sqlite.ts',
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
 const config: Config = {
   projects: [
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/mikro-orm-6-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
     },
     typeormRelease('0.3.0'),
     typeormRelease('0.3.31'),
@@ -205,6 +231,7 @@ const config: Config = {
     drizzle('0.36.0'),
     drizzle('1.0.0-beta.24'),
     mikroOrmOldest(),
+    mikroOrm6(),
     kyselyOldest(),
     prismaOldest(),
     coreDriversOldest(),

@@ -10,7 +10,7 @@ import {
 } from 'hilo-core';
 import { ownGenerator, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, settlesWithin, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
-import { databaseKind, openOwnConnection, ormSqliteInTransaction } from './mikro-orm-internals.js';
+import { databaseKind, driverOf, openDriverPool, openOwnConnection, ormSqliteInTransaction, registersAfterInit } from './mikro-orm-internals.js';
 import type { Generator, KeyColumn } from './runtime.js';
 
 /**
@@ -27,7 +27,7 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
     const query = async (sql: string, params: readonly unknown[]) => {
-      const connection = orm.driver.getConnection('write');
+      const connection = driverOf(orm).getConnection('write');
       return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
     };
     return ownGenerator(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as Generator, () => undefined);
@@ -38,13 +38,30 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
 }
 
 /**
- * A connection pool of its own: a second connection of the driver's class with the ORM's settings (so TLS,
- * password callbacks and driver options carry over) and `poolSize` connections (see mikro-orm-internals.ts).
+ * A connection pool of its own with the ORM's settings (so TLS, credentials and driver options carry over) and
+ * `poolSize` connections: on MikroORM 7 a second connection of the driver's class, on 6 a pool of the knex
+ * client's driver module (see mikro-orm-internals.ts).
  */
 async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: number): Promise<SqlClient | 'memory'> {
   const kind = databaseKind(orm);
   // An in-memory SQLite database is private to its connection and to this process.
   if (kind === 'sqlite' && orm.config.get('dbName') === ':memory:') return 'memory';
+  // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
+  // transaction, waiting for the lock would block the thread that has to release it (read when asked: the
+  // ORM's connection is replaced on reconnect). A driver that cannot tell keeps the plain busy timeout.
+  const sqlite = (database: unknown, own: { ownsDatabase: true }) =>
+    sqliteClient(database as never, { ...own, lockHeldHere: () => ormSqliteInTransaction(orm), busyTimeoutMs: 5000 });
+  if (registersAfterInit()) {
+    // MikroORM 6: a pool of the knex client's own driver module with its settings
+    const opened = openDriverPool(orm, kind, poolSize);
+    const client =
+      opened.kind === 'postgres'
+        ? pgClient(opened.pool as never, { ownsPool: true })
+        : opened.kind === 'mysql'
+          ? mysqlClient(opened.pool as MysqlCallbackPoolLike, { ownsPool: true })
+          : sqlite(opened.database, { ownsDatabase: true });
+    return { ...client, close: async () => void (await settlesWithin(client.close(), closeTimeoutMs)) };
+  }
   // MikroORM sizes pools from the global `pool` option; driver options override it per connection.
   const size = kind === 'postgres' ? { max: poolSize, min: 0 } : kind === 'sqlite' ? { timeout: 5000 } : { connectionLimit: poolSize };
   const { connection, native } = await openOwnConnection(orm, size);
@@ -56,12 +73,7 @@ async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: nu
   if (typeof driver.promise === 'function') {
     client = mysqlClient(native as MysqlCallbackPoolLike, own); // mysql2 callback pool: MariaDB and MySQL
   } else if (typeof driver.prepare === 'function') {
-    // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
-    // transaction, waiting for the lock would block the thread that has to release it.
-    // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection, read when asked (it is
-    // replaced on reconnect); a driver without it keeps the plain busy timeout.
-    const lockHeldHere = () => ormSqliteInTransaction(orm);
-    client = sqliteClient(native as never, { ...own, lockHeldHere, busyTimeoutMs: 5000 });
+    client = sqlite(native, own); // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection
   } else {
     client = pgClient(native as never, own);
   }

@@ -1,4 +1,6 @@
 import { Utils, type EntityManager, type EntityName } from '@mikro-orm/core';
+import { HiLoConfigurationError } from 'hilo-core';
+import { registersAfterInit } from './mikro-orm-internals.js';
 import { runtimeFor, type HiLoRuntime, type KeyedEntity } from './runtime.js';
 
 type EntityManagerClass = new (...args: never[]) => EntityManager;
@@ -13,6 +15,8 @@ const classes = new WeakMap<EntityManagerClass, EntityManagerClass>();
  * first: those methods write rows directly and never run `onCreate`. `upsert()` and `upsertMany()` do run
  * `onCreate`, synchronously and for the INSERT only (MikroORM keeps such values out of the conflict update
  * and out of the conflict target); the subclass makes sure enough keys are in memory before they do.
+ * `create()` asks for `onCreate` hooks at creation for entities with a hi/lo key when the ORM would run them at
+ * flush (MikroORM 6's default), so that `em.create()` returns the entity with its key on 6 as on 7.
  * Forks inherit the class.
  */
 export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerClass {
@@ -21,6 +25,23 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
   const Base = base as unknown as new (...args: unknown[]) => EntityManager;
 
   class HiLoEntityManager extends Base {
+    override create(entityName: unknown, data: unknown, options?: { processOnCreateHooksEarly?: boolean }): never {
+      const create = () => (super.create as (...args: unknown[]) => never)(entityName, data, options);
+      const config = this.config;
+      if (options?.processOnCreateHooksEarly !== undefined || config.get('processOnCreateHooksEarly') === true) return create();
+      if (keyedEntry(this, runtimeFor(this), entityName) === undefined) return create();
+      // The entities MikroORM creates from nested data read the setting from the configuration, not from
+      // these options: switch it on for this call only. em.create() is synchronous, so nothing else runs
+      // while it is switched.
+      const previous = config.get('processOnCreateHooksEarly');
+      config.set('processOnCreateHooksEarly', true);
+      try {
+        return create();
+      } finally {
+        config.set('processOnCreateHooksEarly', previous);
+      }
+    }
+
     override async insert(entityNameOrEntity: unknown, data?: unknown, options?: unknown): Promise<never> {
       const runtime = runtimeFor(this);
       const rows = await withKeys(this, runtime, entityNameOrEntity, data === undefined ? undefined : [data]);
@@ -87,6 +108,12 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
   if (!entry) return;
   const missing = list.filter((row) => typeof row === 'object' && row !== null && (row as Row)[entry.property] == null).length;
   if (missing === 0) return;
+  if (registersAfterInit()) {
+    // MikroORM 6's upsert runs no onCreate hook, and a key put in the data becomes its conflict target
+    throw new HiLoConfigurationError(
+      `em.upsert() and em.upsertMany() of ${entry.where} without a key cannot insert a hi/lo key on MikroORM 6: it runs no onCreate hook there, and a key in the data would become the conflict target instead of ${entry.className}'s unique properties. Upgrade to MikroORM 7, or find the row by its unique properties and em.create() it when missing.`,
+    );
+  }
   const generator = await runtime.ready();
   await generator.ensure(entry.segment, missing);
 }
@@ -107,6 +134,6 @@ function keysOf(em: EntityManager, runtime: HiLoRuntime, entityOrName: unknown, 
 function keyedEntry(em: EntityManager, runtime: HiLoRuntime, entityName: unknown): KeyedEntity | undefined {
   if (entityName == null) return undefined;
   if (typeof entityName === 'object' && isEntity(entityName)) return runtime.entryFor(entityName);
-  const meta = em.getMetadata().find(entityName as EntityName);
+  const meta = em.getMetadata().find(entityName as EntityName<object>);
   return meta?.class ? runtime.entryFor(meta.class) : undefined;
 }

@@ -3,7 +3,7 @@ import { HiLoConfigurationError } from 'hilo-core';
 import { checkInteger, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
-import { requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
+import { registersAfterInit, requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
 import type { HiLoOptions } from './options.js';
 import { HiLoFlushSubscriber } from './subscriber.js';
@@ -42,6 +42,21 @@ export class HiLo {
   static configure(options: HiLoOptions = {}): HiLoExtension {
     validate(options);
     return { name: 'HiLo', register: (orm) => registerHiLo(orm, options) };
+  }
+
+  /**
+   * Waits until the extension has reserved its first blocks and resolves with its generator; rejects with the
+   * reason when it could not (the database cannot be reached). MikroORM 7's `init()` already waits for this;
+   * on MikroORM 6, which does not wait for extensions, call it after `init()` so that `em.create()` finds keys
+   * in memory from the first entity and a database that cannot be reached fails at start-up.
+   * @example
+   * ```ts
+   * const orm = await MikroORM.init(config);
+   * await HiLo.ready(orm);
+   * ```
+   */
+  static async ready(ormOrEm: MikroORM | EntityManager): Promise<Generator> {
+    return runtimeFor(ormOrEm).ready();
   }
 
   /**
@@ -101,21 +116,30 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
   );
   config.registerExtension(EXTENSION_NAME, () => runtime);
-  config.set('subscribers', [...config.get('subscribers'), new HiLoFlushSubscriber(runtime)]);
+  const subscriber = new HiLoFlushSubscriber(runtime);
+  config.set('subscribers', [...config.get('subscribers'), subscriber]);
 
-  // Warm-up runs when discovery is done: MikroORM.init() awaits this hook, so init fails fast when the
-  // database cannot be reached; the synchronous constructor does not, and keys then come from the flush.
-  const discovery = config.get('discovery');
-  const userHook = discovery.afterDiscovered;
-  config.set('discovery', {
-    ...discovery,
-    afterDiscovered: async (storage, platform) => {
-      await userHook?.(storage, platform);
-      const started = runtime.start(orm, storage);
-      started.catch(() => undefined);
-      await started;
-    },
-  });
+  if (registersAfterInit()) {
+    // MikroORM 6 registers extensions once init() has discovered, connected and built orm.em, and does not
+    // await them: subscribe on the event manager orm.em and its forks share, and start now; `HiLo.ready(orm)`
+    // awaits the warm-up, and until it is done keys come from the flush.
+    orm.em.getEventManager().registerSubscriber(subscriber);
+    runtime.start(orm, orm.getMetadata()).catch(() => undefined);
+  } else {
+    // Warm-up runs when discovery is done: MikroORM.init() awaits this hook, so init fails fast when the
+    // database cannot be reached; the synchronous constructor does not, and keys then come from the flush.
+    const discovery = config.get('discovery');
+    const userHook = discovery.afterDiscovered;
+    config.set('discovery', {
+      ...discovery,
+      afterDiscovered: async (storage, platform) => {
+        await userHook?.(storage, platform);
+        const started = runtime.start(orm, storage);
+        started.catch(() => undefined);
+        await started;
+      },
+    });
+  }
 
   // em.insert()/insertMany() bypass onCreate; an EntityManager subclass fills keys there.
   subclassEntityManager(orm, (base) => hiloEntityManagerClass(base as never));

@@ -2,22 +2,45 @@
  * Every use hilo-mikro-orm makes of MikroORM beyond its documented API, in one file. Each acts on the ORM
  * instance hilo is registered on, never on a prototype or another ORM of the process, and
  * {@link internalsProblem} checks the shapes they rely on, so a MikroORM whose internals moved fails at
- * registration with a message instead of misbehaving later.
+ * registration with a message instead of misbehaving later. Two lines are supported, each with its own path
+ * where they differ: 7.x (Kysely drivers, extensions registered before discovery) and 6.6 (knex drivers,
+ * extensions registered once `init()` has discovered, connected and built `orm.em`).
  *
- * 1. The driver's `createEntityManager` is wrapped once, to learn the EntityManager class the driver builds
- *    and register hilo's subclass of it through the public `entityManager` option (for `em.insert()`).
- * 2. A second connection of the driver's own connection class, opened with the ORM's settings: reservations
- *    then run on a pool of their own with the same TLS, credentials and driver options.
+ * 1. The EntityManager class: on 7, the driver's `createEntityManager` is wrapped once, to learn the class the
+ *    driver builds and register hilo's subclass of it through the public `entityManager` option (for
+ *    `em.insert()`). On 6, `orm.em` already exists when hilo registers: the same option is set and that one
+ *    instance gets the subclass's prototype (its forks are built from its constructor).
+ * 2. A pool of its own with the ORM's settings. On 7, a second connection of the driver's own class, opened
+ *    with the ORM's settings, hands over its native pool: the same TLS, credentials and driver options. On 6,
+ *    a pool of the knex client's driver module built from that client's connection settings.
  * 3. Which database the ORM talks to, from its platform class; and, on SQLite, whether the ORM's own
- *    better-sqlite3 connection is inside a transaction (its `database` field).
+ *    better-sqlite3 connection is inside a transaction (7: its `database` field; 6: the knex pool's resources).
  */
-import { Utils, type EntityManager, type MikroORM } from '@mikro-orm/core';
+import { Utils, type EntityManager, type IDatabaseDriver, type MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
 
-/** The MikroORM major version these internals were written for and are tested with. */
+/** The ORM's driver: a public field on MikroORM 7, declared private (but there) on 6. */
+export const driverOf = (orm: MikroORM): IDatabaseDriver => (orm as unknown as { driver: IDatabaseDriver }).driver;
+
+/** The MikroORM major version whose internals this file was first written for. */
 export const SUPPORTED_MAJOR = 7;
 /** The oldest release of that line with every internal used here (7.2.0 added the connection's `getNativeClient()`). */
 export const OLDEST_SUPPORTED = '7.2.0';
+/** The oldest MikroORM 6 release hilo is tested with (the last of the 6.6 line). */
+export const OLDEST_SUPPORTED_6 = '6.6.16';
+
+/** The major version of the MikroORM loaded: 6 or 7 are supported. */
+export function ormMajor(): number {
+  return Number.parseInt(Utils.getORMVersion(), 10);
+}
+
+/**
+ * Whether MikroORM registers extensions after `init()` has discovered entities, connected and built `orm.em`
+ * (MikroORM 6), rather than in the constructor, before discovery (7).
+ */
+export function registersAfterInit(): boolean {
+  return ormMajor() === 6;
+}
 
 /** The connection methods hilo calls on a connection of the driver's class. */
 export interface NativeConnection {
@@ -35,13 +58,16 @@ interface DriverWithFactory {
 /** What MikroORM the process runs, or why hilo cannot work with the internals it found; `undefined` when all is in place. */
 export function internalsProblem(orm: MikroORM): string | undefined {
   const version = Utils.getORMVersion();
-  const major = Number.parseInt(version, 10);
-  if (major !== SUPPORTED_MAJOR) return `hilo-mikro-orm supports MikroORM ${SUPPORTED_MAJOR}.x, found ${version}`;
-  if (typeof (orm.driver as unknown as Partial<DriverWithFactory>).createEntityManager !== 'function') {
+  const major = ormMajor();
+  if (major !== SUPPORTED_MAJOR && major !== 6) return `hilo-mikro-orm supports MikroORM 6.6 and ${SUPPORTED_MAJOR}.x, found ${version}`;
+  if (major === 6 && version.localeCompare(OLDEST_SUPPORTED_6, undefined, { numeric: true }) < 0) {
+    return `hilo-mikro-orm supports MikroORM 6 from ${OLDEST_SUPPORTED_6}, found ${version}`;
+  }
+  if (typeof (driverOf(orm) as unknown as Partial<DriverWithFactory>).createEntityManager !== 'function') {
     return `MikroORM ${version}'s driver has no createEntityManager()`;
   }
-  const main = orm.driver.getConnection('write') as unknown as Partial<NativeConnection>;
-  for (const method of ['connect', 'getNativeClient', 'close'] as const) {
+  const main = driverOf(orm).getConnection('write') as unknown as Partial<NativeConnection & KnexConnection>;
+  for (const method of major === 6 ? (['getKnex'] as const) : (['connect', 'getNativeClient', 'close'] as const)) {
     if (typeof main[method] !== 'function') return `MikroORM ${version}'s ${main.constructor?.name ?? 'connection'} has no ${method}()`;
   }
   return undefined;
@@ -52,7 +78,7 @@ export function requireInternals(orm: MikroORM): void {
   const problem = internalsProblem(orm);
   if (problem !== undefined) {
     throw new HiLoConfigurationError(
-      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x release (the range it is tested with): upgrade @mikro-orm/core and your driver.`,
+      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x release, or ${OLDEST_SUPPORTED_6} (the ranges it is tested with): upgrade @mikro-orm/core and your driver.`,
     );
   }
 }
@@ -64,7 +90,17 @@ export function requireInternals(orm: MikroORM): void {
  */
 export function subclassEntityManager(orm: MikroORM, subclass: (base: unknown) => unknown): void {
   const config = orm.config;
-  const driver = orm.driver as unknown as DriverWithFactory;
+  if (registersAfterInit()) {
+    // MikroORM 6 built orm.em before registering extensions: later EntityManagers come from the option, and
+    // this one instance takes the subclass's prototype (forks are built from `em.constructor`).
+    const em = (orm as { em?: EntityManager }).em;
+    const base = config.get('entityManager') ?? em?.constructor;
+    const cls = subclass(base) as { prototype: object };
+    config.set('entityManager', cls as never);
+    if (em) Object.setPrototypeOf(em, cls.prototype);
+    return;
+  }
+  const driver = driverOf(orm) as unknown as DriverWithFactory;
   const createEntityManager = driver.createEntityManager.bind(driver);
   let subclassed = false;
   driver.createEntityManager = (useContext?: boolean) => {
@@ -82,14 +118,76 @@ export type DatabaseKind = 'postgres' | 'sqlite' | 'mysql';
 
 /** PostgreSQL, SQLite, or (any other SQL platform MikroORM has: MariaDB, MySQL) the mysql2 family. */
 export function databaseKind(orm: MikroORM): DatabaseKind {
-  const platform = orm.driver.getPlatform().constructor.name.toLowerCase();
+  const platform = driverOf(orm).getPlatform().constructor.name.toLowerCase();
   return platform.includes('postgre') ? 'postgres' : platform.includes('sqlite') ? 'sqlite' : 'mysql';
 }
 
 /** Whether the ORM's own SQLite connection is inside a transaction (read when asked: it is replaced on reconnect). */
 export function ormSqliteInTransaction(orm: MikroORM): boolean {
-  const database = (orm.driver.getConnection('write') as { database?: { inTransaction?: boolean; isTransaction?: boolean } }).database;
-  return database?.inTransaction === true || database?.isTransaction === true;
+  const connection = driverOf(orm).getConnection('write') as unknown as Partial<KnexConnection> & { database?: SqliteDatabaseState };
+  if (registersAfterInit() && typeof connection.getKnex === 'function') {
+    // MikroORM 6: the knex client pools its better-sqlite3 Databases in a tarn pool
+    const pool = connection.getKnex().client.pool;
+    return [...(pool?.used ?? []), ...(pool?.free ?? [])].some(({ resource }) => inTransaction(resource as SqliteDatabaseState | undefined));
+  }
+  return inTransaction(connection.database);
+}
+
+interface SqliteDatabaseState {
+  inTransaction?: boolean;
+  isTransaction?: boolean;
+}
+
+const inTransaction = (database: SqliteDatabaseState | undefined): boolean => database?.inTransaction === true || database?.isTransaction === true;
+
+/** The part of a MikroORM 6 connection (knex) read here. */
+interface KnexConnection {
+  getKnex(): { client: KnexClientLike };
+}
+
+/** The part of a knex client read here: the driver module it loaded and the settings it connects with. */
+interface KnexClientLike {
+  driver?: unknown;
+  connectionSettings?: unknown;
+  pool?: { used?: Array<{ resource?: unknown }>; free?: Array<{ resource?: unknown }> };
+}
+
+/** What {@link openDriverPool} built: a native pool (or SQLite database) of the ORM's own driver module. */
+export type DriverPool =
+  | { kind: 'postgres'; pool: unknown }
+  | { kind: 'mysql'; pool: unknown }
+  | { kind: 'sqlite'; database: unknown };
+
+/**
+ * MikroORM 6: a pool of the ORM's own driver module (`pg`, `mysql2`, `mariadb/callback`, better-sqlite3), as
+ * its knex client loaded it, built from the settings that client connects with (host, credentials, TLS and
+ * driver options included) and sized by `poolSize`. Throws a configuration error naming `client` for a driver
+ * or setting it cannot reuse (the `sqlite3` driver of `@mikro-orm/sqlite` 6, a password callback).
+ */
+export function openDriverPool(orm: MikroORM, kind: DatabaseKind, poolSize: number): DriverPool {
+  const client = (driverOf(orm).getConnection('write') as unknown as KnexConnection).getKnex().client;
+  const { driver, connectionSettings: settings } = client;
+  const refuse = (why: string) =>
+    new HiLoConfigurationError(
+      `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
+    );
+  if (typeof settings !== 'object' || settings === null) throw refuse('its connection settings are computed at connect time');
+  const module = driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void }; createPool?: (options: object) => unknown } | undefined;
+  if (kind === 'postgres' && typeof module?.Pool === 'function') {
+    const pool = new module.Pool({ ...settings, max: poolSize, min: 0 });
+    // an idle connection the server closes must not crash the process: the next reservation reconnects
+    pool.on('error', () => undefined);
+    return { kind, pool };
+  }
+  if (kind === 'mysql' && typeof module?.createPool === 'function') {
+    return { kind, pool: module.createPool({ ...settings, connectionLimit: poolSize }) };
+  }
+  const filename = (settings as { filename?: unknown }).filename;
+  const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
+  if (kind === 'sqlite' && typeof Database === 'function' && typeof Database.prototype?.prepare === 'function' && typeof filename === 'string') {
+    return { kind, database: new Database(filename) };
+  }
+  throw refuse(`its driver is not one hilo can open a pool of (pg, mysql2, mariadb, better-sqlite3)`);
 }
 
 const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'password', 'schema', 'driverOptions'] as const;
@@ -107,7 +205,7 @@ export async function openOwnConnection(orm: MikroORM, poolOptions: Record<strin
   if (driverOptions === undefined || (typeof driverOptions === 'object' && driverOptions !== null && Object.getPrototypeOf(driverOptions) === Object.prototype)) {
     settings.driverOptions = { ...(driverOptions as object | undefined), ...poolOptions };
   }
-  const main = orm.driver.getConnection('write');
+  const main = driverOf(orm).getConnection('write');
   const connection = new (main.constructor as ConnectionClass)(config, settings, 'read');
   try {
     await connection.connect({ skipOnConnect: true });
@@ -115,7 +213,7 @@ export async function openOwnConnection(orm: MikroORM, poolOptions: Record<strin
   } catch (error) {
     await connection.close(true).catch(() => undefined);
     throw new HiLoConfigurationError(
-      `hilo-mikro-orm could not open a connection of its own with the ${orm.driver.constructor.name}'s settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
+      `hilo-mikro-orm could not open a connection of its own with the ${driverOf(orm).constructor.name}'s settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
       { cause: error },
     );
   }

@@ -60,7 +60,9 @@ export class HiLoRuntime {
    */
   start(orm: MikroORM, storage: MetadataStorage): Promise<Generator | undefined> {
     this.#starting ??= (async () => {
-      for (const meta of storage.getAll().values()) this.#collect(meta);
+      // MikroORM 7 keeps the metadata in a Map, 6 in a plain object
+      const all = storage.getAll() as Map<unknown, EntityMetadata> | Record<string, EntityMetadata>;
+      for (const meta of all instanceof Map ? all.values() : Object.values(all)) this.#collect(meta);
       if (this.#entities.size === 0) return undefined;
       // each segment stops at what its narrowest key column holds, so the headroom warning means something
       const owned = await this.#createGenerator(orm, [...this.#entities.values()]);

@@ -5,19 +5,20 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { describePostgres } from '@hilo/testing';
 import type { HiLoEvent } from 'hilo-core';
 import { HiLo, hiloKey } from '../src/index.js';
+import { createSchema, initOrm } from './support/compat.js';
 
 const Memo = defineEntity({ name: 'Memo', tableName: 'close_memos', properties: { id: hiloKey({ segment: 'close_memos' }), text: p.string() } });
 
 describePostgres('mikro-orm: closing while MikroORM\'s own close hangs', (db) => {
   it('should close hilo\'s generator and give back its unused keys although orm.close() never settles', async () => {
     const events: HiLoEvent[] = [];
-    const orm = await MikroORM.init({
+    const orm = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,
       entities: [Memo],
       extensions: [HiLo.configure({ source: 'table', blockSize: 50, onEvent: (event) => events.push(event), closeTimeoutMs: 1000 })],
     });
-    await orm.schema.create();
+    await createSchema(orm);
     const em = orm.em.fork();
     em.create(Memo, { text: 'one' });
     await em.flush();

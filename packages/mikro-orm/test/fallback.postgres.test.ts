@@ -3,6 +3,7 @@ import { describePostgres } from '@hilo/testing';
 import { HiLo } from '../src/index.js';
 import { Customer, Order, OrderItem, legacyEntities } from './fixtures/legacy-entities.js';
 import { openOrm, type StatementLog } from './support/orm.js';
+import { createSchema } from './support/compat.js';
 
 describePostgres('mikro-orm: keys filled at flush when memory is empty', (db) => {
   let orm: MikroORM;
@@ -11,7 +12,7 @@ describePostgres('mikro-orm: keys filled at flush when memory is empty', (db) =>
   beforeAll(async () => {
     // tiny blocks, no prefetch: every block boundary leaves memory empty until the flush reserves
     ({ orm, log } = await openOrm('postgres', db.url, legacyEntities, { blockSize: 4, prefetchAt: false, adaptive: false }));
-    await orm.schema.create();
+    await createSchema(orm);
   });
   afterAll(async () => {
     await orm?.close();

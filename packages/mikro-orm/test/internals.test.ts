@@ -1,17 +1,20 @@
 // The MikroORM internals hilo-mikro-orm relies on (all in src/mikro-orm-internals.ts) exist in the MikroORM
 // installed here, and a MikroORM whose internals moved is refused at registration, by name.
-import { MikroORM } from '@mikro-orm/core';
+import { MikroORM, Utils } from '@mikro-orm/core';
 import { SqliteDriver } from '@mikro-orm/sqlite';
 import { defineEntity, p } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
 import { HiLo, hiloKey } from 'hilo-mikro-orm';
 import { databaseKind, internalsProblem, SUPPORTED_MAJOR } from '../src/mikro-orm-internals.js';
+import { compatVersion, initOrm } from './support/compat.js';
+
+const onMikroOrm6 = compatVersion?.startsWith('6.') === true;
 
 const Note = defineEntity({ name: 'InternalsNote', properties: { id: hiloKey(), text: p.string() } });
 
 describe('MikroORM internals used by hilo-mikro-orm', () => {
   it(`are all present in the installed MikroORM ${SUPPORTED_MAJOR}.x`, async () => {
-    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo] });
+    const orm = await initOrm({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo] });
     try {
       expect(internalsProblem(orm)).toBeUndefined();
       expect(databaseKind(orm)).toBe('sqlite');
@@ -31,7 +34,7 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
       try {
         expect(internalsProblem(orm)).toMatch(/driver has no createEntityManager\(\)/);
         expect(() => HiLo.register(orm)).toThrow(HiLoConfigurationError);
-        expect(() => HiLo.register(orm)).toThrow(/createEntityManager\(\).*MikroORM 7\.2\.0 or a later 7\.x/);
+        expect(() => HiLo.register(orm)).toThrow(/createEntityManager\(\).*MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/);
       } finally {
         driver.createEntityManager = original;
       }
@@ -40,15 +43,53 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
     }
   });
 
-  it('refuses a connection without getNativeClient(), as MikroORM 7.0 and 7.1 have, saying 7.2.0 is the oldest it works with', async () => {
+  if (onMikroOrm6) {
+    it('refuses, on MikroORM 6, a connection without the knex client it builds its own pool from', async () => {
+      const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+      try {
+        const connection = orm.driver.getConnection('write') as unknown as { getKnex?: unknown };
+        const original = connection.getKnex;
+        connection.getKnex = undefined;
+        try {
+          expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getKnex\(\)/);
+          expect(() => HiLo.register(orm)).toThrow(/getKnex\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/);
+        } finally {
+          connection.getKnex = original;
+        }
+      } finally {
+        await orm.close();
+      }
+    });
+  } else {
+    it('refuses a connection without getNativeClient(), as MikroORM 7.0 and 7.1 have, saying 7.2.0 is the oldest it works with', async () => {
+      const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+      try {
+        // 7.0/7.1 connections lack the method altogether; hide this one's so the check sees the same shape
+        const connection = orm.driver.getConnection('write') as unknown as { getNativeClient?: unknown };
+        connection.getNativeClient = undefined;
+        expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getNativeClient\(\)/);
+        expect(() => HiLo.register(orm)).toThrow(/getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/);
+      } finally {
+        await orm.close();
+      }
+    });
+  }
+
+  it('refuses a MikroORM 6 release older than 6.6.16 and any other major, naming the version found', async () => {
     const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+    const getORMVersion = Utils.getORMVersion;
     try {
-      // 7.0/7.1 connections lack the method altogether; hide this one's so the check sees the same shape
-      const connection = orm.driver.getConnection('write') as unknown as { getNativeClient?: unknown };
-      connection.getNativeClient = undefined;
-      expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getNativeClient\(\)/);
-      expect(() => HiLo.register(orm)).toThrow(/getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/);
+      for (const [version, message] of [
+        ['6.6.15', /supports MikroORM 6 from 6\.6\.16, found 6\.6\.15/],
+        ['5.9.8', /supports MikroORM 6\.6 and 7\.x, found 5\.9\.8/],
+        ['8.0.0', /supports MikroORM 6\.6 and 7\.x, found 8\.0\.0/],
+      ] as const) {
+        Utils.getORMVersion = () => version;
+        expect(internalsProblem(orm)).toMatch(message);
+        expect(() => HiLo.register(orm)).toThrow(HiLoConfigurationError);
+      }
     } finally {
+      Utils.getORMVersion = getORMVersion;
       await orm.close();
     }
   });

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { describePostgres, timed, useFaultProxy, withReservationCuts } from '@hilo/testing';
 import { HiLoExhaustedError, connect, type HiLoEvent } from 'hilo-core';
 import { HiLo, hiloKey, hiloKeyOptions, type HiLoOptions } from '../src/index.js';
+import { initOrm } from './support/compat.js';
 
 const Memo = defineEntity({ name: 'Memo', tableName: 'fault_memos', properties: { id: hiloKey(), text: p.string() } });
 const IntMemo = defineEntity({
@@ -38,7 +39,7 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
   async function app(options: HiLoOptions, direct = false): Promise<MikroORM> {
     const client = await connect(direct ? db.url : faults.proxy.url(db.url));
     faults.onCleanup(() => client.close());
-    const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: db.url, entities: [Memo], extensions: [HiLo.configure({ client, ...options })] });
+    const orm = await initOrm({ driver: PostgreSqlDriver, clientUrl: db.url, entities: [Memo], extensions: [HiLo.configure({ client, ...options })] });
     let closed = false;
     faults.onCleanup(async () => (closed ? undefined : orm.close()));
     const close = orm.close.bind(orm);
@@ -112,7 +113,7 @@ describePostgres('mikro-orm: headroom from the key column\'s type', (db) => {
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
     process.emitWarning = (() => undefined) as typeof process.emitWarning;
-    const orm = await MikroORM.init({
+    const orm = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,
       entities: [IntMemo, BigintMemo],

@@ -3,19 +3,20 @@ import { MikroORM, defineEntity, p } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { describePostgres } from '@hilo/testing';
 import { HiLo, hiloKey } from '../src/index.js';
+import { createSchema, initOrm } from './support/compat.js';
 
 const Ticket = defineEntity({ name: 'Ticket', tableName: 'layout_tickets', properties: { id: hiloKey(), title: p.string() } });
 
 describePostgres('mikro-orm: hi source layout options', (db) => {
   it('should lay blocks out with the strategy set: pooled stores the last key of each block in the sequence', async () => {
-    const orm = await MikroORM.init({
+    const orm = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,
       entities: [Ticket],
       extensions: [HiLo.configure({ strategy: 'pooled', blockSize: 10, adaptive: false, prefetchAt: false })],
     });
     try {
-      await orm.schema.create();
+      await createSchema(orm);
       const em = orm.em.fork();
       const tickets = [em.create(Ticket, { title: 'a' }), em.create(Ticket, { title: 'b' })];
       await em.flush();
@@ -29,7 +30,7 @@ describePostgres('mikro-orm: hi source layout options', (db) => {
   });
 
   it('should not create missing hi objects with create: false, and say to run `hilo init`', async () => {
-    const init = MikroORM.init({
+    const init = initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,
       entities: [Ticket],

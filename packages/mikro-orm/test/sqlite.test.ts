@@ -6,6 +6,7 @@ import { Customer, defineEntities, defineEntityModel as model } from './fixtures
 import { createCustomer } from './support/adapter-suite.js';
 import { openOrm, type StatementLog } from './support/orm.js';
 import { HiLo } from '../src/index.js';
+import { createSchema } from './support/compat.js';
 
 describe('mikro-orm: SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hilo-mikro-'));
@@ -15,7 +16,7 @@ describe('mikro-orm: SQLite file', () => {
 
   beforeAll(async () => {
     a = await openOrm('sqlite', file, defineEntities, { blockSize: 5 });
-    await a.orm.schema.create();
+    await createSchema(a.orm);
     b = await openOrm('sqlite', file, defineEntities, { blockSize: 5 });
   });
   afterAll(async () => {
@@ -55,7 +56,7 @@ describe('mikro-orm: SQLite file, a reservation while the ORM holds the write lo
 
   beforeAll(async () => {
     a = await openOrm('sqlite', join(dir, 'shop.db'), defineEntities, { blockSize: 2, adaptive: false, prefetchAt: false });
-    await a.orm.schema.create();
+    await createSchema(a.orm);
   });
   afterAll(async () => {
     await a?.orm.close();

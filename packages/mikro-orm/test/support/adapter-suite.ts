@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/core';
 import { describeMysql, describePostgres, type TestDatabase } from '@hilo/testing';
 import { HiLo } from '../../src/index.js';
 import { openOrm, type Kind, type StatementLog } from './orm.js';
+import { createSchema } from './compat.js';
 
 /** One entity style (defineEntity, ES decorators, legacy decorators) of the shop model. */
 export interface ShopModel {
@@ -61,7 +62,7 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
 
     beforeAll(async () => {
       ({ orm, log } = await openOrm(kind, db.url, model.entities, { blockSize: 50 }));
-      await orm.schema.create();
+      await createSchema(orm);
     });
     afterAll(async () => {
       await orm?.close();

@@ -1,18 +1,21 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Utils } from '@mikro-orm/core';
+import { MikroORM, Utils, type Options } from '@mikro-orm/core';
+import { HiLo } from '../../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The MikroORM release a packages/mikro-orm-compat Jest project maps `@mikro-orm/*` to (jest.config.ts names it
+ * The MikroORM release a packages/mikro-orm-compat or mikro-orm-6-compat Jest project maps `@mikro-orm/*` to (jest.config.ts names it
  * in this global), or `undefined` in the workspace's own project.
  */
 export const compatVersion = (globalThis as { HILO_MIKRO_ORM_VERSION?: string }).HILO_MIKRO_ORM_VERSION;
 
 /** The tsconfig a worker process runs under: under a compat project, one that maps `@mikro-orm/*` to the same release. */
 export const workerTsconfig =
-  compatVersion === undefined ? join(here, 'tsconfig.worker.json') : join(here, '..', '..', '..', 'mikro-orm-compat', 'child', 'tsconfig.json');
+  compatVersion === undefined
+    ? join(here, 'tsconfig.worker.json')
+    : join(here, '..', '..', '..', compatVersion.startsWith('6.') ? 'mikro-orm-6-compat' : 'mikro-orm-compat', 'child', 'tsconfig.json');
 
 /** Environment variable telling a worker which MikroORM it must have loaded. */
 const EXPECTED_VERSION_VARIABLE = 'HILO_MIKRO_ORM_EXPECTED';
@@ -27,4 +30,27 @@ export function checkWorkerVersion(expected: string | undefined = process.env[EX
   if (expected !== undefined && Utils.getORMVersion() !== expected) {
     throw new Error(`the worker loaded MikroORM ${Utils.getORMVersion()}, expected ${expected}`);
   }
+}
+
+/** Creates the ORM's schema: `orm.schema.create()` on MikroORM 7, `createSchema()` on 6. */
+export async function createSchema(orm: { schema: unknown }): Promise<void> {
+  const schema = orm.schema as { create?: () => Promise<void>; createSchema?: () => Promise<void> };
+  await (schema.create ?? schema.createSchema)?.call(schema);
+}
+
+/**
+ * `MikroORM.init()`, then on MikroORM 6 `await HiLo.ready(orm)`, as its users do: 6 registers extensions after
+ * init() and does not wait for them. On 7, init() alone must be enough, so nothing else is awaited. The ORM is
+ * closed when the wait fails.
+ */
+export async function initOrm(options: Partial<Options>): Promise<MikroORM> {
+  const orm = await MikroORM.init(options as Options);
+  if (!compatVersion?.startsWith('6.')) return orm;
+  try {
+    await HiLo.ready(orm);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  return orm;
 }

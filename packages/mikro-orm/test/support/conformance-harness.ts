@@ -4,7 +4,7 @@ import type { EntityManager, InferEntity, MikroORM } from '@mikro-orm/core';
 import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
 import { HiLo, type HiLoOptions } from '../../src/index.js';
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
-import { compatVersion, workerTsconfig } from './compat.js';
+import { compatVersion, workerTsconfig, createSchema } from './compat.js';
 import { openOrm, type Kind } from './orm.js';
 
 /** Small fixed blocks, shared with conformance-worker.ts, so that processes' reservations interleave. */
@@ -93,7 +93,7 @@ export function mikroOrmHarness(kind: Kind): AdapterHarness<Graph> {
     async prepare(url) {
       const { orm } = await openOrm(kind, url, defineEntities, conformanceHiLoOptions);
       try {
-        await orm.schema.create();
+        await createSchema(orm);
       } finally {
         await orm.close();
       }

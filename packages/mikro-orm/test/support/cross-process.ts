@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describeMysql, describePostgres } from '@hilo/testing';
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
-import { workerEnvironment, workerTsconfig } from './compat.js';
+import { workerEnvironment, workerTsconfig, createSchema } from './compat.js';
 import { openOrm } from './orm.js';
 
 const run = promisify(execFile);
@@ -18,7 +18,7 @@ export function crossProcessSuite(kind: 'postgres' | 'mysql'): void {
   describeDb(`mikro-orm: several processes on ${kind}`, (db) => {
     beforeAll(async () => {
       const { orm } = await openOrm(kind, db.url, defineEntities, { blockSize: 7, adaptive: false });
-      await orm.schema.create();
+      await createSchema(orm);
       await orm.close();
     });
 

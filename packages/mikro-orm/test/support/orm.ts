@@ -1,8 +1,9 @@
-import { MikroORM, type EntityName, type Options } from '@mikro-orm/core';
+import type { EntityName, MikroORM, Options } from '@mikro-orm/core';
 import { MariaDbDriver } from '@mikro-orm/mariadb';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
 import { HiLo, type HiLoOptions } from '../../src/index.js';
+import { initOrm } from './compat.js';
 
 export type Kind = 'postgres' | 'mysql' | 'sqlite';
 
@@ -49,9 +50,9 @@ export async function openOrm(
   extra: Partial<Options> = {},
 ): Promise<{ orm: MikroORM; log: StatementLog }> {
   const log = new StatementLog();
-  const orm = await MikroORM.init({
+  const orm = await initOrm({
     ...driverOptions(kind, url),
-    entities: entities as EntityName[],
+    entities: entities as EntityName<object>[],
     extensions: [HiLo.configure(hilo)],
     debug: ['query'],
     colors: false,

@@ -2,6 +2,8 @@ import { defineEntity, p, type MikroORM } from '@mikro-orm/core';
 import { describeMysql, describePostgres, type TestDatabase } from '@hilo/testing';
 import { HiLo, hiloKey } from '../../src/index.js';
 import { openOrm, type Kind, type StatementLog } from './orm.js';
+import { compatVersion, createSchema } from './compat.js';
+import { HiLoConfigurationError } from 'hilo-core';
 
 /** A subscriber is found by its e-mail: the unique property an upsert conflicts on. */
 export const Subscriber = defineEntity({
@@ -36,9 +38,35 @@ export function upsertSuite(kind: Exclude<Kind, 'sqlite'>): void {
     let log: StatementLog;
     beforeAll(async () => {
       ({ orm, log } = await openOrm(kind, db.url, [Subscriber], { blockSize: 5, adaptive: false, prefetchAt: false }));
-      await orm.schema.create();
+      await createSchema(orm);
     });
     afterAll(() => orm.close());
+
+    if (compatVersion?.startsWith('6.')) {
+      // MikroORM 6's upsert runs no onCreate hook: hilo refuses rows it cannot key rather than write no key
+      it('refuses, before any SQL, an upsert() or upsertMany() whose rows have no key, naming MikroORM 7', async () => {
+        drain(orm);
+        log.clear();
+        const em = orm.em.fork();
+        await expect(em.upsert(Subscriber, { email: 'ada@example.com', name: 'Ada' })).rejects.toThrow(HiLoConfigurationError);
+        await expect(em.upsertMany(Subscriber, [{ email: 'b@example.com', name: 'B' }])).rejects.toThrow(
+          /Subscriber\.id without a key cannot insert a hi\/lo key on MikroORM 6.*Upgrade to MikroORM 7/,
+        );
+        const fresh = orm.em.fork();
+        await expect(fresh.upsert(fresh.create(Subscriber, { email: 'c@example.com', name: 'C' }))).rejects.toThrow(/on MikroORM 6/);
+        expect(log.statements).toEqual([]);
+      });
+
+      it('upserts a row that carries its key, by that key, as MikroORM 6 does', async () => {
+        const id = await HiLo.generator(orm.em).next('subscribers');
+        const em = orm.em.fork();
+        const saved = (await em.upsert(Subscriber, { id, email: 'keyed@example.com', name: 'Keyed' } as never)) as SubscriberRow;
+        expect(saved.id).toBe(id);
+        const stored = (await orm.em.fork().findOneOrFail(Subscriber, { email: 'keyed@example.com' })) as SubscriberRow;
+        expect(stored.id).toBe(id);
+      });
+      return;
+    }
 
     it('inserts with a hi/lo key even when no key is in memory at the moment upsert() is called', async () => {
       drain(orm);

@@ -1,0 +1,45 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { MikroORM, Utils } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { SqliteDriver } from '@mikro-orm/sqlite';
+import { MariaDbDriver } from '@mikro-orm/mariadb';
+import { HiLo } from 'hilo-mikro-orm';
+import { Customer, defineEntities } from '../../mikro-orm/test/fixtures/define-entities.js';
+import { compatVersion } from '../../mikro-orm/test/support/compat.js';
+
+// jest.config.ts maps `@mikro-orm/*` to packages/mikro-orm-6-compat in this project and names the release in a
+// global: prove the mapping took for every package the hilo-mikro-orm suites load, including the core and knex
+// packages the drivers resolve for themselves, so that those suites really ran against MikroORM 6.
+const require = createRequire(import.meta.url);
+const versionOf = (module: string, from: string): string =>
+  (require(require.resolve(`${module}/package.json`, { paths: [from] })) as { version: string }).version;
+const compatRoot = dirname(require.resolve('../package.json'));
+const folderOf = (driver: string): string => dirname(require.resolve(`@mikro-orm/${driver}/package.json`, { paths: [compatRoot] }));
+
+it('every @mikro-orm package the suites load is the MikroORM 6 release the project names', () => {
+  expect(compatVersion).toBe('6.6.16');
+  expect(Utils.getORMVersion()).toBe(compatVersion);
+  for (const name of ['core', 'knex', 'postgresql', 'better-sqlite', 'mariadb', 'mysql']) expect(versionOf(`@mikro-orm/${name}`, compatRoot)).toBe(compatVersion);
+  for (const driver of ['postgresql', 'better-sqlite', 'mariadb', 'mysql']) {
+    expect(versionOf('@mikro-orm/core', folderOf(driver))).toBe(compatVersion);
+    expect(versionOf('@mikro-orm/knex', folderOf(driver))).toBe(compatVersion);
+  }
+  expect(SqliteDriver.name).toBe('BetterSqliteDriver');
+  expect([PostgreSqlDriver, MariaDbDriver].every((driver) => typeof driver === 'function')).toBe(true);
+});
+
+it('gives an entity its key at em.create() on MikroORM 6, once HiLo.ready() has resolved', async () => {
+  const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: defineEntities, extensions: [HiLo] });
+  try {
+    await HiLo.ready(orm);
+    await orm.schema.createSchema();
+    const em = orm.em.fork();
+    const customer = em.create(Customer, { name: 'ada', orders: [] });
+    expect(customer.id).toEqual(expect.any(Number));
+    await em.flush();
+    expect(await orm.em.fork().count(Customer, { id: customer.id })).toBe(1);
+  } finally {
+    await orm.close();
+  }
+});
