@@ -15,8 +15,8 @@ const classes = new WeakMap<EntityManagerClass, EntityManagerClass>();
  * first: those methods write rows directly and never run `onCreate`. `upsert()` and `upsertMany()` do run
  * `onCreate`, synchronously and for the INSERT only (MikroORM keeps such values out of the conflict update
  * and out of the conflict target); the subclass makes sure enough keys are in memory before they do.
- * `create()` asks for `onCreate` hooks at creation for entities with a hi/lo key when the ORM would run them at
- * flush (MikroORM 6's default), so that `em.create()` returns the entity with its key on 6 as on 7.
+ * `create()` runs `onCreate` hooks at creation, when the ORM would run them at flush (MikroORM 6's default) and
+ * has entities with hi/lo keys, so that `em.create()` returns the graph with its keys on 6 as on 7.
  * Forks inherit the class.
  */
 export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerClass {
@@ -29,10 +29,11 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
       const create = () => (super.create as (...args: unknown[]) => never)(entityName, data, options);
       const config = this.config;
       if (options?.processOnCreateHooksEarly !== undefined || config.get('processOnCreateHooksEarly') === true) return create();
-      if (keyedEntry(this, runtimeFor(this), entityName) === undefined) return create();
-      // The entities MikroORM creates from nested data read the setting from the configuration, not from
-      // these options: switch it on for this call only. em.create() is synchronous, so nothing else runs
-      // while it is switched.
+      if (runtimeFor(this).entities.size === 0) return create();
+      // Any entity of the graph may have a hi/lo key (a keyed child under a parent without one), and the ones
+      // MikroORM creates from nested data read the setting from the configuration, not from these options:
+      // switch it on, as MikroORM 7's default is, for this call only. em.create() is synchronous, so nothing
+      // else runs while it is switched.
       const previous = config.get('processOnCreateHooksEarly');
       config.set('processOnCreateHooksEarly', true);
       try {
