@@ -15,6 +15,20 @@ async function tsc(app: string): Promise<void> {
   });
 }
 
+/**
+ * The code block that follows the line naming `file` (`` `src/entities.ts`: ``) in `section` of a README: the
+ * MikroORM 6 app below runs hilo-mikro-orm's README code itself, so that code cannot drift from what works.
+ */
+function readmeBlock(readme: string, section: string, file: string): string {
+  const text = readFileSync(join(root, readme), 'utf8');
+  const start = text.indexOf(`\n## ${section}\n`);
+  const end = text.indexOf('\n## ', start + 1);
+  const body = text.slice(start, end === -1 ? undefined : end);
+  const match = new RegExp(`\`${file.replace(/[.]/g, '\\.')}\`:\\n(?:\\n<!--[^\\n]*-->)?\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\`\\n`).exec(body);
+  if (start === -1 || !match?.[1]) throw new Error(`${readme}: no \`${file}\` block under "## ${section}"`);
+  return match[1];
+}
+
 const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'cli'] as const;
 
 /** The oldest Node.js every package's `engines` field admits (`^22.17.0 || >=24.0.0` → 22.17.0). */
@@ -453,6 +467,52 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
       }
       const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], { cwd: app });
       expect(resolved.stdout).toContain('/dist/cjs/');
+    }, 60_000);
+  });
+
+  describe('a CommonJS TypeScript app on MikroORM 6.6 (its own decorators, knex driver): the README\'s MikroORM 6 code', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'cjs-mikro-orm6-app');
+      mkdirSync(join(app, 'src'), { recursive: true });
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'cjs-mikro-orm6-app',
+          private: true,
+          type: 'commonjs',
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-mikro-orm': file('hilo-mikro-orm'),
+            '@mikro-orm/core': '6.6.16',
+            '@mikro-orm/postgresql': '6.6.16',
+          },
+          devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' },
+        }),
+      );
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
+          include: ['src'],
+        }),
+      );
+      for (const name of ['entities.ts', 'main.ts']) writeFileSync(join(app, 'src', name), readmeBlock('packages/mikro-orm/README.md', 'MikroORM 6', `src/${name}`));
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      await tsc(app);
+    }, 300_000);
+
+    it('gets keys at em.create() for a customer and its cascaded orders, and saves them under those keys', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[] };
+        expect(result.keysAtCreate).toHaveLength(3);
+        expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
+        expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+      }
+      const loaded = await run(process.execPath, ['-e', "console.log(require('@mikro-orm/core/package.json').version, require.resolve('hilo-mikro-orm'))"], { cwd: app });
+      expect(loaded.stdout).toMatch(/^6\.6\.16 .*\/dist\/cjs\//);
     }, 60_000);
   });
 
