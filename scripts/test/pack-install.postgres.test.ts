@@ -80,6 +80,32 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     nodes.push({ version: FLOOR_NODE, bin: await fetchNode(FLOOR_NODE, join(work, `node-${FLOOR_NODE}`)) });
   }, 180_000);
 
+  /**
+   * A CommonJS TypeScript app as `nest new` sets one up (module commonjs, legacy decorators with metadata) in
+   * `work/name`, installed with npm and compiled: `dependencies` at those versions, a hilo package at `'packed'`
+   * from its tarball, and `sources` under src/.
+   */
+  async function commonJsApp(name: string, dependencies: Record<string, string>, sources: Record<string, string>): Promise<string> {
+    const app = join(work, name);
+    mkdirSync(join(app, 'src'), { recursive: true });
+    const resolved = Object.fromEntries(Object.entries(dependencies).map(([dep, version]) => [dep, version === 'packed' ? `file:${tarballs[dep]}` : version]));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name, private: true, type: 'commonjs', dependencies: resolved, devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' } }),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
+        include: ['src'],
+      }),
+    );
+    for (const [file, text] of Object.entries(sources)) writeFileSync(join(app, 'src', file), text);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    await tsc(app);
+    return app;
+  }
+
   it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, too`, async () => {
     const { stdout } = await run(nodes[1]!.bin, ['--version']);
     expect(stdout.trim()).toBe(`v${FLOOR_NODE}`);
@@ -392,29 +418,11 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
     let app = '';
 
     beforeAll(async () => {
-      app = join(work, 'cjs-typeorm1-app');
-      mkdirSync(join(app, 'src'), { recursive: true });
-      const file = (name: string) => `file:${tarballs[name]}`;
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({
-          name: 'cjs-typeorm1-app',
-          private: true,
-          type: 'commonjs',
-          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-typeorm': file('hilo-typeorm'), typeorm: '1.1.1', 'reflect-metadata': '0.2.2', pg: '^8.23.1' },
-          devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' },
-        }),
-      );
-      writeFileSync(
-        join(app, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
-          include: ['src'],
-        }),
-      );
-      writeFileSync(
-        join(app, 'src', 'main.ts'),
-        `import 'reflect-metadata';
+      app = await commonJsApp(
+        'cjs-typeorm1-app',
+        { 'hilo-core': 'packed', 'hilo-typeorm': 'packed', typeorm: '1.1.1', 'reflect-metadata': '0.2.2', pg: '^8.23.1' },
+        {
+          'main.ts': `import 'reflect-metadata';
 import { Column, DataSource, Entity, ManyToOne, OneToMany } from 'typeorm';
 import { HiLoGeneratedColumn, hiloOf, withHiLo } from 'hilo-typeorm';
 
@@ -451,9 +459,8 @@ async function main(): Promise<void> {
 }
 void main().catch((error) => { console.error(error); process.exitCode = 1; });
 `,
+        },
       );
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      await tsc(app);
     }, 300_000);
 
     it('gets keys at create() for a customer and its cascaded orders, and saves them under those keys', async () => {
@@ -474,34 +481,12 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
     let app = '';
 
     beforeAll(async () => {
-      app = join(work, 'cjs-mikro-orm6-app');
-      mkdirSync(join(app, 'src'), { recursive: true });
-      const file = (name: string) => `file:${tarballs[name]}`;
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({
-          name: 'cjs-mikro-orm6-app',
-          private: true,
-          type: 'commonjs',
-          dependencies: {
-            'hilo-core': file('hilo-core'),
-            'hilo-mikro-orm': file('hilo-mikro-orm'),
-            '@mikro-orm/core': '6.6.16',
-            '@mikro-orm/postgresql': '6.6.16',
-          },
-          devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' },
-        }),
+      const readme = (name: string) => readmeBlock('packages/mikro-orm/README.md', 'MikroORM 6', `src/${name}`);
+      app = await commonJsApp(
+        'cjs-mikro-orm6-app',
+        { 'hilo-core': 'packed', 'hilo-mikro-orm': 'packed', '@mikro-orm/core': '6.6.16', '@mikro-orm/postgresql': '6.6.16' },
+        { 'entities.ts': readme('entities.ts'), 'main.ts': readme('main.ts') },
       );
-      writeFileSync(
-        join(app, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
-          include: ['src'],
-        }),
-      );
-      for (const name of ['entities.ts', 'main.ts']) writeFileSync(join(app, 'src', name), readmeBlock('packages/mikro-orm/README.md', 'MikroORM 6', `src/${name}`));
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      await tsc(app);
     }, 300_000);
 
     it('gets keys at em.create() for a customer and its cascaded orders, and saves them under those keys', async () => {

@@ -6,16 +6,14 @@ import { SqliteDriver } from '@mikro-orm/sqlite';
 import { MariaDbDriver } from '@mikro-orm/mariadb';
 import { HiLo } from 'hilo-mikro-orm';
 import { Customer, defineEntities } from '../../mikro-orm/test/fixtures/define-entities.js';
-import { compatVersion } from '../../mikro-orm/test/support/compat.js';
+import { compatVersion, installedMikroOrmFolder, installedVersion } from '../../mikro-orm/test/support/compat.js';
 
 // jest.config.ts maps `@mikro-orm/*` to packages/mikro-orm-6-compat in this project and names the release in a
 // global: prove the mapping took for every package the hilo-mikro-orm suites load, including the core and knex
 // packages the drivers resolve for themselves, so that those suites really ran against MikroORM 6.
-const require = createRequire(import.meta.url);
-const versionOf = (module: string, from: string): string =>
-  (require(require.resolve(`${module}/package.json`, { paths: [from] })) as { version: string }).version;
-const compatRoot = dirname(require.resolve('../package.json'));
-const folderOf = (driver: string): string => dirname(require.resolve(`@mikro-orm/${driver}/package.json`, { paths: [compatRoot] }));
+const compatRoot = dirname(createRequire(import.meta.url).resolve('../package.json'));
+const versionOf = installedVersion;
+const folderOf = (driver: string): string => installedMikroOrmFolder(driver, compatRoot);
 
 it('every @mikro-orm package the suites load is the MikroORM 6 release the project names', () => {
   expect(compatVersion).toBe('6.6.16');

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MikroORM, Utils, type Options } from '@mikro-orm/core';
@@ -54,3 +55,13 @@ export async function initOrm(options: Partial<Options>): Promise<MikroORM> {
   }
   return orm;
 }
+
+const require = createRequire(import.meta.url);
+
+/** The version of `module` as Node resolves it from the folder `from`. */
+export const installedVersion = (module: string, from: string): string =>
+  (require(require.resolve(`${module}/package.json`, { paths: [from] })) as { version: string }).version;
+
+/** The installed folder of `@mikro-orm/<name>` as Node resolves it from `from` (symlinks resolved, so its own dependencies resolve as Node would). */
+export const installedMikroOrmFolder = (name: string, from: string): string =>
+  dirname(require.resolve(`@mikro-orm/${name}/package.json`, { paths: [from] }));
