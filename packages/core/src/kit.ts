@@ -35,4 +35,5 @@ export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/dr
 export { redactUrl } from './sql/connect.js';
 export { settlesWithin } from './sql/connect-support.js';
 export { defaultSourceKind, scriptStatement } from './sql/sources.js';
+export { DEFAULT_TABLE } from './sql/table-source.js';
 export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
-import { checkInteger, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_OPTION_NAMES } from 'hilo-core/adapter-kit';
+import { checkInteger, DEFAULT_TABLE, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_OPTION_NAMES } from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { registersAfterInit, requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
@@ -116,6 +116,7 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
     generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
   );
   config.registerExtension(EXTENSION_NAME, () => runtime);
+  keepHiTableOutOfSchemaDiff(orm, options.table ?? DEFAULT_TABLE);
   const subscriber = new HiLoFlushSubscriber(runtime);
   config.set('subscribers', [...config.get('subscribers'), subscriber]);
 
@@ -156,4 +157,17 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
       await ours;
     }
   };
+}
+
+/**
+ * Adds hilo's hi table to the schema generator's `skipTables`: it is in no entity's metadata, so
+ * `orm.schema.update()` and `migration:create` would otherwise drop it, and a recreated table could hand out
+ * keys that blocks held in memory by running processes still cover. The setting is this ORM's own object,
+ * changed in place, because MikroORM 6 has already built its schema generator (which holds that object) when
+ * extensions register.
+ */
+function keepHiTableOutOfSchemaDiff(orm: MikroORM, table: string): void {
+  const settings = orm.config.get('schemaGenerator') as { skipTables?: Array<string | RegExp> };
+  const skipTables = settings.skipTables ?? [];
+  if (!skipTables.includes(table)) settings.skipTables = [...skipTables, table];
 }

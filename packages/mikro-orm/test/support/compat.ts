@@ -65,3 +65,14 @@ export const installedVersion = (module: string, from: string): string =>
 /** The installed folder of `@mikro-orm/<name>` as Node resolves it from `from` (symlinks resolved, so its own dependencies resolve as Node would). */
 export const installedMikroOrmFolder = (name: string, from: string): string =>
   dirname(require.resolve(`@mikro-orm/${name}/package.json`, { paths: [from] }));
+
+/** The SQL `orm.schema.update()` would run (`getUpdateSchemaSQL()` on MikroORM 6 and 7). */
+export async function updateSchemaSql(orm: { schema: unknown }): Promise<string> {
+  return (orm.schema as { getUpdateSchemaSQL(options?: object): Promise<string> }).getUpdateSchemaSQL({ wrap: false });
+}
+
+/** Brings the database schema in line with the entities: `orm.schema.update()` on MikroORM 7, `updateSchema()` on 6. */
+export async function updateSchema(orm: { schema: unknown }): Promise<void> {
+  const schema = orm.schema as { update?: () => Promise<void>; updateSchema?: () => Promise<void> };
+  await (schema.update ?? schema.updateSchema)?.call(schema);
+}
