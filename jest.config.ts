@@ -87,6 +87,8 @@ const drizzle = (version: string) => ({
   displayName: `drizzle ${version}`,
   globals: { HILO_DRIZZLE_VERSION: version },
   testMatch: ['<rootDir>/packages/drizzle-compat/test/**/*.test.ts', '<rootDir>/packages/drizzle/test/**/*.test.ts'],
+  // drizzle-kit runs as its own process with the workspace's drizzle-orm: its suite runs once, in the workspace's project
+  testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/drizzle/test/drizzle-kit\\.test\\.ts$'],
   moduleNameMapper: {
     '^drizzle-orm$': `drizzle-orm-${version}`,
     '^drizzle-orm/(.*)$': `drizzle-orm-${version}/$1`,
