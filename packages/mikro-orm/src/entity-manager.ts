@@ -26,10 +26,12 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
 
   class HiLoEntityManager extends Base {
     override create(entityName: unknown, data: unknown, options?: { processOnCreateHooksEarly?: boolean }): never {
-      const create = () => (super.create as (...args: unknown[]) => never)(entityName, data, options);
+      const create = super.create as (...args: unknown[]) => never;
       const config = this.config;
-      if (options?.processOnCreateHooksEarly !== undefined || config.get('processOnCreateHooksEarly') === true) return create();
-      if (runtimeFor(this).entities.size === 0) return create();
+      // MikroORM 7 (by default) runs the hooks at creation already: nothing more to do on its hot path
+      if (options?.processOnCreateHooksEarly !== undefined || config.get('processOnCreateHooksEarly') === true || runtimeFor(this).entities.size === 0) {
+        return create.call(this, entityName, data, options);
+      }
       // Any entity of the graph may have a hi/lo key (a keyed child under a parent without one), and the ones
       // MikroORM creates from nested data read the setting from the configuration, not from these options:
       // switch it on, as MikroORM 7's default is, for this call only. em.create() is synchronous, so nothing
@@ -37,7 +39,7 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
       const previous = config.get('processOnCreateHooksEarly');
       config.set('processOnCreateHooksEarly', true);
       try {
-        return create();
+        return create.call(this, entityName, data, options);
       } finally {
         config.set('processOnCreateHooksEarly', previous);
       }
