@@ -172,17 +172,20 @@ export function openDriverPool(orm: MikroORM, kind: DatabaseKind, poolSize: numb
       `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
     );
   if (typeof settings !== 'object' || settings === null) throw refuse('its connection settings are computed at connect time');
+  // knex keeps the password as a hidden (non-enumerable) property of its settings: copy every own property
+  const connection: Record<string, unknown> = {};
+  for (const name of Object.getOwnPropertyNames(settings)) connection[name] = (settings as Record<string, unknown>)[name];
   const module = driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void }; createPool?: (options: object) => unknown } | undefined;
   if (kind === 'postgres' && typeof module?.Pool === 'function') {
-    const pool = new module.Pool({ ...settings, max: poolSize, min: 0 });
+    const pool = new module.Pool({ ...connection, max: poolSize, min: 0 });
     // an idle connection the server closes must not crash the process: the next reservation reconnects
     pool.on('error', () => undefined);
     return { kind, pool };
   }
   if (kind === 'mysql' && typeof module?.createPool === 'function') {
-    return { kind, pool: module.createPool({ ...settings, connectionLimit: poolSize }) };
+    return { kind, pool: module.createPool({ ...connection, connectionLimit: poolSize }) };
   }
-  const filename = (settings as { filename?: unknown }).filename;
+  const filename = connection.filename;
   const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
   if (kind === 'sqlite' && typeof Database === 'function' && typeof Database.prototype?.prepare === 'function' && typeof filename === 'string') {
     return { kind, database: new Database(filename) };
