@@ -130,7 +130,9 @@ export function faultSuite(kind: Kind): void {
           const started = Date.now();
           await client.close();
           expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-          expect(Date.now() - started).toBeLessThan(1500);
+          // the stalled statement never ends: without the timeout close() would wait for ever; the bound is
+          // loose because CI shares two cores between Jest's workers and the clone and pack-install builds
+          expect(Date.now() - started).toBeLessThan(5000);
           expect(await stuck).toBeInstanceOf(Error);
           const deadline = Date.now() + 2000;
           while (proxy.connections > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
