@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { MySqlDriver } from '@mikro-orm/mysql';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
 import { describeMysql, type TestDatabase } from '@hilo/testing';
 import { HiLoConfigurationError } from 'hilo-core';
@@ -64,7 +65,7 @@ describeMysql('MikroORM 6 with @mikro-orm/mysql (mysql2)', (db: TestDatabase) =>
   });
 });
 
-describe('MikroORM 6 with a driver hilo cannot pool', () => {
+describe('MikroORM 6 drivers and settings hilo cannot build its own pool from', () => {
   it('fails HiLo.ready() with a configuration error that says to pass `client`', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hilo-m6-'));
     const orm = await MikroORM.init({ driver: SqliteDriver, dbName: join(dir, 'shop.db'), entities: defineEntities });
@@ -79,6 +80,25 @@ describe('MikroORM 6 with a driver hilo cannot pool', () => {
     } finally {
       await orm.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails HiLo.ready() with a configuration error that says to pass `client` when the password is a callback', async () => {
+    // knex then computes its connection settings at connect time, and hilo has none to build its pool from
+    const orm = await MikroORM.init({
+      driver: PostgreSqlDriver,
+      clientUrl: 'postgres://postgres@127.0.0.1:5432/nowhere',
+      password: async () => 'secret',
+      connect: false,
+      entities: defineEntities,
+      extensions: [HiLo],
+    });
+    try {
+      const error = await HiLo.ready(orm).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HiLoConfigurationError);
+      expect((error as Error).message).toMatch(/PostgreSqlDriver: its connection settings are computed at connect time; pass one: `HiLo\.configure\(\{ client \}\)`/);
+    } finally {
+      await orm.close(true);
     }
   });
 });
