@@ -106,6 +106,21 @@ function validate(options: HiLoOptions): void {
 }
 
 function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
+  if (!registersAfterInit()) {
+    registerOn(orm, options);
+    return;
+  }
+  try {
+    registerOn(orm, options);
+  } catch (error) {
+    // MikroORM 6 has connected by the time extensions register, and a throwing extension makes init() reject
+    // without handing out the ORM: close its connection, or the pool would keep the process alive
+    orm.close(true).catch(() => undefined);
+    throw error;
+  }
+}
+
+function registerOn(orm: MikroORM, options: HiLoOptions): void {
   const config = orm.config;
   if (config.getExtension(EXTENSION_NAME)) {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');

@@ -94,6 +94,21 @@ describe('mikro-orm: configuration', () => {
   });
 
   if (onMikroOrm6) {
+    it('should close the connection MikroORM 6 opened when registering throws, as init() hands out no ORM to close', async () => {
+      let closed = 0;
+      class RecordingDriver extends SqliteDriver {
+        override async close(force?: boolean): Promise<void> {
+          closed++;
+          await super.close(force);
+        }
+      }
+      await expect(
+        MikroORM.init({ driver: RecordingDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo, HiLo.configure({})] }),
+      ).rejects.toThrow(/registered twice/);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(closed).toBe(1);
+    });
+
     it('should make HiLo.ready() fail fast, with a typed error, when hilo cannot reach the database (MikroORM 6, connect: false)', async () => {
       const started = Date.now();
       const orm = await MikroORM.init({
