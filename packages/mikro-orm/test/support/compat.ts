@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MikroORM, Utils, type Options } from '@mikro-orm/core';
 import { HiLo } from '../../src/index.js';
+import { Customer, defineEntities } from '../fixtures/define-entities.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -75,4 +76,23 @@ export async function updateSchemaSql(orm: { schema: unknown }): Promise<string>
 export async function updateSchema(orm: { schema: unknown }): Promise<void> {
   const schema = orm.schema as { update?: () => Promise<void>; updateSchema?: () => Promise<void> };
   await (schema.update ?? schema.updateSchema)?.call(schema);
+}
+
+/**
+ * Stores a customer of the fixtures in define-entities.ts on in-memory SQLite with the HiLo extension (through
+ * {@link initOrm}, so MikroORM 6 waits for `HiLo.ready()`) and expects its key at `em.create()`, before the flush
+ * that stores the row under it. The compat projects' smoke test that the mapped release really serves keys.
+ */
+export async function expectKeyAtCreateOnSqlite(driver: Options['driver']): Promise<void> {
+  const orm = await initOrm({ driver, dbName: ':memory:', entities: defineEntities, extensions: [HiLo] });
+  try {
+    await createSchema(orm);
+    const em = orm.em.fork();
+    const customer = em.create(Customer, { name: 'ada', orders: [] });
+    expect(customer.id).toEqual(expect.any(Number));
+    await em.flush();
+    expect(await orm.em.fork().count(Customer, { id: customer.id })).toBe(1);
+  } finally {
+    await orm.close();
+  }
 }
