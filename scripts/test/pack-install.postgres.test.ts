@@ -484,8 +484,19 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
       const readme = (name: string) => readmeBlock('packages/mikro-orm/README.md', 'MikroORM 6', `src/${name}`);
       app = await commonJsApp(
         'cjs-mikro-orm6-app',
-        { 'hilo-core': 'packed', 'hilo-mikro-orm': 'packed', '@mikro-orm/core': '6.6.16', '@mikro-orm/postgresql': '6.6.16' },
-        { 'entities.ts': readme('entities.ts'), 'main.ts': readme('main.ts') },
+        {
+          'hilo-core': 'packed',
+          'hilo-mikro-orm': 'packed',
+          '@mikro-orm/core': '6.6.16',
+          '@mikro-orm/postgresql': '6.6.16',
+          // the README's NestJS module on MikroORM 6: Nest 11 with @mikro-orm/nestjs 6, as apps written before MikroORM 7 run
+          '@mikro-orm/nestjs': '6.1.2',
+          '@nestjs/common': '11.2.10',
+          '@nestjs/core': '11.2.10',
+          'reflect-metadata': '0.2.2',
+          rxjs: '7.8.0',
+        },
+        { 'entities.ts': readme('entities.ts'), 'main.ts': readme('main.ts'), 'shop.module.ts': readme('shop.module.ts'), 'nest.ts': readme('nest.ts') },
       );
     }, 300_000);
 
@@ -498,6 +509,17 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
       }
       const loaded = await run(process.execPath, ['-e', "console.log(require('@mikro-orm/core/package.json').version, require.resolve('hilo-mikro-orm'))"], { cwd: app });
       expect(loaded.stdout).toMatch(/^6\.6\.16 .*\/dist\/cjs\//);
+    }, 60_000);
+
+    it('gets keys at em.create() in a Nest 11 app with @mikro-orm/nestjs 6, right after start-up: the README\'s HiLoReady provider waited', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number };
+        expect(result.keysAtCreate).toHaveLength(2);
+        expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
+        expect(result.saved).toBe(1);
+      }
+      const loaded = await run(process.execPath, ['-e', "console.log(require('@mikro-orm/nestjs/package.json').version, require('@nestjs/core/package.json').version)"], { cwd: app });
+      expect(loaded.stdout.trim()).toBe('6.1.2 11.2.10');
     }, 60_000);
   });
 
