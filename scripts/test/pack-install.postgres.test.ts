@@ -477,6 +477,90 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
     }, 60_000);
   });
 
+  describe('a Nest 11 app on TypeORM 0.3 with @nestjs/typeorm 11 (the stack most Nest apps run): the README\'s NestJS module', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = await commonJsApp(
+        'cjs-nest-typeorm03-app',
+        {
+          'hilo-core': 'packed',
+          'hilo-typeorm': 'packed',
+          typeorm: '0.3.31',
+          pg: '^8.23.1',
+          '@nestjs/common': '11.2.10',
+          '@nestjs/core': '11.2.10',
+          '@nestjs/typeorm': '11.0.3',
+          'reflect-metadata': '0.2.2',
+          rxjs: '7.8.0',
+        },
+        {
+          'entities.ts': `import { Column, Entity, JoinColumn, ManyToOne, OneToMany } from 'typeorm';
+import { HiLoGeneratedColumn, hiloKeyTransformer } from 'hilo-typeorm';
+
+@Entity('nest_customers')
+export class Customer {
+  @HiLoGeneratedColumn() id!: number;
+  @Column() name!: string;
+  @OneToMany(() => Order, (order) => order.customer, { cascade: true }) orders!: Order[];
+}
+
+@Entity('nest_orders')
+export class Order {
+  @HiLoGeneratedColumn() id!: number;
+  @Column({ type: 'bigint', transformer: hiloKeyTransformer }) customerId!: number;
+  @ManyToOne(() => Customer, (customer) => customer.orders) @JoinColumn({ name: 'customerId' }) customer?: Customer;
+  @Column() reference!: string;
+}
+`,
+          'shop.module.ts': readmeBlock('packages/typeorm/README.md', 'NestJS', 'src/shop.module.ts'),
+          'nest.ts': `import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { getRepositoryToken } from '@nestjs/typeorm';
+import { DataSource, type Repository } from 'typeorm';
+import { hiloOf } from 'hilo-typeorm';
+import { Customer } from './entities';
+import { ShopModule } from './shop.module';
+
+async function main(): Promise<void> {
+  const app = await NestFactory.createApplicationContext(ShopModule, { logger: false });
+  try {
+    const customers = app.get<Repository<Customer>>(getRepositoryToken(Customer));
+    // the first thing after start-up, with nothing awaited in between: the keys are already in memory
+    const grace = customers.create({ name: 'Grace', orders: [{ reference: 'G-1' }, { reference: 'G-2' }] });
+    const keysAtCreate = [grace.id, ...grace.orders.map((order) => order.id)];
+    const dataSource = app.get(DataSource);
+    await dataSource.synchronize();
+    await customers.save(grace);
+    const saved = await customers.findOneOrFail({ where: { id: grace.id }, relations: { orders: true } });
+    console.log(JSON.stringify({ keysAtCreate, saved: saved.orders.map((order) => order.id).sort((a, b) => a - b), savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
+  } finally {
+    await app.close(); // destroys the DataSource, which returns the unused keys
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`,
+        },
+      );
+    }, 300_000);
+
+    it('gets keys at create() for a customer and its cascaded orders from the injected repository, and saves them under those keys', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
+        expect(result.keysAtCreate).toHaveLength(3);
+        expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
+        expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+        expect(result.savesWithoutSelect).toBe(true);
+      }
+      const version = (name: string) => (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      expect(['typeorm', '@nestjs/core', '@nestjs/typeorm'].map(version)).toEqual(['0.3.31', '11.2.10', '11.0.3']);
+    }, 60_000);
+  });
+
   describe('a CommonJS TypeScript app on MikroORM 6.6 (its own decorators, knex driver): the README\'s MikroORM 6 code', () => {
     let app = '';
 
