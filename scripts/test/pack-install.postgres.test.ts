@@ -83,9 +83,14 @@ describePostgres('packed packages installed with npm outside the workspace', (db
   /**
    * A CommonJS TypeScript app as `nest new` sets one up (module commonjs, legacy decorators with metadata) in
    * `work/name`, installed with npm and compiled: `dependencies` at those versions, a hilo package at `'packed'`
-   * from its tarball, and `sources` under src/.
+   * from its tarball, and `sources` under src/; `beforeCompile` runs between the install and the compile.
    */
-  async function commonJsApp(name: string, dependencies: Record<string, string>, sources: Record<string, string>): Promise<string> {
+  async function commonJsApp(
+    name: string,
+    dependencies: Record<string, string>,
+    sources: Record<string, string>,
+    beforeCompile?: (app: string) => Promise<void>,
+  ): Promise<string> {
     const app = join(work, name);
     mkdirSync(join(app, 'src'), { recursive: true });
     const resolved = Object.fromEntries(Object.entries(dependencies).map(([dep, version]) => [dep, version === 'packed' ? `file:${tarballs[dep]}` : version]));
@@ -102,6 +107,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     );
     for (const [file, text] of Object.entries(sources)) writeFileSync(join(app, 'src', file), text);
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    await beforeCompile?.(app);
     await tsc(app);
     return app;
   }
@@ -607,6 +613,146 @@ void main().catch((error: unknown) => {
     }, 60_000);
   });
 
+  /** `prisma generate` in `app` with its installed CLI (Prisma `line`), offline. */
+  async function prismaGenerate(app: string, line: number): Promise<void> {
+    // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
+    const stub = join(app, 'schema-engine-stub');
+    writeFileSync(stub, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    // Prisma 6's CLI does not know --no-hints (and then falls back to its Rust engine, which it would download)
+    await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', ...(line >= 7 ? ['--no-hints'] : []), '--schema', 'prisma/schema.prisma'], {
+      cwd: app,
+      // DATABASE_URL: Prisma 6's schema reads it (an app has it in .env); unresolved, its CLI falls back to the Rust engine
+      env: { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
+      maxBuffer: 16 << 20,
+    });
+  }
+
+  describe('a Nest 11 CommonJS app on Prisma 7 (client generated with moduleFormat "cjs"): the README\'s NestJS module', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = await commonJsApp(
+        'cjs-nest-prisma7-app',
+        {
+          'hilo-core': 'packed',
+          'hilo-prisma': 'packed',
+          '@prisma/client': '7.10.0',
+          '@prisma/adapter-pg': '7.10.1',
+          prisma: '7.10.1',
+          pg: '^8.23.1',
+          '@nestjs/common': '11.2.10',
+          '@nestjs/core': '11.2.10',
+          'reflect-metadata': '0.2.2',
+          rxjs: '7.8.0',
+        },
+        {
+          'prisma.module.ts': readmeBlock('packages/prisma/README.md', 'NestJS', 'src/prisma.module.ts'),
+          'shop.service.ts': `import { Inject, Injectable } from '@nestjs/common';
+import { PRISMA, type ExtendedPrisma } from './prisma.module';
+
+@Injectable()
+export class ShopService {
+  constructor(@Inject(PRISMA) private readonly prisma: ExtendedPrisma) {}
+
+  /** A customer and two orders, wired by keys reserved before anything is written. */
+  async placeOrders(name: string): Promise<{ customerId: bigint; orderIds: bigint[] }> {
+    const customerId = await this.prisma.customer.nextId();
+    const orderIds = await this.prisma.order.reserveIds(2);
+    await this.prisma.$transaction([
+      this.prisma.customer.create({ data: { id: customerId, name } }),
+      this.prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: name + '-' + n, customerId })) }),
+    ]);
+    return { customerId, orderIds };
+  }
+}
+`,
+          'nest.ts': `import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from 'pg';
+import { PRISMA, PrismaModule, type ExtendedPrisma } from './prisma.module';
+import { ShopService } from './shop.service';
+
+@Module({ imports: [PrismaModule], providers: [ShopService] })
+class AppModule {}
+
+async function main(): Promise<void> {
+  const setup = new Client({ connectionString: process.env['DATABASE_URL'] });
+  await setup.connect();
+  await setup.query('create table if not exists nest_prisma_customers (id bigint primary key, name text not null)');
+  await setup.query('create table if not exists nest_prisma_orders (id bigint primary key, number text not null, customer_id bigint not null references nest_prisma_customers (id))');
+  await setup.end();
+  const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
+  try {
+    const { customerId, orderIds } = await app.get(ShopService).placeOrders('Ada');
+    const prisma = app.get<ExtendedPrisma>(PRISMA);
+    const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+    const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
+    console.log(JSON.stringify({ orderIds: orderIds.map(String), saved: saved.map((order) => String(order.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], customerId: String(customerId) }));
+  } finally {
+    await app.close(); // closes hilo's pool and the client
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`,
+        },
+        async (dir) => {
+          mkdirSync(join(dir, 'prisma'));
+          writeFileSync(
+            join(dir, 'prisma', 'schema.prisma'),
+            `generator client {
+  provider     = "prisma-client"
+  output       = "../src/generated/prisma"
+  moduleFormat = "cjs"
+}
+
+generator hilo {
+  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
+  output   = "../src/generated/prisma"
+}
+
+datasource db {
+  provider = "postgresql"
+}
+
+/// @hilo(segment: "nest_prisma_customers")
+model Customer {
+  id     BigInt  @id @default(dbgenerated("hilo_missing_key('nest_prisma_customers')"))
+  name   String
+  orders Order[]
+  @@map("nest_prisma_customers")
+}
+
+/// @hilo(segment: "nest_prisma_orders")
+model Order {
+  id         BigInt   @id @default(dbgenerated("hilo_missing_key('nest_prisma_orders')"))
+  number     String
+  customerId BigInt   @map("customer_id")
+  customer   Customer @relation(fields: [customerId], references: [id])
+  @@map("nest_prisma_orders")
+}
+`,
+          );
+          await prismaGenerate(dir, 7);
+        },
+      );
+    }, 300_000);
+
+    it('reserves keys in an injected service, fills nested creates, saves every row under its key, and shuts down', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
+        expect(result.orderIds).toHaveLength(2);
+        expect(result.saved).toEqual(result.orderIds);
+        expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
+        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+      }
+    }, 60_000);
+  });
+
   // Prisma 7, and Prisma 6 in the set-up hilo-prisma supports there: the prisma-client generator without the Rust
   // engine (engineType = "client"), and a datasource url that the client with an adapter does not use
   const prismaLines = [
@@ -711,16 +857,7 @@ try {
 `,
       );
       await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
-      const stub = join(app, 'schema-engine-stub');
-      writeFileSync(stub, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
-      // Prisma 6's CLI does not know --no-hints (and then falls back to its Rust engine, which it would download)
-      await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', ...(line >= 7 ? ['--no-hints'] : []), '--schema', 'prisma/schema.prisma'], {
-        cwd: app,
-        // DATABASE_URL: Prisma 6's schema reads it (an app has it in .env); unresolved, its CLI falls back to the Rust engine
-        env: { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
-        maxBuffer: 16 << 20,
-      });
+      await prismaGenerate(app, line);
       await tsc(app);
     }, 300_000);
 
