@@ -613,6 +613,29 @@ void main().catch((error: unknown) => {
     }, 60_000);
   });
 
+  /** The keyed models of the Prisma apps, on the tables `<prefix>_customers` and `<prefix>_orders`. */
+  const prismaModels = (prefix: string): string => `/// @hilo(segment: "${prefix}_customers")
+model Customer {
+  id     BigInt  @id @default(dbgenerated("hilo_missing_key('${prefix}_customers')"))
+  name   String
+  orders Order[]
+  @@map("${prefix}_customers")
+}
+
+/// @hilo(segment: "${prefix}_orders")
+model Order {
+  id         BigInt   @id @default(dbgenerated("hilo_missing_key('${prefix}_orders')"))
+  number     String
+  customerId BigInt   @map("customer_id")
+  customer   Customer @relation(fields: [customerId], references: [id])
+  @@map("${prefix}_orders")
+}`;
+
+  /** The statements an app's source runs on `setup`, a connected pg client, to create those tables (no migrate here). */
+  const prismaTablesSql = (prefix: string): string =>
+    `await setup.query('create table if not exists ${prefix}_customers (id bigint primary key, name text not null)');
+await setup.query('create table if not exists ${prefix}_orders (id bigint primary key, number text not null, customer_id bigint not null references ${prefix}_customers (id))');`;
+
   /** `prisma generate` in `app` with its installed CLI (Prisma `line`), offline. */
   async function prismaGenerate(app: string, line: number): Promise<void> {
     // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
@@ -679,8 +702,7 @@ class AppModule {}
 async function main(): Promise<void> {
   const setup = new Client({ connectionString: process.env['DATABASE_URL'] });
   await setup.connect();
-  await setup.query('create table if not exists nest_prisma_customers (id bigint primary key, name text not null)');
-  await setup.query('create table if not exists nest_prisma_orders (id bigint primary key, number text not null, customer_id bigint not null references nest_prisma_customers (id))');
+  ${prismaTablesSql('nest_prisma')}
   await setup.end();
   const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
   try {
@@ -719,22 +741,7 @@ datasource db {
   provider = "postgresql"
 }
 
-/// @hilo(segment: "nest_prisma_customers")
-model Customer {
-  id     BigInt  @id @default(dbgenerated("hilo_missing_key('nest_prisma_customers')"))
-  name   String
-  orders Order[]
-  @@map("nest_prisma_customers")
-}
-
-/// @hilo(segment: "nest_prisma_orders")
-model Order {
-  id         BigInt   @id @default(dbgenerated("hilo_missing_key('nest_prisma_orders')"))
-  number     String
-  customerId BigInt   @map("customer_id")
-  customer   Customer @relation(fields: [customerId], references: [id])
-  @@map("nest_prisma_orders")
-}
+${prismaModels('nest_prisma')}
 `,
           );
           await prismaGenerate(dir, 7);
@@ -801,22 +808,7 @@ datasource db {
   provider = "postgresql"${datasource}
 }
 
-/// @hilo(segment: "pack_prisma_customers")
-model Customer {
-  id     BigInt  @id @default(dbgenerated("hilo_missing_key('pack_prisma_customers')"))
-  name   String
-  orders Order[]
-  @@map("pack_prisma_customers")
-}
-
-/// @hilo(segment: "pack_prisma_orders")
-model Order {
-  id         BigInt   @id @default(dbgenerated("hilo_missing_key('pack_prisma_orders')"))
-  number     String
-  customerId BigInt   @map("customer_id")
-  customer   Customer @relation(fields: [customerId], references: [id])
-  @@map("pack_prisma_orders")
-}
+${prismaModels('pack_prisma')}
 `,
       );
       writeFileSync(
@@ -837,8 +829,7 @@ import { hiloMetadata } from './generated/prisma/hilo.js';
 const url = process.env.DATABASE_URL!;
 const setup = new pg.Client({ connectionString: url });
 await setup.connect();
-await setup.query('create table if not exists pack_prisma_customers (id bigint primary key, name text not null)');
-await setup.query('create table if not exists pack_prisma_orders (id bigint primary key, number text not null, customer_id bigint not null references pack_prisma_customers (id))');
+${prismaTablesSql('pack_prisma')}
 await setup.end();
 
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(hilo({ metadata: hiloMetadata, url }));
