@@ -106,16 +106,12 @@ function validate(options: HiLoOptions): void {
 }
 
 function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
-  if (!registersAfterInit()) {
-    registerOn(orm, options);
-    return;
-  }
   try {
     registerOn(orm, options);
   } catch (error) {
     // MikroORM 6 has connected by the time extensions register, and a throwing extension makes init() reject
     // without handing out the ORM: close its connection, or the pool would keep the process alive
-    orm.close(true).catch(() => undefined);
+    if (registersAfterInit()) orm.close(true).catch(() => undefined);
     throw error;
   }
 }
