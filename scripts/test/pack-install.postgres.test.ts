@@ -34,6 +34,12 @@ const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely'
 /** The oldest Node.js every package's `engines` field admits (`^22.17.0 || >=24.0.0` → 22.17.0). */
 const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec((JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node)![1]!;
 
+/**
+ * The newest Node.js LTS release line (26, Active LTS since October 2026), where new apps start: the apps run
+ * on it too, so a deprecation or a changed default there shows up here first.
+ */
+const NEWEST_LTS_NODE = '26.10.0';
+
 /** Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache keeps the tarball). */
 async function fetchNode(version: string, dir: string): Promise<string> {
   mkdirSync(dir);
@@ -42,7 +48,7 @@ async function fetchNode(version: string, dir: string): Promise<string> {
   return join(dir, 'bin', 'node');
 }
 
-/** Every Node.js the apps must work on: the one running the suite, and the oldest the engines field admits. */
+/** Every Node.js the apps must work on: the one running the suite, the oldest the engines field admits, and the newest LTS. */
 const nodes: Array<{ version: string; bin: string }> = [{ version: process.versions.node, bin: process.execPath }];
 
 /**
@@ -56,7 +62,7 @@ async function runOnEveryNode(args: string[], options: { cwd: string; env?: Node
     expect({ node: node.version, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ node: node.version, warnings: [] });
     outputs.push({ node: node.version, stdout });
   }
-  expect(outputs.map((o) => o.node)).toEqual([process.versions.node, FLOOR_NODE]);
+  expect(outputs.map((o) => o.node)).toEqual([process.versions.node, FLOOR_NODE, NEWEST_LTS_NODE]);
   return outputs;
 }
 
@@ -77,7 +83,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
       await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) });
     }
     for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
-    nodes.push({ version: FLOOR_NODE, bin: await fetchNode(FLOOR_NODE, join(work, `node-${FLOOR_NODE}`)) });
+    for (const version of [FLOOR_NODE, NEWEST_LTS_NODE]) nodes.push({ version, bin: await fetchNode(version, join(work, `node-${version}`)) });
   }, 180_000);
 
   /**
@@ -112,9 +118,9 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     return app;
   }
 
-  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, too`, async () => {
-    const { stdout } = await run(nodes[1]!.bin, ['--version']);
-    expect(stdout.trim()).toBe(`v${FLOOR_NODE}`);
+  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too`, async () => {
+    const versions = await Promise.all(nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()));
+    expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
   });
 
   afterAll(() => {
