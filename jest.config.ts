@@ -77,8 +77,8 @@ const typeormRelease = (version: string) => {
 };
 
 /**
- * hilo-drizzle's peer range covers Drizzle 0.36 to 0.45 and the 1.0 beta line; the workspace installs 0.45.4. These
- * projects rerun hilo-drizzle's suites with `drizzle-orm` mapped to 0.36.0 and to the 1.0 beta (npm
+ * hilo-drizzle's peer range covers Drizzle 0.36 to 0.45, a 1.0 beta and the 1.0 release candidate; the workspace installs
+ * 0.45.4. These projects rerun hilo-drizzle's suites with `drizzle-orm` mapped to 0.36.0, 1.0.0-beta.24 and 1.0.0-rc.5 (npm
  * aliases installed by packages/drizzle-compat); the conformance worker's child processes get the same mapping
  * from packages/drizzle-compat/child/tsconfig.VERSION.json.
  */
@@ -232,6 +232,7 @@ const config: Config = {
     typeormRelease('1.0.0'),
     drizzle('0.36.0'),
     drizzle('1.0.0-beta.24'),
+    drizzle('1.0.0-rc.5'),
     mikroOrmOldest(),
     mikroOrm6(),
     kyselyOldest(),

@@ -122,7 +122,7 @@ export async function openShop(kind: Kind, url: string, options: Partial<KeySupp
     closeDriver = () => pool.end();
   } else if (kind === 'mysql') {
     const pool = mysql.createPool({ uri: url, connectionLimit: 3 });
-    db = drizzleMysql({ client: pool, logger, mode: 'default' });
+    db = drizzleMysql({ client: pool, logger });
     closeDriver = () => pool.end();
   } else {
     const sqlite = new Database(url, { timeout: 10_000 });
