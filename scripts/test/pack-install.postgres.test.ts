@@ -40,6 +40,9 @@ const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec((JSON.parse(readFileSync(join(root, 
  */
 const NEWEST_LTS_NODE = '26.10.0';
 
+/** TypeScript 7, the native compiler (`latest` on npm since July 2026): one app is compiled by it. */
+const TYPESCRIPT_7 = '7.0.2';
+
 /** Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache keeps the tarball). */
 async function fetchNode(version: string, dir: string): Promise<string> {
   mkdirSync(dir);
@@ -89,31 +92,33 @@ describePostgres('packed packages installed with npm outside the workspace', (db
   /**
    * A CommonJS TypeScript app as `nest new` sets one up (module commonjs, legacy decorators with metadata) in
    * `work/name`, installed with npm and compiled: `dependencies` at those versions, a hilo package at `'packed'`
-   * from its tarball, and `sources` under src/; `beforeCompile` runs between the install and the compile.
+   * from its tarball, and `sources` under src/; `beforeCompile` runs between the install and the compile, and
+   * `typescript` is the compiler's version (5.9, what ts-jest accepts, unless given).
    */
   async function commonJsApp(
     name: string,
     dependencies: Record<string, string>,
     sources: Record<string, string>,
-    beforeCompile?: (app: string) => Promise<void>,
+    options: { beforeCompile?: (app: string) => Promise<void>; typescript?: string } = {},
   ): Promise<string> {
     const app = join(work, name);
     mkdirSync(join(app, 'src'), { recursive: true });
     const resolved = Object.fromEntries(Object.entries(dependencies).map(([dep, version]) => [dep, version === 'packed' ? `file:${tarballs[dep]}` : version]));
     writeFileSync(
       join(app, 'package.json'),
-      JSON.stringify({ name, private: true, type: 'commonjs', dependencies: resolved, devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0' } }),
+      JSON.stringify({ name, private: true, type: 'commonjs', dependencies: resolved, devDependencies: { typescript: options.typescript ?? '5.9.3', '@types/node': '^24.0.0' } }),
     );
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, outDir: 'dist', types: ['node'] },
+        // rootDir: TypeScript 7 no longer infers it (error TS5011 without it)
+        compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, rootDir: 'src', outDir: 'dist', types: ['node'] },
         include: ['src'],
       }),
     );
     for (const [file, text] of Object.entries(sources)) writeFileSync(join(app, 'src', file), text);
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-    await beforeCompile?.(app);
+    await options.beforeCompile?.(app);
     await tsc(app);
     return app;
   }
@@ -426,7 +431,7 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
       }, 60_000);
     }
   });
-  describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata)', () => {
+  describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata), compiled by TypeScript 7', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -472,6 +477,8 @@ async function main(): Promise<void> {
 void main().catch((error) => { console.error(error); process.exitCode = 1; });
 `,
         },
+        // what `npm install typescript` gives since July 2026: the native compiler, decorator metadata included
+        { typescript: TYPESCRIPT_7 },
       );
     }, 300_000);
 
@@ -486,6 +493,8 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
       }
       const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], { cwd: app });
       expect(resolved.stdout).toContain('/dist/cjs/');
+      const compiler = JSON.parse(readFileSync(join(app, 'node_modules', 'typescript', 'package.json'), 'utf8')) as { version: string };
+      expect(compiler.version).toBe(TYPESCRIPT_7);
     }, 60_000);
   });
 
@@ -728,7 +737,7 @@ void main().catch((error: unknown) => {
 });
 `,
         },
-        async (dir) => {
+        { beforeCompile: async (dir) => {
           mkdirSync(join(dir, 'prisma'));
           writeFileSync(
             join(dir, 'prisma', 'schema.prisma'),
@@ -751,7 +760,7 @@ ${prismaModels('nest_prisma')}
 `,
           );
           await prismaGenerate(dir, 7);
-        },
+        } },
       );
     }, 300_000);
 

@@ -53,7 +53,7 @@ describePostgres('mikro-orm schema diff on postgres, sequence source', (db: Test
       em.create(Customer, { name: 'before', orders: [] });
       await em.flush();
       const sequences = async () =>
-        (await orm.em.getConnection().execute<Array<{ name: string }>>("select sequencename as name from pg_sequences where sequencename like '%hilo%' order by 1")).map((r) => r.name);
+        (await orm.em.getConnection().execute<Array<{ name: string }>>("select sequencename as name from pg_sequences where sequencename like '%hilo%' order by 1")).map((row: { name: string }) => row.name);
       const existing = await sequences();
       expect(existing.length).toBeGreaterThan(0);
       expect(await updateSchemaSql(orm)).not.toMatch(/sequence/i);
