@@ -1,15 +1,15 @@
 import { connect } from 'hilo-core';
+import { installedVersion } from '../../core/test/workers/installed-version.js';
 
 // jest.config.ts maps each optional peer of hilo-core to the oldest release packages/core-compat installs and
 // names the versions in a global: prove the mapping took, so that hilo-core's suites this project reruns
 // really ran against those releases (the worker processes check the same themselves).
 const expected = (globalThis as { HILO_WORKER_PACKAGES?: Record<string, string> }).HILO_WORKER_PACKAGES ?? {};
-const versionOf = async (name: string): Promise<string> =>
-  ((await import(`${name}/package.json`, { with: { type: 'json' } })) as { default: { version: string } }).default.version;
+const versionOf = (name: string): string => installedVersion(name, import.meta.resolve(name));
 
-it('maps every optional peer to the oldest release of its range', async () => {
-  expect(expected).toEqual({ pg: '8.11.0', mysql2: '3.9.0', 'better-sqlite3': '13.0.0', '@opentelemetry/api': '1.4.0' });
-  for (const [name, version] of Object.entries(expected)) expect(await versionOf(name)).toBe(version);
+it('maps every optional peer to the oldest release of its range', () => {
+  expect(expected).toEqual({ pg: '8.11.0', postgres: '3.4.0', mysql2: '3.9.0', 'better-sqlite3': '13.0.0', '@opentelemetry/api': '1.4.0' });
+  for (const [name, version] of Object.entries(expected)) expect(versionOf(name)).toBe(version);
 });
 
 it('connect() opens a SQLite database through the mapped better-sqlite3', async () => {

@@ -26,6 +26,13 @@ export type { HiLoStrategy } from './strategies.js';
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
 export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './dialects/postgres/client.js';
 export {
+  postgresJsClient,
+  type PostgresJsSqlLike,
+  type PostgresJsTransactionLike,
+  type PostgresJsRowsLike,
+  type PostgresJsClientOptions,
+} from './dialects/postgres/postgres-js.js';
+export {
   mysqlClient,
   type MysqlPoolLike,
   type MysqlPoolConnectionLike,

@@ -14,8 +14,15 @@ import type { HiLoGeneratorOptions } from '../src/options.js';
 
 type Kind = 'postgres' | 'mysql';
 
-export function faultSuite(kind: Kind): void {
-  const on = kind === 'postgres' ? 'PostgreSQL' : 'MariaDB';
+/** How the suite opens a client on a URL: core's `connect()` unless a driver of another name is given. */
+export interface FaultSuiteDriver {
+  readonly name: string;
+  readonly connect: (url: string, options?: { closeTimeoutMs?: number }) => Promise<SqlClient>;
+}
+
+export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
+  const on = `${kind === 'postgres' ? 'PostgreSQL' : 'MariaDB'}${driver ? ` through ${driver.name}` : ''}`;
+  const openClient = driver?.connect ?? connect;
 
   for (const sourceKind of ['sequence', 'table'] as const) {
     describeDatabase(kind, `network faults on ${on}, ${sourceKind} source`, (db) => {
@@ -36,8 +43,8 @@ export function faultSuite(kind: Kind): void {
       });
 
       /** A generator whose own connections go through the proxy (`direct`: straight to the database). */
-      async function open(options: Omit<HiLoGeneratorOptions<'number'>, 'source'>, direct = false): Promise<HiLoGenerator<number>> {
-        const client = await connect(direct ? db.url : proxy.url(db.url));
+      async function openGenerator(options: Omit<HiLoGeneratorOptions<'number'>, 'source'>, direct = false): Promise<HiLoGenerator<number>> {
+        const client = await openClient(direct ? db.url : proxy.url(db.url));
         const blockSize = options.blockSize ?? 10;
         const source = sourceKind === 'sequence' ? sequenceSource(client, { increment: blockSize }) : tableSource(client, { increment: blockSize });
         const generator = createHiLoGenerator({ ...options, source, blockSize });
@@ -47,7 +54,7 @@ export function faultSuite(kind: Kind): void {
 
       it('a stalled link: each attempt times out, the block in hand keeps serving, callers get a typed error within the budget, and it recovers after heal', async () => {
         const segment = `stall_${sourceKind}`;
-        const hilo = await open({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
+        const hilo = await openGenerator({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
         await hilo.warm([segment]);
         proxy.stall();
         // the 20 keys in hand need no round trip
@@ -72,8 +79,8 @@ export function faultSuite(kind: Kind): void {
 
       it('connections cut right after a reservation statement reached the server: every key is handed out once, across two processes', async () => {
         const segment = `cut_${sourceKind}`;
-        const cutOne = await open({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 });
-        const direct = await open({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 }, true);
+        const cutOne = await openGenerator({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 });
+        const direct = await openGenerator({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 }, true);
         await cutOne.warm([segment]);
         const keys: number[] = [];
         let cuts = 0;
@@ -91,7 +98,7 @@ export function faultSuite(kind: Kind): void {
 
       it('a refused port for 1.5 s (a database restarting): an awaited caller rides it out with the default retry budget', async () => {
         const segment = `restart_${sourceKind}`;
-        const hilo = await open({ blockSize: 10, adaptive: false, prefetchAt: false });
+        const hilo = await openGenerator({ blockSize: 10, adaptive: false, prefetchAt: false });
         const first = await hilo.reserve(segment, 10);
         proxy.refuse();
         proxy.cut();
@@ -105,7 +112,7 @@ export function faultSuite(kind: Kind): void {
 
       it('close() on a stalled link returns within closeTimeoutMs; what it could not give back is counted lost, and nothing is handed out after', async () => {
         const segment = `close_${sourceKind}`;
-        const hilo = await open({ blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400 });
+        const hilo = await openGenerator({ blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400 });
         await hilo.warm([segment]);
         hilo.nextSync(segment);
         proxy.stall();
@@ -118,8 +125,8 @@ export function faultSuite(kind: Kind): void {
       }, 30_000);
 
       if (sourceKind === 'table') {
-        it('a pool from connect() closes within its closeTimeoutMs while a statement hangs on a stalled link, and leaves no socket open', async () => {
-          const client = await connect(proxy.url(db.url), { closeTimeoutMs: 300 });
+        it(`a pool from ${driver ? driver.name : 'connect()'} closes within its close timeout while a statement hangs on a stalled link, and leaves no socket open`, async () => {
+          const client = await openClient(proxy.url(db.url), { closeTimeoutMs: 300 });
           await client.query('select 1');
           proxy.stall();
           const stuck = client.query('select 2').then(
@@ -142,7 +149,7 @@ export function faultSuite(kind: Kind): void {
 
       it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {
         proxy.refuse();
-        const hilo = await open({ blockSize: 10 });
+        const hilo = await openGenerator({ blockSize: 10 });
         const started = Date.now();
         await expect(hilo.warm([`warm_${sourceKind}`])).rejects.toBeInstanceOf(HiLoSourceUnavailableError);
         expect(Date.now() - started).toBeLessThan(5000);

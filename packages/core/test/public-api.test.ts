@@ -34,6 +34,7 @@ describe("hilo-core's public API", () => {
         'memorySource',
         'connect',
         'pgClient',
+        'postgresJsClient',
         'mysqlClient',
         'sqliteClient',
         'sequenceSource',

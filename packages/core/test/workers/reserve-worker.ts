@@ -3,10 +3,13 @@
  * hands them out in order with a tiny generator of its own, and prints every range it handed out as
  * `first-last` lines (compact: one line per block), then `done`.
  *
- * argv[2] is JSON: { url, source: 'sequence' | 'table', options, segment, keys, blockSize, pauseMs? }.
+ * argv[2] is JSON: { url, source: 'sequence' | 'table', options, segment, keys, blockSize, pauseMs?, driver? }
+ * (`driver: 'postgres.js'`: the `postgres` package through postgresJsClient() instead of connect()'s `pg`).
  * Run with `node --import tsx reserve-worker.ts '<json>'`; it imports core's sources, no build needed.
  */
 import { connect, sequenceSource, tableSource } from '../../src/sql/index.js';
+import { connectPostgresJs } from '../postgres-js-support.js';
+import { installedVersion } from './installed-version.js';
 
 interface WorkerSpec {
   url: string;
@@ -16,16 +19,17 @@ interface WorkerSpec {
   keys: number;
   blockSize: number;
   pauseMs?: number;
+  driver?: 'postgres.js';
 }
 
 // Under a compatibility Jest project the worker's drivers are mapped by module hooks: prove each one took.
 for (const [name, version] of Object.entries(JSON.parse(process.env.HILO_WORKER_PACKAGES ?? '{}') as Record<string, string>)) {
-  const loaded = ((await import(`${name}/package.json`, { with: { type: 'json' } })) as { default: { version: string } }).default.version;
+  const loaded = installedVersion(name, import.meta.resolve(name));
   if (loaded !== version) throw new Error(`the worker loaded ${name} ${loaded}, expected ${version}`);
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as WorkerSpec;
-const client = await connect(spec.url, { poolSize: 2 });
+const client = spec.driver === 'postgres.js' ? await connectPostgresJs(spec.url, { poolSize: 2 }) : await connect(spec.url, { poolSize: 2 });
 const source =
   spec.source === 'sequence'
     ? sequenceSource(client, spec.options as unknown as Parameters<typeof sequenceSource>[1])

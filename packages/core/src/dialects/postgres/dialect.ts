@@ -3,7 +3,13 @@ import { codeOf, type Dialect } from '../dialect.js';
 /** SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock. */
 const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03']);
 
-/** PostgreSQL (node-postgres): SQLSTATE codes; class 08 is a connection failure. */
+/**
+ * postgres.js' own codes for a connection the server or network closed, or that could not be opened in time
+ * (`CONNECTION_ENDED` and `CONNECTION_DESTROYED` mean the app closed the instance: not transient).
+ */
+const POSTGRES_JS_LOST_CONNECTION = new Set(['CONNECTION_CLOSED', 'CONNECT_TIMEOUT']);
+
+/** PostgreSQL (node-postgres and postgres.js): SQLSTATE codes; class 08 is a connection failure. */
 export const postgresDialect: Dialect = {
   name: 'postgres',
   displayName: 'PostgreSQL',
@@ -20,6 +26,7 @@ export const postgresDialect: Dialect = {
   defaultSource: 'sequence',
   isTransient(error) {
     const code = codeOf(error);
+    if (code !== undefined && POSTGRES_JS_LOST_CONNECTION.has(code)) return true;
     if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
     return code.startsWith('08') || RETRYABLE.has(code);
   },
