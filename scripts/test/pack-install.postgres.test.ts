@@ -347,7 +347,7 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
     }, 60_000);
   });
 
-  describe('an ESM app ("type": "module"): TypeORM 1.x and MikroORM 7', () => {
+  describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -368,8 +368,26 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
             pg: '^8.23.1',
             '@mikro-orm/core': '7.2.1',
             '@mikro-orm/postgresql': '7.2.1',
+            postgres: '3.4.9',
           },
         }),
+      );
+      // hilo-core on the app's postgres.js instance (no `pg` needed by hilo): a key before the insert
+      writeFileSync(
+        join(app, 'postgres-js.js'),
+        `import postgres from 'postgres';
+import { createHiLo, postgresJsClient } from 'hilo-core';
+
+const sql = postgres(process.env.DATABASE_URL, { onnotice: () => {} });
+await sql\`create table if not exists pack_pjs_authors (id bigint primary key, name text not null)\`;
+const hilo = createHiLo({ client: postgresJsClient(sql), blockSize: 10 });
+const keyAtCreate = await hilo.next('pack_pjs_authors');
+await sql\`insert into pack_pjs_authors values (\${keyAtCreate}, 'Ada')\`;
+const [loaded] = await sql\`select name from pack_pjs_authors where id = \${keyAtCreate}\`;
+await hilo.close();
+await sql.end();
+console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
+`,
       );
       writeFileSync(
         join(app, 'typeorm.js'),
@@ -417,7 +435,7 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
       await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
     }, 300_000);
 
-    for (const script of ['typeorm.js', 'mikro-orm.js']) {
+    for (const script of ['typeorm.js', 'mikro-orm.js', 'postgres-js.js']) {
       it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
         for (const { stdout } of await runOnEveryNode([join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
           const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string; savesWithoutSelect?: boolean };
