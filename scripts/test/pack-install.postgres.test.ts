@@ -449,6 +449,58 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
       }, 60_000);
     }
   });
+  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js', () => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'postgres-js-only-app');
+      mkdirSync(app);
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'postgres-js-only-app',
+          private: true,
+          type: 'module',
+          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-drizzle': file('hilo-drizzle'), 'drizzle-orm': '0.45.4', postgres: '3.4.9' },
+        }),
+      );
+      writeFileSync(
+        join(app, 'main.js'),
+        `import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import { hiloDrizzle } from 'hilo-drizzle';
+
+const sql = postgres(process.env.DATABASE_URL, { onnotice: () => {} });
+await sql\`create table if not exists pack_pjs_only (id bigint primary key, name text not null)\`;
+const hilo = hiloDrizzle({ url: process.env.DATABASE_URL, blockSize: 10 });
+const authors = pgTable('pack_pjs_only', { id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('pack_pjs_only')), name: text('name').notNull() });
+const db = drizzle({ client: sql });
+await hilo.warm();
+const [row] = await db.insert(authors).values({ name: 'Ada' }).returning();
+await hilo.close();
+await sql.end();
+let pg = 'installed';
+try {
+  await import('pg');
+} catch {
+  pg = 'not installed';
+}
+console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    }, 300_000);
+
+    it('stores a row under a key from hilo\'s own postgres.js pool', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
+        expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
+      }
+    }, 60_000);
+  });
+
   describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata), compiled by TypeScript 7', () => {
     let app = '';
 

@@ -64,17 +64,22 @@ export function redactUrl(url: string): string {
 
 /** Imports a driver, or says which package to install. */
 export async function load<T>(specifier: string, url: string): Promise<T> {
+  const loaded = await loadIfInstalled<T>(specifier);
+  if (loaded.module !== undefined) return loaded.module;
+  const name = specifier.split('/')[0];
+  throw new HiLoConfigurationError(
+    `connect("${redactUrl(url)}") needs the \`${name}\` package, which is not installed: run \`npm install ${name}\`.`,
+    { cause: loaded.missing },
+  );
+}
+
+/** `specifier` imported, or (when it is not installed) the module-not-found error; other failures throw. */
+export async function loadIfInstalled<T>(specifier: string): Promise<{ module: T; missing?: undefined } | { module?: undefined; missing: unknown }> {
   try {
-    return (await import(specifier)) as T;
+    return { module: (await import(specifier)) as T };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE') {
-      const name = specifier.split('/')[0];
-      throw new HiLoConfigurationError(
-        `connect("${redactUrl(url)}") needs the \`${name}\` package, which is not installed: run \`npm install ${name}\`.`,
-        { cause: error },
-      );
-    }
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE') return { missing: error };
     throw error;
   }
 }

@@ -1,16 +1,43 @@
 import { Socket } from 'node:net';
-import { load, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
+import { HiLoConfigurationError } from '../../errors.js';
+import { loadIfInstalled, redactUrl, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { pgClient, type PgPoolLike } from './client.js';
+import { postgresJsClient, type PostgresJsSqlLike } from './postgres-js.js';
 
 interface PgModule {
   default: { Pool: new (config: Record<string, unknown>) => PgPoolLike & { on(event: 'error', listener: () => void): unknown } };
 }
 
-/** A `pg` pool of its own for `postgres://` and `postgresql://` URLs. */
+interface PostgresJsModule {
+  default: (url: string, options: Record<string, unknown>) => PostgresJsSqlLike;
+}
+
+/**
+ * A pool of its own for `postgres://` and `postgresql://` URLs: `pg`'s when it is installed, otherwise
+ * postgres.js' (the `postgres` package), so that an app with only postgres.js needs no second driver.
+ */
 export async function openPostgres(url: string, settings: OpenSettings): Promise<SqlClient> {
+  const pg = await loadIfInstalled<PgModule>('pg');
+  if (pg.module !== undefined) return openPg(pg.module, url, settings);
+  const postgresJs = await loadIfInstalled<PostgresJsModule>('postgres');
+  if (postgresJs.module !== undefined) {
+    const sql = postgresJs.module.default(url, {
+      max: settings.poolSize,
+      connect_timeout: settings.timeoutMs / 1000,
+      // `create … if not exists` on an existing object sends a notice, which postgres.js would print
+      onnotice: () => undefined,
+    });
+    return postgresJsClient(sql, { ownsSql: true, closeTimeoutSeconds: settings.closeTimeoutMs / 1000 });
+  }
+  throw new HiLoConfigurationError(
+    `connect("${redactUrl(url)}") needs a PostgreSQL driver, and neither \`pg\` nor \`postgres\` (postgres.js) is installed: run \`npm install pg\`.`,
+    { cause: pg.missing },
+  );
+}
+
+function openPg(pg: PgModule, url: string, settings: OpenSettings): SqlClient {
   const sockets = socketTracker();
-  const pg = await load<PgModule>('pg', url);
   const pool = new pg.default.Pool({
     connectionString: url,
     max: settings.poolSize,
