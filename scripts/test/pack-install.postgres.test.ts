@@ -51,6 +51,26 @@ async function fetchNode(version: string, dir: string): Promise<string> {
   return join(dir, 'bin', 'node');
 }
 
+/** Bun, the other server runtime Node.js apps move to: the ESM apps run on it too (its binary comes from the npm registry). */
+const BUN = '1.4.5';
+
+/** Fetches Bun `version` for this machine from the npm registry into `dir` (npm's cache keeps the tarball). */
+async function fetchBun(version: string, dir: string): Promise<string> {
+  mkdirSync(dir);
+  const { stdout } = await run('npm', ['pack', '--silent', `@oven/bun-linux-${process.arch === 'arm64' ? 'aarch64' : 'x64'}@${version}`], { cwd: dir });
+  await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
+  return join(dir, 'bin', 'bun');
+}
+
+let bun = '';
+
+/** Runs `args` on Bun; resolves its output. A warning on stderr fails the run, as on Node.js. */
+async function runOnBun(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+  const { stdout, stderr } = await run(bun, args, { ...options, maxBuffer: 16 << 20 });
+  expect({ bun: BUN, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ bun: BUN, warnings: [] });
+  return stdout;
+}
+
 /** Every Node.js the apps must work on: the one running the suite, the oldest the engines field admits, and the newest LTS. */
 const nodes: Array<{ version: string; bin: string }> = [{ version: process.versions.node, bin: process.execPath }];
 
@@ -87,6 +107,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     }
     for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
     for (const version of [FLOOR_NODE, NEWEST_LTS_NODE]) nodes.push({ version, bin: await fetchNode(version, join(work, `node-${version}`)) });
+    bun = await fetchBun(BUN, join(work, `bun-${BUN}`));
   }, 180_000);
 
   /**
@@ -123,9 +144,10 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     return app;
   }
 
-  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too`, async () => {
+  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on Bun ${BUN} as well)`, async () => {
     const versions = await Promise.all(nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()));
     expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
+    expect((await run(bun, ['--version'])).stdout.trim()).toBe(BUN);
   });
 
   afterAll(() => {
@@ -347,7 +369,7 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
     }, 60_000);
   });
 
-  describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js', () => {
+  describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js — on Node.js and Bun', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -444,12 +466,14 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
           // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
           if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
         }
+        const onBun = JSON.parse((await runOnBun([join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })).trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string };
+        expect({ keyAtCreate: typeof onBun.keyAtCreate, saved: onBun.saved }).toEqual({ keyAtCreate: 'number', saved: 'Ada' });
         const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
     }
   });
-  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js', () => {
+  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js and Bun', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -498,6 +522,8 @@ console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
         expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
       }
+      const onBun = JSON.parse((await runOnBun([join(app, 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })).trim().split('\n').pop()!) as unknown;
+      expect(onBun).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
     }, 60_000);
   });
 
