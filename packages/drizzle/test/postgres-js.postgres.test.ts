@@ -3,25 +3,20 @@
 // "PostgreSQL through postgres.js" wiring, run as written, then what a demanding app does with it: keys before
 // the insert inside db.transaction, a rolled-back transaction whose keys never come back, and close() leaving
 // the app's instance open.
-import { describePostgres } from '@hilo/testing';
+import { describePostgres, usePostgresJs } from '@hilo/testing';
 import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
 import { postgresJsClient } from 'hilo-core';
 import { hiloDrizzle } from 'hilo-drizzle';
 
 describePostgres('hilo-drizzle on postgres.js', (db) => {
-  let sql: ReturnType<typeof postgres>;
-  beforeAll(async () => {
-    sql = postgres(db.url, { onnotice: () => undefined });
-    await sql`create table pjs_customers (id bigint primary key, name text not null)`;
-    await sql`create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), note text not null)`;
-  });
-  afterAll(async () => {
-    await sql.end({ timeout: 1 });
-  });
+  const appInstance = usePostgresJs(db, [
+    'create table pjs_customers (id bigint primary key, name text not null)',
+    'create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), note text not null)',
+  ]);
 
   it('keys before the insert from the app\'s own postgres.js instance, inside db.transaction; a rollback never gives a key back', async () => {
+    const sql = appInstance.sql();
     // --- README (hilo-drizzle, "PostgreSQL through postgres.js"), with the test's instance
     const hilo = hiloDrizzle({ client: postgresJsClient(sql), blockSize: 50 });
     const customers = pgTable('pjs_customers', {

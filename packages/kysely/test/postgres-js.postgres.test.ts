@@ -2,10 +2,9 @@
 // postgres.js instance through hilo-core's postgresJsClient(): one driver in the app. The plugin fills keys,
 // insert() serves a batch larger than the block inside db.transaction(), a rollback never gives a key back,
 // and hilo.close() leaves the app's instance open.
-import { describePostgres } from '@hilo/testing';
+import { describePostgres, usePostgresJs } from '@hilo/testing';
 import { Kysely, type Generated } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
-import postgres from 'postgres';
 import { postgresJsClient } from 'hilo-core';
 import { hiloKysely } from 'hilo-kysely';
 
@@ -15,17 +14,13 @@ interface DB {
 }
 
 describePostgres('hilo-kysely on postgres.js', (db) => {
-  let sql: ReturnType<typeof postgres>;
-  beforeAll(async () => {
-    sql = postgres(db.url, { onnotice: () => undefined });
-    await sql`create table pjs_customers (id bigint primary key, name text not null)`;
-    await sql`create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), total int not null)`;
-  });
-  afterAll(async () => {
-    await sql.end({ timeout: 1 });
-  });
+  const appInstance = usePostgresJs(db, [
+    'create table pjs_customers (id bigint primary key, name text not null)',
+    'create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), total int not null)',
+  ]);
 
   it('fills keys from the app\'s own postgres.js instance inside db.transaction(); a rollback never gives a key back', async () => {
+    const sql = appInstance.sql();
     const hilo = hiloKysely({ client: postgresJsClient(sql), blockSize: 20, adaptive: false, tables: { pjs_customers: true, pjs_orders: true } });
     const app = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: sql }), plugins: [hilo.plugin] });
     try {

@@ -23,3 +23,4 @@ export { startFaultProxy, useFaultProxy, withReservationCuts, timed, type FaultP
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
 export { workerMapping } from './worker-mapping.ts';
 export { expectSourceLayoutPassedThrough, type SourceLayoutOptions, type SourceLayoutSubject } from './source-layout.ts';
+export { usePostgresJs, type PostgresJsSql } from './postgres-js.ts';
