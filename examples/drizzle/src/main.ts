@@ -1,6 +1,9 @@
 import pg from 'pg';
+import postgres from 'postgres';
 import { eq } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
+import { postgresJsClient } from 'hilo-core';
 import { hiloDrizzle } from 'hilo-drizzle';
 import { DDL, shopSchema } from './schema.js';
 
@@ -94,8 +97,38 @@ export async function run(url: string, log: (line: string) => void = console.log
     log(`identity keys: the same batch took ${identityStatements} statements, and no key was known before inserting`);
     const reservations = Object.values((await hilo.generator()).stats()).reduce((sum, s) => sum + s.reservations, 0);
     log(`hilo reserved blocks ${reservations} times, on a connection of its own`);
-    return { keysBeforeFlush, statements, identityStatements };
+
+    // 5. Another process of the shop on postgres.js (drizzle-orm/postgres-js): hilo shares the app's instance.
+    const postgresJsKeys = await onPostgresJs(url, log);
+    const overlap = postgresJsKeys.filter((key) => shoppers.some((c) => c.id === key));
+    log(`its keys share no value with this process's customers (${overlap.length} in common)`);
+    return { keysBeforeFlush, statements, identityStatements, postgresJsKeys, overlap: overlap.length };
   } finally {
     await close();
+  }
+}
+
+/**
+ * The shop as an app on postgres.js runs it: one postgres.js instance for Drizzle and for hilo's reservations
+ * (through hilo-core's postgresJsClient), a customer stored under a key known before the insert. Resolves the
+ * customer keys it used.
+ */
+export async function onPostgresJs(url: string, log: (line: string) => void): Promise<number[]> {
+  const sql = postgres(url, { max: 4, onnotice: () => undefined });
+  const hilo = hiloDrizzle({ client: postgresJsClient(sql), blockSize: 100 });
+  try {
+    const { customers } = shopSchema(hilo);
+    const db = drizzlePostgresJs({ client: sql });
+    await hilo.warm(['customers']);
+    const keys = await db.transaction(async (tx) => {
+      const rows = [{ name: 'Barbara Liskov', email: 'barbara@example.com' }, { name: 'Alan Kay', email: 'alan@example.com' }].map((p) => ({ id: hilo.key('customers')(), ...p }));
+      await tx.insert(customers).values(rows);
+      return rows.map((row) => row.id);
+    });
+    log(`on postgres.js (one driver for Drizzle and hilo): customers ${keys.join(' and ')} stored under keys known before the insert`);
+    return keys;
+  } finally {
+    await hilo.close();
+    await sql.end({ timeout: 1 });
   }
 }

@@ -12,6 +12,10 @@ describePostgres('drizzle example', (db) => {
     expect(summary.statements).toBeLessThanOrEqual(summary.identityStatements);
     expect(lines.join('\n')).toMatch(/transaction rolled back \(payment declined\)/);
     expect(lines.join('\n')).toMatch(/0 rows carry/);
+    // another process on postgres.js shares the sequences: its keys are new ones
+    expect(summary.postgresJsKeys).toHaveLength(2);
+    expect(summary.overlap).toBe(0);
+    expect(lines.join('\n')).toMatch(/on postgres\.js \(one driver for Drizzle and hilo\)/);
   });
 });
 
