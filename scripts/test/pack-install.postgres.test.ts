@@ -51,24 +51,40 @@ async function fetchNode(version: string, dir: string): Promise<string> {
   return join(dir, 'bin', 'node');
 }
 
-/** Bun, the other server runtime Node.js apps move to: the ESM apps run on it too (its binary comes from the npm registry). */
-const BUN = '1.4.5';
+/**
+ * The other server runtimes Node.js apps move to, whose binaries come from the npm registry: the ESM apps run
+ * on them too. Neither is in the packages' `engines` field; what runs there is tested. `args` go before the
+ * script (Deno needs its permissions granted).
+ */
+const RUNTIMES = [
+  { name: 'Bun', version: '1.4.5', npmPackage: (arch: string) => `@oven/bun-linux-${arch === 'arm64' ? 'aarch64' : 'x64'}`, binary: join('bin', 'bun'), args: [] as string[] },
+  { name: 'Deno', version: '2.9.6', npmPackage: (arch: string) => `@deno/linux-${arch === 'arm64' ? 'arm64' : 'x64'}-glibc`, binary: 'deno', args: ['run', '-A'] },
+];
+const runtimeBins = new Map<string, string>();
 
-/** Fetches Bun `version` for this machine from the npm registry into `dir` (npm's cache keeps the tarball). */
-async function fetchBun(version: string, dir: string): Promise<string> {
-  mkdirSync(dir);
-  const { stdout } = await run('npm', ['pack', '--silent', `@oven/bun-linux-${process.arch === 'arm64' ? 'aarch64' : 'x64'}@${version}`], { cwd: dir });
-  await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
-  return join(dir, 'bin', 'bun');
+/** Fetches each runtime of {@link RUNTIMES} into `work` (npm's cache keeps the tarballs). */
+async function fetchRuntimes(work: string): Promise<void> {
+  for (const runtime of RUNTIMES) {
+    const dir = join(work, `${runtime.name}-${runtime.version}`);
+    mkdirSync(dir);
+    const { stdout } = await run('npm', ['pack', '--silent', `${runtime.npmPackage(process.arch)}@${runtime.version}`], { cwd: dir });
+    await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
+    runtimeBins.set(runtime.name, join(dir, runtime.binary));
+  }
 }
 
-let bun = '';
-
-/** Runs `args` on Bun; resolves its output. A warning on stderr fails the run, as on Node.js. */
-async function runOnBun(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  const { stdout, stderr } = await run(bun, args, { ...options, maxBuffer: 16 << 20 });
-  expect({ bun: BUN, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ bun: BUN, warnings: [] });
-  return stdout;
+/**
+ * Runs `script` on every runtime of {@link RUNTIMES}; resolves the last line each printed, parsed as JSON. A
+ * warning on stderr fails the run, as on Node.js.
+ */
+async function runOnOtherRuntimes(script: string, options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Array<{ runtime: string; result: unknown }>> {
+  const results: Array<{ runtime: string; result: unknown }> = [];
+  for (const runtime of RUNTIMES) {
+    const { stdout, stderr } = await run(runtimeBins.get(runtime.name)!, [...runtime.args, script], { ...options, maxBuffer: 16 << 20 });
+    expect({ runtime: runtime.name, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ runtime: runtime.name, warnings: [] });
+    results.push({ runtime: runtime.name, result: JSON.parse(stdout.trim().split('\n').pop()!) as unknown });
+  }
+  return results;
 }
 
 /** Every Node.js the apps must work on: the one running the suite, the oldest the engines field admits, and the newest LTS. */
@@ -107,7 +123,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     }
     for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
     for (const version of [FLOOR_NODE, NEWEST_LTS_NODE]) nodes.push({ version, bin: await fetchNode(version, join(work, `node-${version}`)) });
-    bun = await fetchBun(BUN, join(work, `bun-${BUN}`));
+    await fetchRuntimes(work);
   }, 180_000);
 
   /**
@@ -144,10 +160,10 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     return app;
   }
 
-  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on Bun ${BUN} as well)`, async () => {
+  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on ${RUNTIMES.map((r) => `${r.name} ${r.version}`).join(' and ')} as well)`, async () => {
     const versions = await Promise.all(nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()));
     expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
-    expect((await run(bun, ['--version'])).stdout.trim()).toBe(BUN);
+    for (const runtime of RUNTIMES) expect((await run(runtimeBins.get(runtime.name)!, ['--version'])).stdout).toContain(runtime.version);
   });
 
   afterAll(() => {
@@ -369,7 +385,7 @@ console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not c
     }, 60_000);
   });
 
-  describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js — on Node.js and Bun', () => {
+  describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js — on Node.js, Bun and Deno', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -466,14 +482,16 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
           // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
           if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
         }
-        const onBun = JSON.parse((await runOnBun([join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })).trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string };
-        expect({ keyAtCreate: typeof onBun.keyAtCreate, saved: onBun.saved }).toEqual({ keyAtCreate: 'number', saved: 'Ada' });
+        for (const { runtime, result } of await runOnOtherRuntimes(join(app, script), { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+          const { keyAtCreate, saved } = result as { keyAtCreate: unknown; saved: string };
+          expect({ runtime, keyAtCreate: typeof keyAtCreate, saved }).toEqual({ runtime, keyAtCreate: 'number', saved: 'Ada' });
+        }
         const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
     }
   });
-  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js and Bun', () => {
+  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js, Bun and Deno', () => {
     let app = '';
 
     beforeAll(async () => {
@@ -522,8 +540,9 @@ console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
         expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
       }
-      const onBun = JSON.parse((await runOnBun([join(app, 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })).trim().split('\n').pop()!) as unknown;
-      expect(onBun).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
+      for (const { runtime, result } of await runOnOtherRuntimes(join(app, 'main.js'), { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        expect({ runtime, result }).toEqual({ runtime, result: { key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' } });
+      }
     }, 60_000);
   });
 
