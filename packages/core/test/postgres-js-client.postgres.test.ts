@@ -61,6 +61,21 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
     await expect(client.query('select * from pjs_no_such_table')).rejects.toMatchObject({ code: '42P01' });
   });
 
+  it('serves keys when the instance parses int8 as BigInt (`types: { bigint: postgres.BigInt }`)', async () => {
+    const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, ...quiet });
+    try {
+      for (const source of ['sequence', 'table'] as const) {
+        const hilo = createHiLo({ client: postgresJsClient(typed), source, blockSize: 10, adaptive: false, keyType: 'bigint' });
+        const keys = await Promise.all(Array.from({ length: 25 }, () => hilo.next(`pjs_typed_${source}`)));
+        expect(new Set(keys).size).toBe(25);
+        expect(keys.every((key) => typeof key === 'bigint' && key > 0n)).toBe(true);
+        await hilo.close();
+      }
+    } finally {
+      await typed.end({ timeout: 1 });
+    }
+  });
+
   it('refuses an instance whose `transform` renames columns, naming the option, before anything runs', () => {
     const camel = postgres(db.url, { transform: postgres.camel, ...quiet });
     try {
