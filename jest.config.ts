@@ -99,7 +99,7 @@ const drizzle = (version: string) => ({
 });
 
 /**
- * hilo-core's optional peers (`pg`, `postgres`, `mysql2`, `better-sqlite3`, `@opentelemetry/api`) are installed at their
+ * hilo-core's optional peers (`pg`, `postgres`, `mysql2`, `mariadb`, `better-sqlite3`, `@opentelemetry/api`) are installed at their
  * newest in the workspace. This project reruns hilo-core's suites with each mapped to the oldest release its
  * peer range admits, installed by packages/core-compat as npm aliases (`"pg-8.11.0": "npm:pg@8.11.0"`); the
  * suites' worker processes load the same through packages/core-compat/child-hooks.mjs and check the versions.

@@ -1,5 +1,5 @@
 // Module resolution hook for packages/core-compat/child-hooks.mjs: each optional peer of hilo-core (`pg`,
-// `postgres`, `mysql2`, `better-sqlite3`, `@opentelemetry/api`, with their subpaths) resolves to the oldest release this
+// `postgres`, `mysql2`, `mariadb`, `better-sqlite3`, `@opentelemetry/api`, with their subpaths) resolves to the oldest release this
 // folder installs as an npm alias, read from its package.json as jest.config.ts reads it.
 import { readFileSync } from 'node:fs';
 

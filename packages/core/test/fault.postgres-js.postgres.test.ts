@@ -3,4 +3,4 @@
 import { faultSuite } from './fault-suite.js';
 import { connectPostgresJs } from './postgres-js-support.js';
 
-faultSuite('postgres', { name: 'postgres.js', connect: connectPostgresJs });
+faultSuite('postgres', { name: 'postgres.js', connect: connectPostgresJs, boundsClose: true });

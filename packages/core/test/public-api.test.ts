@@ -36,6 +36,7 @@ describe("hilo-core's public API", () => {
         'pgClient',
         'postgresJsClient',
         'mysqlClient',
+        'mariadbClient',
         'sqliteClient',
         'sequenceSource',
         'tableSource',

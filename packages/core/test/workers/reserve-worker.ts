@@ -4,10 +4,12 @@
  * `first-last` lines (compact: one line per block), then `done`.
  *
  * argv[2] is JSON: { url, source: 'sequence' | 'table', options, segment, keys, blockSize, pauseMs?, driver? }
- * (`driver: 'postgres.js'`: the `postgres` package through postgresJsClient() instead of connect()'s `pg`).
+ * (`driver`: `'postgres.js'` through postgresJsClient(), or `'mariadb'` through mariadbClient(), instead of
+ * connect()'s `pg` or `mysql2`).
  * Run with `node --import tsx reserve-worker.ts '<json>'`; it imports core's sources, no build needed.
  */
 import { connect, sequenceSource, tableSource } from '../../src/sql/index.js';
+import { connectMariadb } from '../mariadb-support.js';
 import { connectPostgresJs } from '../postgres-js-support.js';
 import { installedVersion } from './installed-version.js';
 
@@ -19,7 +21,7 @@ interface WorkerSpec {
   keys: number;
   blockSize: number;
   pauseMs?: number;
-  driver?: 'postgres.js';
+  driver?: 'postgres.js' | 'mariadb';
 }
 
 // Under a compatibility Jest project the worker's drivers are mapped by module hooks: prove each one took.
@@ -29,7 +31,8 @@ for (const [name, version] of Object.entries(JSON.parse(process.env.HILO_WORKER_
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as WorkerSpec;
-const client = spec.driver === 'postgres.js' ? await connectPostgresJs(spec.url, { poolSize: 2 }) : await connect(spec.url, { poolSize: 2 });
+const opener = spec.driver === undefined ? connect : { 'postgres.js': connectPostgresJs, mariadb: connectMariadb }[spec.driver];
+const client = await opener(spec.url, { poolSize: 2 });
 const source =
   spec.source === 'sequence'
     ? sequenceSource(client, spec.options as unknown as Parameters<typeof sequenceSource>[1])

@@ -1,7 +1,9 @@
 import { connect as connectSocket } from 'node:net';
-import { load, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
+import { HiLoConfigurationError } from '../../errors.js';
+import { loadIfInstalled, redactUrl, settlesWithin, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlClient, type MysqlPoolLike } from './client.js';
+import { mariadbClient, type MariadbPoolLike } from './mariadb.js';
 
 interface MysqlModule {
   default: { createPool(config: Record<string, unknown>): MysqlPoolLike & { pool?: { on?(event: string, listener: () => void): unknown } } };
@@ -15,10 +17,36 @@ interface MysqlSocketConfig {
   readonly keepAliveInitialDelay?: number;
 }
 
-/** A `mysql2` pool of its own for `mysql://` and `mariadb://` URLs. */
+interface MariadbModule {
+  default: { createPool(config: string): MariadbPoolLike };
+}
+
+/**
+ * A pool of its own for `mysql://` and `mariadb://` URLs: `mysql2`'s when it is installed, otherwise the
+ * `mariadb` connector's (what Prisma's MariaDB adapter runs on), so that such an app needs no second driver.
+ */
 export async function openMysql(url: string, settings: OpenSettings): Promise<SqlClient> {
+  const mysql2 = await loadIfInstalled<MysqlModule>('mysql2/promise');
+  if (mysql2.module !== undefined) return openMysql2(mysql2.module, url, settings);
+  const mariadb = await loadIfInstalled<MariadbModule>('mariadb');
+  if (mariadb.module !== undefined) {
+    const connectionString = new URL(url.replace(/^mysql:/i, 'mariadb:'));
+    connectionString.searchParams.set('connectionLimit', String(settings.poolSize));
+    connectionString.searchParams.set('connectTimeout', String(settings.timeoutMs));
+    // its pool reports a refused or unreachable server only once this expires
+    connectionString.searchParams.set('acquireTimeout', String(settings.timeoutMs));
+    const client = mariadbClient(mariadb.module.default.createPool(connectionString.toString()), { ownsPool: true });
+    // the connector's pool.end() waits for a statement hung on a stalled link, and its sockets are out of reach
+    return { ...client, close: async () => void (await settlesWithin(client.close(), settings.closeTimeoutMs)) };
+  }
+  throw new HiLoConfigurationError(
+    `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` is installed: run \`npm install mysql2\`.`,
+    { cause: mysql2.missing },
+  );
+}
+
+function openMysql2(mysql: MysqlModule, url: string, settings: OpenSettings): SqlClient {
   const sockets = socketTracker();
-  const mysql = await load<MysqlModule>('mysql2/promise', url);
   const pool = mysql.default.createPool({
     uri: url.replace(/^mariadb:/i, 'mysql:'),
     connectionLimit: settings.poolSize,

@@ -27,9 +27,14 @@ const RETRYABLE_CODES = new Set([
   'ER_CONNECTION_KILLED',
   'ER_SERVER_SHUTDOWN',
   'ER_QUERY_INTERRUPTED',
+  // the `mariadb` connector: its pool found no connection in time (the server is down, refusing, or saturated),
+  // a connection could not be opened in time, or the server closed one
+  'ER_GET_CONNECTION_TIMEOUT',
+  'ER_CONNECTION_TIMEOUT',
+  'ER_SOCKET_UNEXPECTED_CLOSE',
 ]);
 
-/** MariaDB and MySQL (mysql2): error numbers, mysql2's codes, and its `fatal` flag. */
+/** MariaDB and MySQL (mysql2, mysql, the mariadb connector): error numbers, the drivers' codes, and their `fatal` flag. */
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   displayName: 'MariaDB',
