@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describePostgres } from '@hilo/testing';
+import { describeMysql, describePostgres } from '@hilo/testing';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -989,6 +989,100 @@ try {
         expect(result.saved).toEqual(result.orderIds);
         // customers and orders are separate segments: keys are distinct within each
         expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
+        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+      }
+    }, 60_000);
+  });
+
+  // A Prisma 7 app on MariaDB through @prisma/adapter-mariadb, which installs the `mariadb` connector, pruned as a
+  // slim production image is (`--omit=dev --omit=optional`: npm keeps the Prisma CLI, an optional peer of
+  // @prisma/client, unless optional packages go too): the CLI and the mysql2 it depends on are gone, so hilo's own
+  // pool (the `url` option) is opened with that connector (hilo-core's connect()).
+  describeMysql('a slim production install of an ESM Prisma 7 app on MariaDB (@prisma/adapter-mariadb, no mysql2): hilo\'s pool on the mariadb connector', (mariadbDb) => {
+    let app = '';
+
+    beforeAll(async () => {
+      app = join(work, 'prisma7-mariadb-app');
+      mkdirSync(join(app, 'prisma'), { recursive: true });
+      mkdirSync(join(app, 'src'));
+      const file = (name: string) => `file:${tarballs[name]}`;
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({
+          name: 'prisma7-mariadb-app',
+          private: true,
+          type: 'module',
+          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-prisma': file('hilo-prisma'), '@prisma/client': '7.10.0', '@prisma/adapter-mariadb': '7.10.0' },
+          devDependencies: { prisma: '7.10.1', typescript: '5.9.3', '@types/node': '^24.0.0' },
+        }),
+      );
+      writeFileSync(
+        join(app, 'prisma', 'schema.prisma'),
+        `generator client {
+  provider            = "prisma-client"
+  output              = "../src/generated/prisma"
+  moduleFormat        = "esm"
+  importFileExtension = "js"
+}
+
+generator hilo {
+  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
+  output   = "../src/generated/prisma"
+}
+
+datasource db {
+  provider = "mysql"
+}
+
+${prismaModels('pack_mdb')}
+`,
+      );
+      writeFileSync(
+        join(app, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] },
+          include: ['src'],
+        }),
+      );
+      writeFileSync(
+        join(app, 'src', 'main.ts'),
+        `import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { hilo } from 'hilo-prisma';
+import { PrismaClient } from './generated/prisma/client.js';
+import { hiloMetadata } from './generated/prisma/hilo.js';
+
+const url = process.env.DATABASE_URL!;
+const base = new PrismaClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) });
+await base.$executeRawUnsafe('create table if not exists pack_mdb_customers (id bigint primary key, name varchar(100) not null)');
+await base.$executeRawUnsafe('create table if not exists pack_mdb_orders (id bigint primary key, number varchar(20) not null, customer_id bigint not null references pack_mdb_customers (id))');
+const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
+try {
+  const customerId = await prisma.customer.nextId();
+  const orderIds = await prisma.order.reserveIds(2);
+  await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
+  await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
+  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+  const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
+  const mysql2 = await import('mysql2').then(() => 'installed', () => 'not installed');
+  console.log(JSON.stringify({ orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], mysql2 }));
+} finally {
+  await prisma.$hilo.close();
+  await prisma.$disconnect();
+}
+`,
+      );
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      await prismaGenerate(app, 7);
+      await tsc(app);
+      // the Prisma CLI brings mysql2 along; the pruned install has neither
+      await run('npm', ['prune', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    }, 300_000);
+
+    it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: mariadbDb.url } })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { orderIds: string[]; saved: string[]; nested: string[]; mysql2: string };
+        expect(result.mysql2).toBe('not installed');
+        expect(result.saved).toEqual(result.orderIds);
         expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
       }
     }, 60_000);
