@@ -780,12 +780,13 @@ await setup.query('create table if not exists ${prefix}_orders (id bigint primar
     });
   }
 
-  describe('a Nest 11 CommonJS app on Prisma 7 (client generated with moduleFormat "cjs"): the README\'s NestJS module', () => {
+  // Nest 11, and Nest 12 (ESM-only packages, which a CommonJS app loads through Node's require(esm))
+  describe.each(['11.2.10', '12.5.1'])('a Nest %s CommonJS app on Prisma 7 (client generated with moduleFormat "cjs"): the README\'s NestJS module', (nest) => {
     let app = '';
 
     beforeAll(async () => {
       app = await commonJsApp(
-        'cjs-nest-prisma7-app',
+        `cjs-nest${nest.split('.')[0]}-prisma7-app`,
         {
           'hilo-core': 'packed',
           'hilo-prisma': 'packed',
@@ -793,8 +794,8 @@ await setup.query('create table if not exists ${prefix}_orders (id bigint primar
           '@prisma/adapter-pg': '7.10.1',
           prisma: '7.10.1',
           pg: '^8.23.1',
-          '@nestjs/common': '11.2.10',
-          '@nestjs/core': '11.2.10',
+          '@nestjs/common': nest,
+          '@nestjs/core': nest,
           'reflect-metadata': '0.2.2',
           rxjs: '7.8.0',
         },
@@ -887,6 +888,8 @@ ${prismaModels('nest_prisma')}
         expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
         expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
       }
+      const loaded = await run(process.execPath, ['-e', "console.log(require('@nestjs/core/package.json').version)"], { cwd: app });
+      expect(loaded.stdout.trim()).toBe(nest);
     }, 60_000);
   });
 
