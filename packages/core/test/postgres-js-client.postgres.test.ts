@@ -61,8 +61,8 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
     await expect(client.query('select * from pjs_no_such_table')).rejects.toMatchObject({ code: '42P01' });
   });
 
-  it('serves keys when the instance parses int8 as BigInt (`types: { bigint: postgres.BigInt }`)', async () => {
-    const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, ...quiet });
+  it('serves keys when the instance parses int8 as BigInt (`types: { bigint: postgres.BigInt }`), and without prepared statements (`prepare: false`, as behind PgBouncer in transaction mode)', async () => {
+    const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, prepare: false, ...quiet });
     try {
       for (const source of ['sequence', 'table'] as const) {
         const hilo = createHiLo({ client: postgresJsClient(typed), source, blockSize: 10, adaptive: false, keyType: 'bigint' });
