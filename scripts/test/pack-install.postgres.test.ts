@@ -766,6 +766,14 @@ model Order {
     `await setup.query('create table if not exists ${prefix}_customers (id bigint primary key, name text not null)');
 await setup.query('create table if not exists ${prefix}_orders (id bigint primary key, number text not null, customer_id bigint not null references ${prefix}_customers (id))');`;
 
+  /** What every Prisma app printed: the reserved keys are the saved ones, and the segments keep keys distinct. */
+  function expectShopSaved(result: { customerId: string; orderIds: string[]; saved: string[]; nested: string[] }): void {
+    expect(result.orderIds).toHaveLength(2);
+    expect(result.saved).toEqual(result.orderIds);
+    expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
+    expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+  }
+
   /** `prisma generate` in `app` with its installed CLI (Prisma `line`), offline. */
   async function prismaGenerate(app: string, line: number): Promise<void> {
     // prisma generate needs no schema engine, but the CLI insists on one and would download it: a stub keeps it offline
@@ -882,16 +890,77 @@ ${prismaModels('nest_prisma')}
 
     it('reserves keys in an injected service, fills nested creates, saves every row under its key, and shuts down', async () => {
       for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
-        expect(result.orderIds).toHaveLength(2);
-        expect(result.saved).toEqual(result.orderIds);
-        expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
-        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+        expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
       }
       const loaded = await run(process.execPath, ['-e', "console.log(require('@nestjs/core/package.json').version)"], { cwd: app });
       expect(loaded.stdout.trim()).toBe(nest);
     }, 60_000);
   });
+
+  /**
+   * An ESM TypeScript app on Prisma in `work/name`: hilo-core and hilo-prisma from their tarballs and
+   * `dependencies`, a schema with the keyed models of {@link prismaModels} on `provider`, generated with hilo's
+   * generator and compiled. Its src/main.ts runs `preamble` (which sets up the tables and defines `prisma`, the
+   * extended client, and `extra`, more fields for the output), then reserves keys before the insert, fills a
+   * nested create, and prints `{ customerId, orderIds, saved, nested, ...extra }` as JSON.
+   */
+  async function esmPrismaApp(
+    name: string,
+    options: { line: number; dependencies: Record<string, string>; devDependencies: Record<string, string>; provider: 'postgresql' | 'mysql'; generator?: string; datasource?: string; preamble: string },
+  ): Promise<string> {
+    const app = join(work, name);
+    mkdirSync(join(app, 'prisma'), { recursive: true });
+    mkdirSync(join(app, 'src'));
+    const dependencies = { 'hilo-core': `file:${tarballs['hilo-core']}`, 'hilo-prisma': `file:${tarballs['hilo-prisma']}`, ...options.dependencies };
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name, private: true, type: 'module', dependencies, devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0', ...options.devDependencies } }));
+    writeFileSync(
+      join(app, 'prisma', 'schema.prisma'),
+      `generator client {
+  provider            = "prisma-client"
+  output              = "../src/generated/prisma"
+  moduleFormat        = "esm"
+  importFileExtension = "js"${options.generator ?? ''}
+}
+
+generator hilo {
+  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
+  output   = "../src/generated/prisma"
+}
+
+datasource db {
+  provider = "${options.provider}"${options.datasource ?? ''}
+}
+
+${prismaModels(name.replace(/-/g, '_'))}
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] }, include: ['src'] }),
+    );
+    writeFileSync(
+      join(app, 'src', 'main.ts'),
+      `${options.preamble}
+try {
+  const customerId = await prisma.customer.nextId();
+  const orderIds = await prisma.order.reserveIds(2);
+  await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
+  await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
+  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+  const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
+  console.log(JSON.stringify({ customerId: String(customerId), orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], ...extra }));
+} finally {
+  await prisma.$hilo.close();
+  await prisma.$disconnect();
+}
+`,
+    );
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    await prismaGenerate(app, options.line);
+    await tsc(app);
+    return app;
+  }
+
 
   // Prisma 7, and Prisma 6 in the set-up hilo-prisma supports there: the prisma-client generator without the Rust
   // engine (engineType = "client"), and a datasource url that the client with an adapter does not use
@@ -903,57 +972,15 @@ ${prismaModels('nest_prisma')}
     let app = '';
 
     beforeAll(async () => {
-      app = join(work, `prisma${line}-app`);
-      mkdirSync(join(app, 'prisma'), { recursive: true });
-      mkdirSync(join(app, 'src'));
-      const file = (name: string) => `file:${tarballs[name]}`;
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({
-          name: `prisma${line}-app`,
-          private: true,
-          type: 'module',
-          dependencies: {
-            'hilo-core': file('hilo-core'),
-            'hilo-prisma': file('hilo-prisma'),
-            '@prisma/client': client,
-            '@prisma/adapter-pg': version,
-            pg: '^8.23.1',
-          },
-          devDependencies: { prisma: version, typescript: '5.9.3', '@types/node': '^24.0.0', '@types/pg': '^8.23.1' },
-        }),
-      );
-      writeFileSync(
-        join(app, 'prisma', 'schema.prisma'),
-        `generator client {
-  provider            = "prisma-client"
-  output              = "../src/generated/prisma"
-  moduleFormat        = "esm"
-  importFileExtension = "js"${generator}
-}
-
-generator hilo {
-  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
-  output   = "../src/generated/prisma"
-}
-
-datasource db {
-  provider = "postgresql"${datasource}
-}
-
-${prismaModels('pack_prisma')}
-`,
-      );
-      writeFileSync(
-        join(app, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] },
-          include: ['src'],
-        }),
-      );
-      writeFileSync(
-        join(app, 'src', 'main.ts'),
-        `import pg from 'pg';
+      const prefix = `prisma${line}_app`;
+      app = await esmPrismaApp(`prisma${line}-app`, {
+        line,
+        dependencies: { '@prisma/client': client, '@prisma/adapter-pg': version, pg: '^8.23.1' },
+        devDependencies: { prisma: version, '@types/pg': '^8.23.1' },
+        provider: 'postgresql',
+        generator,
+        datasource,
+        preamble: `import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { hilo } from 'hilo-prisma';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -962,37 +989,18 @@ import { hiloMetadata } from './generated/prisma/hilo.js';
 const url = process.env.DATABASE_URL!;
 const setup = new pg.Client({ connectionString: url });
 await setup.connect();
-${prismaTablesSql('pack_prisma')}
+${prismaTablesSql(prefix)}
 await setup.end();
 
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(hilo({ metadata: hiloMetadata, url }));
-try {
-  const customerId = await prisma.customer.nextId();
-  const orderIds = await prisma.order.reserveIds(2);
-  await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
-  await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
-  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
-  const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
-  console.log(JSON.stringify({ customerId: String(customerId), orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)] }));
-} finally {
-  await prisma.$hilo.close();
-  await prisma.$disconnect();
-}
-`,
-      );
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      await prismaGenerate(app, line);
-      await tsc(app);
+const extra = {};`,
+      });
     }, 300_000);
 
     it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
       expect((JSON.parse(readFileSync(join(app, 'node_modules', '@prisma', 'client', 'package.json'), 'utf8')) as { version: string }).version).toBe(client);
       for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { customerId: string; orderIds: string[]; saved: string[]; nested: string[] };
-        expect(result.saved).toEqual(result.orderIds);
-        // customers and orders are separate segments: keys are distinct within each
-        expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
-        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+        expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
       }
     }, 60_000);
   });
@@ -1005,88 +1013,32 @@ try {
     let app = '';
 
     beforeAll(async () => {
-      app = join(work, 'prisma7-mariadb-app');
-      mkdirSync(join(app, 'prisma'), { recursive: true });
-      mkdirSync(join(app, 'src'));
-      const file = (name: string) => `file:${tarballs[name]}`;
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({
-          name: 'prisma7-mariadb-app',
-          private: true,
-          type: 'module',
-          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-prisma': file('hilo-prisma'), '@prisma/client': '7.10.0', '@prisma/adapter-mariadb': '7.10.0' },
-          devDependencies: { prisma: '7.10.1', typescript: '5.9.3', '@types/node': '^24.0.0' },
-        }),
-      );
-      writeFileSync(
-        join(app, 'prisma', 'schema.prisma'),
-        `generator client {
-  provider            = "prisma-client"
-  output              = "../src/generated/prisma"
-  moduleFormat        = "esm"
-  importFileExtension = "js"
-}
-
-generator hilo {
-  provider = "node ./node_modules/hilo-prisma/dist/generator.js"
-  output   = "../src/generated/prisma"
-}
-
-datasource db {
-  provider = "mysql"
-}
-
-${prismaModels('pack_mdb')}
-`,
-      );
-      writeFileSync(
-        join(app, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] },
-          include: ['src'],
-        }),
-      );
-      writeFileSync(
-        join(app, 'src', 'main.ts'),
-        `import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+      app = await esmPrismaApp('prisma7-mariadb-app', {
+        line: 7,
+        dependencies: { '@prisma/client': '7.10.0', '@prisma/adapter-mariadb': '7.10.0' },
+        devDependencies: { prisma: '7.10.1' },
+        provider: 'mysql',
+        preamble: `import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { hilo } from 'hilo-prisma';
 import { PrismaClient } from './generated/prisma/client.js';
 import { hiloMetadata } from './generated/prisma/hilo.js';
 
 const url = process.env.DATABASE_URL!;
 const base = new PrismaClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) });
-await base.$executeRawUnsafe('create table if not exists pack_mdb_customers (id bigint primary key, name varchar(100) not null)');
-await base.$executeRawUnsafe('create table if not exists pack_mdb_orders (id bigint primary key, number varchar(20) not null, customer_id bigint not null references pack_mdb_customers (id))');
+await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_customers (id bigint primary key, name varchar(100) not null)');
+await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_orders (id bigint primary key, number varchar(20) not null, customer_id bigint not null references prisma7_mariadb_app_customers (id))');
 const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
-try {
-  const customerId = await prisma.customer.nextId();
-  const orderIds = await prisma.order.reserveIds(2);
-  await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
-  await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
-  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
-  const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
-  const mysql2 = await import('mysql2').then(() => 'installed', () => 'not installed');
-  console.log(JSON.stringify({ orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], mysql2 }));
-} finally {
-  await prisma.$hilo.close();
-  await prisma.$disconnect();
-}
-`,
-      );
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      await prismaGenerate(app, 7);
-      await tsc(app);
+const extra = { mysql2: await import('mysql2').then(() => 'installed', () => 'not installed') };`,
+      });
       // the Prisma CLI brings mysql2 along; the pruned install has neither
       await run('npm', ['prune', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
     }, 300_000);
 
     it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
       for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: mariadbDb.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { orderIds: string[]; saved: string[]; nested: string[]; mysql2: string };
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0] & { mysql2: string };
         expect(result.mysql2).toBe('not installed');
-        expect(result.saved).toEqual(result.orderIds);
-        expect(new Set([...result.orderIds, result.nested[1]]).size).toBe(3);
+        expectShopSaved(result);
       }
     }, 60_000);
   });
