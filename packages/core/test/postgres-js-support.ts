@@ -1,10 +1,10 @@
 /**
- * A SqlClient on a postgres.js instance of its own (the `postgres` package, through postgresJsClient()), opened
- * the way the suites open one with core's `connect()`: the hi-source conformance suite, the fault suite and
- * the reserve worker run on it to prove hilo on the second PostgreSQL driver apps use.
+ * A SqlClient on a postgres.js instance of its own (the `postgres` package), opened by the same code connect()
+ * falls back to without `pg`: the hi-source conformance suite, the fault suite and the reserve worker run on it to
+ * prove hilo on the second PostgreSQL driver apps use.
  */
 import postgres from 'postgres';
-import { postgresJsClient } from '../src/dialects/postgres/postgres-js.js';
+import { openPostgresJs, type PostgresJsFactory } from '../src/dialects/postgres/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 
 /** Options as the suites pass them to `connect()`. */
@@ -15,11 +15,9 @@ export interface PostgresJsConnectOptions {
 }
 
 export async function connectPostgresJs(url: string, options: PostgresJsConnectOptions = {}): Promise<SqlClient> {
-  const sql = postgres(url, {
-    max: options.poolSize ?? 5,
-    connect_timeout: (options.connectTimeoutMs ?? 10_000) / 1000,
-    // `create … if not exists` on an existing object sends a notice, which postgres.js prints by default
-    onnotice: () => undefined,
+  return openPostgresJs(postgres as unknown as PostgresJsFactory, url, {
+    poolSize: options.poolSize ?? 5,
+    timeoutMs: options.connectTimeoutMs ?? 10_000,
+    closeTimeoutMs: options.closeTimeoutMs ?? 1000,
   });
-  return postgresJsClient(sql, { ownsSql: true, closeTimeoutSeconds: (options.closeTimeoutMs ?? 1000) / 1000 });
 }

@@ -17,9 +17,8 @@ interface MysqlSocketConfig {
   readonly keepAliveInitialDelay?: number;
 }
 
-interface MariadbModule {
-  default: { createPool(config: string): MariadbPoolLike };
-}
+/** The `mariadb` connector's `createPool`, given a connection string. */
+export type MariadbPoolFactory = (connectionString: string) => MariadbPoolLike;
 
 /**
  * A pool of its own for `mysql://` and `mariadb://` URLs: `mysql2`'s when it is installed, otherwise the
@@ -28,21 +27,24 @@ interface MariadbModule {
 export async function openMysql(url: string, settings: OpenSettings): Promise<SqlClient> {
   const mysql2 = await loadIfInstalled<MysqlModule>('mysql2/promise');
   if (mysql2.module !== undefined) return openMysql2(mysql2.module, url, settings);
-  const mariadb = await loadIfInstalled<MariadbModule>('mariadb');
-  if (mariadb.module !== undefined) {
-    const connectionString = new URL(url.replace(/^mysql:/i, 'mariadb:'));
-    connectionString.searchParams.set('connectionLimit', String(settings.poolSize));
-    connectionString.searchParams.set('connectTimeout', String(settings.timeoutMs));
-    // its pool reports a refused or unreachable server only once this expires
-    connectionString.searchParams.set('acquireTimeout', String(settings.timeoutMs));
-    const client = mariadbClient(mariadb.module.default.createPool(connectionString.toString()), { ownsPool: true });
-    // the connector's pool.end() waits for a statement hung on a stalled link, and its sockets are out of reach
-    return { ...client, close: async () => void (await settlesWithin(client.close(), settings.closeTimeoutMs)) };
-  }
+  const mariadb = await loadIfInstalled<{ default: { createPool: MariadbPoolFactory } }>('mariadb');
+  if (mariadb.module !== undefined) return openMariadb((connectionString) => mariadb.module.default.createPool(connectionString), url, settings);
   throw new HiLoConfigurationError(
     `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` is installed: run \`npm install mysql2\`.`,
     { cause: mysql2.missing },
   );
+}
+
+/** A pool of the `mariadb` connector of its own on `url`, with {@link connect}'s pool, timeout and close settings. */
+export function openMariadb(createPool: MariadbPoolFactory, url: string, settings: OpenSettings): SqlClient {
+  const connectionString = new URL(url.replace(/^mysql:/i, 'mariadb:'));
+  connectionString.searchParams.set('connectionLimit', String(settings.poolSize));
+  connectionString.searchParams.set('connectTimeout', String(settings.timeoutMs));
+  // its pool reports a refused or unreachable server only once this expires
+  connectionString.searchParams.set('acquireTimeout', String(settings.timeoutMs));
+  const client = mariadbClient(createPool(connectionString.toString()), { ownsPool: true });
+  // the connector's pool.end() waits for a statement hung on a stalled link, and its sockets are out of reach
+  return { ...client, close: async () => void (await settlesWithin(client.close(), settings.closeTimeoutMs)) };
 }
 
 function openMysql2(mysql: MysqlModule, url: string, settings: OpenSettings): SqlClient {

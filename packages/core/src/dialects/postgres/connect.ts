@@ -9,9 +9,8 @@ interface PgModule {
   default: { Pool: new (config: Record<string, unknown>) => PgPoolLike & { on(event: 'error', listener: () => void): unknown } };
 }
 
-interface PostgresJsModule {
-  default: (url: string, options: Record<string, unknown>) => PostgresJsSqlLike;
-}
+/** postgres.js' default export: `postgres(url, options)`. */
+export type PostgresJsFactory = (url: string, options: Record<string, unknown>) => PostgresJsSqlLike;
 
 /**
  * A pool of its own for `postgres://` and `postgresql://` URLs: `pg`'s when it is installed, otherwise
@@ -20,20 +19,23 @@ interface PostgresJsModule {
 export async function openPostgres(url: string, settings: OpenSettings): Promise<SqlClient> {
   const pg = await loadIfInstalled<PgModule>('pg');
   if (pg.module !== undefined) return openPg(pg.module, url, settings);
-  const postgresJs = await loadIfInstalled<PostgresJsModule>('postgres');
-  if (postgresJs.module !== undefined) {
-    const sql = postgresJs.module.default(url, {
-      max: settings.poolSize,
-      connect_timeout: settings.timeoutMs / 1000,
-      // `create … if not exists` on an existing object sends a notice, which postgres.js would print
-      onnotice: () => undefined,
-    });
-    return postgresJsClient(sql, { ownsSql: true, closeTimeoutSeconds: settings.closeTimeoutMs / 1000 });
-  }
+  const postgresJs = await loadIfInstalled<{ default: PostgresJsFactory }>('postgres');
+  if (postgresJs.module !== undefined) return openPostgresJs(postgresJs.module.default, url, settings);
   throw new HiLoConfigurationError(
     `connect("${redactUrl(url)}") needs a PostgreSQL driver, and neither \`pg\` nor \`postgres\` (postgres.js) is installed: run \`npm install pg\`.`,
     { cause: pg.missing },
   );
+}
+
+/** A postgres.js instance of its own on `url`, with {@link connect}'s pool, timeout and close settings. */
+export function openPostgresJs(postgres: PostgresJsFactory, url: string, settings: OpenSettings): SqlClient {
+  const sql = postgres(url, {
+    max: settings.poolSize,
+    connect_timeout: settings.timeoutMs / 1000,
+    // `create … if not exists` on an existing object sends a notice, which postgres.js would print
+    onnotice: () => undefined,
+  });
+  return postgresJsClient(sql, { ownsSql: true, closeTimeoutSeconds: settings.closeTimeoutMs / 1000 });
 }
 
 function openPg(pg: PgModule, url: string, settings: OpenSettings): SqlClient {
