@@ -229,6 +229,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
             '@mikro-orm/core': '7.2.1',
             '@mikro-orm/decorators': '7.2.1',
             '@prisma/client': '7.10.0',
+            postgres: '3.4.9',
           },
           devDependencies: {
             typescript: '5.9.3',
@@ -361,6 +362,24 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
       const script = `for (const m of ['hilo-core','hilo-core/adapter-kit','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
 console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
       for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app })) expect(stdout.trim()).toBe('cjs');
+    }, 60_000);
+
+    it("gets keys through hilo-core's CommonJS build on the app's postgres.js instance (postgresJsClient)", async () => {
+      const script = `const postgres = require('postgres');
+const { createHiLo, postgresJsClient } = require('hilo-core');
+(async () => {
+  const sql = postgres(process.env.DATABASE_URL, { onnotice: () => {} });
+  const hilo = createHiLo({ client: postgresJsClient(sql), blockSize: 10 });
+  const keys = [await hilo.next('pack_cjs_pjs'), await hilo.next('pack_cjs_pjs')];
+  await hilo.close();
+  await sql.end();
+  console.log(JSON.stringify(keys));
+})();`;
+      for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        const keys = JSON.parse(stdout.trim()) as number[];
+        expect(keys).toHaveLength(2);
+        expect(new Set(keys).size).toBe(2);
+      }
     }, 60_000);
 
     // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load it
