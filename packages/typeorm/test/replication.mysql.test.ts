@@ -50,6 +50,8 @@ describeMysql('typeorm: a MariaDB DataSource with a read replica (replication)',
       expect(Number(count)).toBe(25);
       expect(await tables(db.url)).toEqual(['hilo_segments', 'replicated_notes']);
       expect(await tables(replica.url)).toEqual([]);
+      // the replica is really in use: TypeORM reads there, where the table does not exist
+      await expect(notes.count()).rejects.toThrow(/replicated_notes/);
     } finally {
       if (dataSource.isInitialized) await dataSource.destroy();
       await client.close(); // the client passed in stays the caller's

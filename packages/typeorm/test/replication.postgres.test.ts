@@ -43,6 +43,8 @@ describePostgres('typeorm: a DataSource with a read replica (replication)', (db)
       expect(await hiloOf(dataSource).next(Note)).toBeGreaterThan(Math.max(...created.map((note) => note.id)));
       expect(await contents(db.url)).toEqual({ sequences: 1, notes: 25 });
       expect(await contents(replica.url)).toEqual({ sequences: 0, notes: -1 });
+      // the replica is really in use: TypeORM reads there, where the table does not exist
+      await expect(notes.count()).rejects.toThrow(/replicated_notes/);
     } finally {
       if (dataSource.isInitialized) await dataSource.destroy();
       await replica.drop();
