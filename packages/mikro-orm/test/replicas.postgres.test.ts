@@ -3,26 +3,11 @@
 // empty database, so that any hilo object or row that lands there shows.
 import { defineEntity, p } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-import pg from 'pg';
-import { createPostgresDatabase, describePostgres } from '@hilo/testing';
+import { createPostgresDatabase, describePostgres, postgresContents } from '@hilo/testing';
 import { HiLo, hiloKey } from '../src/index.js';
 import { createSchema, initOrm } from './support/compat.js';
 
 const Memo = defineEntity({ name: 'Memo', tableName: 'replicated_memos', properties: { id: hiloKey({ segment: 'replicated_memos' }), text: p.string() } });
-
-/** The sequences and the rows of the memos table in one database (no memos table: -1 rows). */
-async function contents(url: string): Promise<{ sequences: number; memos: number }> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const sequences = Number((await client.query(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0].n);
-    const exists = (await client.query(`select to_regclass('replicated_memos') as t`)).rows[0].t !== null;
-    const memos = exists ? Number((await client.query('select count(*) as n from replicated_memos')).rows[0].n) : -1;
-    return { sequences, memos };
-  } finally {
-    await client.end();
-  }
-}
 
 describePostgres('mikro-orm: an ORM with a read replica (replicas)', (db) => {
   it('reserves on the primary, gives keys at em.create(), and flushes there; the replica sees none of it', async () => {
@@ -42,8 +27,8 @@ describePostgres('mikro-orm: an ORM with a read replica (replicas)', (db) => {
       expect(memos.every((memo) => Number.isInteger(memo.id))).toBe(true);
       await em.flush();
       expect(await HiLo.generator(orm).next('replicated_memos')).toBeGreaterThan(Math.max(...memos.map((memo) => memo.id)));
-      expect(await contents(db.url)).toEqual({ sequences: 1, memos: 8 });
-      expect(await contents(replica.url)).toEqual({ sequences: 0, memos: -1 });
+      expect(await postgresContents(db.url, 'replicated_memos')).toEqual({ sequences: 1, rows: 8 });
+      expect(await postgresContents(replica.url, 'replicated_memos')).toEqual({ sequences: 0, rows: -1 });
       // the replica is really in use: MikroORM reads there, where the table does not exist
       await expect(orm.em.fork().count(Memo)).rejects.toThrow(/replicated_memos/);
     } finally {

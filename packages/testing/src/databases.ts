@@ -142,3 +142,20 @@ export const describePostgres = (title: string, body: (db: TestDatabase) => void
 /** `describeDatabase('mysql', …)`. */
 export const describeMysql = (title: string, body: (db: TestDatabase) => void): void =>
   describeDatabase('mysql', title, body);
+
+/**
+ * What hilo and an app left in one PostgreSQL database: how many sequences it holds, and how many rows `table`
+ * has (-1 when there is no such table). For tests that must prove a database (a replica) received nothing.
+ */
+export async function postgresContents(url: string, table: string): Promise<{ sequences: number; rows: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const sequences = Number((await client.query(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0].n);
+    const exists = (await client.query('select to_regclass($1) as t', [table])).rows[0].t !== null;
+    const rows = exists ? Number((await client.query(`select count(*) as n from "${table.replace(/"/g, '""')}"`)).rows[0].n) : -1;
+    return { sequences, rows };
+  } finally {
+    await client.end();
+  }
+}

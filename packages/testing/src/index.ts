@@ -7,6 +7,7 @@ export {
   describeMysql,
   createPostgresDatabase,
   createMysqlDatabase,
+  postgresContents,
   databaseProblem,
   randomName,
   type TestDatabase,
