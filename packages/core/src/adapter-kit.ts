@@ -6,11 +6,22 @@ import { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';
 import type { SqlClient } from './sql/sql-client.js';
 
 /**
+ * The `createHiLoGenerator` options an adapter passes through as the user gave them: all but those the adapter
+ * decides itself (`source`, `keyType`, `idFormat`). Shared, so every adapter offers the same tuning.
+ */
+export type PassedGeneratorOptions = Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'>;
+
+/** The option names of {@link PassedGeneratorOptions}. */
+export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set(
+  [...GENERATOR_OPTION_NAMES].filter((name) => name !== 'source' && name !== 'keyType' && name !== 'idFormat'),
+);
+
+/**
  * Where an adapter's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo builds
  * the generator, how. Shared by the adapters so every one of them accepts the same options with the same
  * messages.
  */
-export interface KeySupplyOptions extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'>, HiSourceLayout {
+export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout {
   /**
    * Database URL for hilo's own connection (`postgres://…`, `mysql://…`, `mariadb://…`, `sqlite:PATH`).
    * Reservations run there and commit at once, never inside the application's transaction.
@@ -97,7 +108,8 @@ export async function ownGenerator<K extends number | bigint>(build: () => HiLoG
 
 /** The option names of {@link KeySupplyOptions}. */
 export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'keyType' && name !== 'idFormat'),
+  ...PASSED_GENERATOR_OPTION_NAMES,
+  'source',
   'url',
   'client',
   'generator',
@@ -266,6 +278,8 @@ export interface KeyColumnLimit {
   readonly segment: string;
   readonly blockSize?: number | undefined;
   readonly maxKey: bigint;
+  /** Where the column's `blockSize` was declared (`Entity.property`), for the error when two disagree. */
+  readonly where?: string;
 }
 
 /** Per-segment generator options, as {@link segmentsForColumns} builds them. */
@@ -276,6 +290,7 @@ export type SegmentLimits = Record<string, { blockSize?: number; maxBlockSize?: 
  * declares and stops at what its narrowest column holds, lowered further by the `maxKey` the user set (for
  * the segment, or for all), so the headroom warning fires at 90 % of what the column can store. A malformed
  * user `maxKey` is left alone for the generator to refuse by name.
+ * @throws HiLoConfigurationError when two columns of one segment declare different block sizes.
  */
 export function segmentsForColumns(
   columns: Iterable<KeyColumnLimit>,
@@ -283,9 +298,17 @@ export function segmentsForColumns(
 ): SegmentLimits {
   const result: SegmentLimits = { ...user.segments };
   const seen = new Set<string>();
+  const declared = new Map<string, { blockSize: number; where: string | undefined }>();
   for (const column of columns) {
     const previous = seen.has(column.segment) ? result[column.segment] : undefined;
     seen.add(column.segment);
+    const other = declared.get(column.segment);
+    if (column.blockSize !== undefined && other !== undefined && other.blockSize !== column.blockSize) {
+      throw new HiLoConfigurationError(
+        `Segment "${column.segment}" gets blockSize ${other.blockSize} from ${other.where ?? 'one key column'} and ${column.blockSize} from ${column.where ?? 'another'}; give them the same blockSize or different segments.`,
+      );
+    }
+    if (column.blockSize !== undefined && other === undefined) declared.set(column.segment, { blockSize: column.blockSize, where: column.where });
     const given = user.segments?.[column.segment]?.maxKey ?? user.maxKey;
     const usable = (typeof given === 'bigint' && given >= 1n) || (typeof given === 'number' && Number.isSafeInteger(given) && given >= 1);
     let maxKey = usable && BigInt(given) < column.maxKey ? BigInt(given) : column.maxKey;

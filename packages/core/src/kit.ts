@@ -5,6 +5,8 @@ export {
   ownGenerator,
   type OwnedGenerator,
   KEY_SUPPLY_OPTION_NAMES,
+  PASSED_GENERATOR_OPTION_NAMES,
+  type PassedGeneratorOptions,
   type HiSourceLayout,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   refuseLayoutInMemory,

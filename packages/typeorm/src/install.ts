@@ -6,6 +6,7 @@ import type {
   EntitySubscriberInterface,
   EntityTarget,
   InsertEvent,
+  InsertResult,
   ObjectLiteral,
 } from 'typeorm';
 import {
@@ -14,31 +15,14 @@ import {
   HiLoConfigurationError,
   HiLoExhaustedError,
   type HiLoGenerator,
-  type HiLoGeneratorOptions,
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, refuseLayoutInMemory, privateDatabaseSource, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator } from 'hilo-core/adapter-kit';
+import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, PASSED_GENERATOR_OPTION_NAMES, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator, type PassedGeneratorOptions } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh } from './typeorm-internals.js';
+import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh, upsertKeepingKey } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
-
-/** Generator options `installHiLo` passes through to hilo-core's `createHiLoGenerator`. */
-const PASSED_GENERATOR_OPTIONS = [
-  'blockSize',
-  'maxBlockSize',
-  'adaptive',
-  'prefetchAt',
-  'timeoutMs',
-  'retryBudgetMs',
-  'retries',
-  'retryBaseDelayMs',
-  'retryMaxDelayMs',
-  'closeTimeoutMs',
-  'onEvent',
-] as const;
-type PassedGeneratorOptions = Pick<HiLoGeneratorOptions<'bigint'>, (typeof PASSED_GENERATOR_OPTIONS)[number]>;
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
 export interface HiLoTypeOrmOptions extends PassedGeneratorOptions, Omit<HiSourceLayout, 'source'> {
@@ -91,7 +75,7 @@ interface KeyColumn {
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
-const KNOWN_OPTIONS = new Set([...HI_SOURCE_LAYOUT_OPTION_NAMES, 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTIONS]);
+const KNOWN_OPTIONS = new Set([...HI_SOURCE_LAYOUT_OPTION_NAMES, 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTION_NAMES]);
 
 function validateOptions(options: HiLoTypeOrmOptions): void {
   if (typeof options !== 'object' || options === null) {
@@ -209,7 +193,7 @@ export class HiLoTypeOrm {
   /** @internal registers the subscriber and the create() hook. */
   attach(): void {
     this.dataSource.subscribers.push(this.#subscriber);
-    hookCreate(this.dataSource.manager);
+    hookManager(this.dataSource.manager);
   }
 
   /**
@@ -239,6 +223,36 @@ export class HiLoTypeOrm {
       if (!relation.isCascadeInsert || relation.isLazy) continue;
       this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
     }
+  }
+
+  /**
+   * @internal `manager.upsert()` for this DataSource. For an entity with a hi/lo key that is not the conflict
+   * target, a conflict updates the existing row but never its key (TypeORM would overwrite it with the key
+   * `create()` gave), and where TypeORM can read the INSERT back (PostgreSQL, MariaDB 10.5+) and you asked
+   * for no `returning`, each entity and `identifiers` entry then holds the key its row really has: on a
+   * conflict, the stored one, not the key hilo had given it (which stays unused).
+   */
+  async upsert(manager: EntityManager, upsert: Upsert, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown): Promise<InsertResult> {
+    const metadata = this.dataSource.getMetadata(target);
+    const key = this.#columns.get(metadata);
+    const options = (Array.isArray(conflict) ? { conflictPaths: conflict } : conflict) as { conflictPaths?: string[] | object; returning?: unknown } | undefined;
+    const paths = Array.isArray(options?.conflictPaths) ? options.conflictPaths : Object.keys(options?.conflictPaths ?? {});
+    if (!key || metadata.mapPropertyPathsToColumns(paths).includes(key.column)) return upsert.call(manager, target, values, conflict);
+    const driver = this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean };
+    const returnKeys = options?.returning === undefined && driver.isReturningSqlSupported?.('insert') === true;
+    const result = await upsertKeepingKey(manager, key.column.databaseName, returnKeys, () => upsert.call(manager, target, values, conflict));
+    const list: unknown[] = Array.isArray(values) ? values : [values];
+    const rows = (returnKeys && Array.isArray(result.raw) ? result.raw : []) as Array<Record<string, unknown> | undefined>;
+    // one row per value, in order, as TypeORM itself maps INSERT … RETURNING back to its entities
+    if (rows.length !== list.length) return result;
+    rows.forEach((row, i) => {
+      const stored = row?.[key.column.databaseName];
+      if (typeof stored !== 'string' && typeof stored !== 'number' && typeof stored !== 'bigint') return;
+      const converted = this.#convert(key, BigInt(stored));
+      if (typeof list[i] === 'object' && list[i] !== null) key.column.setEntityValue(list[i] as ObjectLiteral, converted);
+      if (result.identifiers[i]) result.identifiers[i]![key.column.propertyName] = converted;
+    });
+    return result;
   }
 
   #beforeInsert(event: InsertEvent<ObjectLiteral>): Promise<void> | undefined {
@@ -290,9 +304,10 @@ const hooked = new WeakSet<EntityManager>();
 
 /**
  * TypeORM has no hook at `create()`: wrap the manager's method (repositories delegate to it). Loading
- * rows never goes through `create()`, so loaded entities consume no keys.
+ * rows never goes through `create()`, so loaded entities consume no keys. `upsert()` is wrapped too, so that
+ * a conflict keeps the stored key (see {@link HiLoTypeOrm.upsert}).
  */
-function hookCreate(manager: EntityManager): void {
+function hookManager(manager: EntityManager): void {
   if (hooked.has(manager)) return;
   hooked.add(manager);
   const create = manager.create;
@@ -304,7 +319,17 @@ function hookCreate(manager: EntityManager): void {
     return result;
   };
   Object.defineProperty(manager, 'create', { value: wrapped, writable: true, configurable: true });
+  const upsert = manager.upsert as Upsert;
+  const upsertWrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) {
+    const dataSource = dataSourceOf(this);
+    const installation = dataSource && installations.get(dataSource);
+    return installation ? installation.upsert(this, upsert, target, values, conflict) : upsert.call(this, target, values, conflict);
+  };
+  Object.defineProperty(manager, 'upsert', { value: upsertWrapped, writable: true, configurable: true });
 }
+
+/** TypeORM's `EntityManager.upsert`, as hilo calls it. */
+type Upsert = (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) => Promise<InsertResult>;
 
 const wrappedDataSources = new WeakSet<DataSource>();
 
@@ -315,7 +340,7 @@ function hookDataSource(dataSource: DataSource): void {
   const createEntityManager = dataSource.createEntityManager;
   dataSource.createEntityManager = function (this: DataSource, ...args: Parameters<DataSource['createEntityManager']>) {
     const manager = createEntityManager.apply(this, args);
-    hookCreate(manager);
+    hookManager(manager);
     return manager;
   };
   const destroy = dataSource.destroy;
@@ -328,7 +353,6 @@ function hookDataSource(dataSource: DataSource): void {
 
 function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColumn> {
   const columns = new Map<EntityMetadata, KeyColumn>();
-  const blockSizes = new Map<string, { blockSize: number | undefined; where: string }>();
   for (const metadata of dataSource.entityMetadatas) {
     for (const column of metadata.columns) {
       const options =
@@ -349,13 +373,6 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       const segment = options.segment ?? metadata.tableName;
-      const previous = blockSizes.get(segment);
-      if (previous && previous.blockSize !== options.blockSize && options.blockSize !== undefined && previous.blockSize !== undefined) {
-        throw new HiLoConfigurationError(
-          `Segment "${segment}" gets blockSize ${previous.blockSize} from ${previous.where} and ${options.blockSize} from ${where}; give them the same blockSize or different segments.`,
-        );
-      }
-      if (!previous || previous.blockSize === undefined) blockSizes.set(segment, { blockSize: options.blockSize, where });
       const limits = { maxKey: columnTypeMaxKey(options.type)!, column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
       columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, where, limits });
     }
@@ -386,7 +403,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
-  const segments = segmentsForColumns([...columns.values()].map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: key.limits.maxKey })));
+  const segments = segmentsForColumns([...columns.values()].map(({ segment, blockSize, limits, where }) => ({ segment, blockSize, maxKey: limits.maxKey, where })), generatorOptions);
   let client = givenClient;
   let release = () => {};
   let hiSource: HiSource | undefined;

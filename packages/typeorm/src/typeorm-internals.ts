@@ -449,3 +449,44 @@ export function directIdMaps(): Promise<boolean> {
   );
   return idMaps;
 }
+
+/** What {@link upsertKeepingKey} needs of an InsertQueryBuilder: the two public methods it adjusts. */
+interface UpsertQueryBuilder {
+  orUpdate(overwrite: unknown, conflictTarget?: unknown, options?: unknown): UpsertQueryBuilder;
+  returning(columns: string | string[]): UpsertQueryBuilder;
+}
+
+/**
+ * Runs `upsert()` (TypeORM's `EntityManager.upsert`, bound to `manager`) so that a conflict never rewrites the
+ * hi/lo key `keyColumn` of the existing row: TypeORM puts every column the entities carry into the `DO UPDATE`
+ * / `ON DUPLICATE KEY UPDATE` list, and a key from `create()` would replace the stored one (moving the row
+ * from under its foreign keys). With `returnKeys`, the INSERT also returns the key, so that the caller can
+ * report the key the row really has. TypeORM's `upsert()` builds its query synchronously through
+ * `manager.createQueryBuilder().insert()…orUpdate(…)` in every release of the range; the adjustment lives on
+ * that one query builder, for that one call.
+ */
+export function upsertKeepingKey<T>(manager: object, keyColumn: string, returnKeys: boolean, upsert: () => Promise<T>): Promise<T> {
+  // EntityManager's createQueryBuilder is a prototype method in every release: shadow it for this call only
+  const target = manager as { createQueryBuilder: (...args: unknown[]) => { insert: () => UpsertQueryBuilder } };
+  const createQueryBuilder = target.createQueryBuilder;
+  target.createQueryBuilder = function (this: unknown, ...args: unknown[]) {
+    const builder = createQueryBuilder.apply(this, args);
+    const insert = builder.insert;
+    builder.insert = function (this: unknown) {
+      const inserting = insert.call(this);
+      const orUpdate = inserting.orUpdate;
+      inserting.orUpdate = function (this: UpsertQueryBuilder, overwrite: unknown, conflictTarget?: unknown, options?: unknown) {
+        const kept = Array.isArray(overwrite) ? overwrite.filter((column) => column !== keyColumn) : overwrite;
+        const result = orUpdate.call(this, kept, conflictTarget, options);
+        return returnKeys ? result.returning([keyColumn]) : result;
+      };
+      return inserting;
+    };
+    return builder;
+  };
+  try {
+    return upsert();
+  } finally {
+    delete (target as { createQueryBuilder?: unknown }).createQueryBuilder;
+  }
+}

@@ -27,6 +27,33 @@ class SplitB {
   @HiLoGeneratedColumn({ segment: 'shared', blockSize: 20 }) id!: number;
 }
 
+@Entity('tuned')
+class Tuned {
+  @HiLoGeneratedColumn() id!: number;
+}
+
+describePostgres('typeorm: per-segment generator options', (db) => {
+  it('takes `segments` and `maxKey` as the other adapters do; a blockSize declared on the column wins', async () => {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [Tuned, SplitA], synchronize: true });
+    await dataSource.initialize();
+    try {
+      const hilo = await installHiLo(dataSource, {
+        source: () => memorySource(),
+        adaptive: false,
+        segments: { tuned: { blockSize: 7, maxKey: 70 }, shared: { blockSize: 3 } },
+      });
+      const stats = hilo.generator.stats();
+      expect(stats.tuned?.blockSize).toBe(7);
+      expect(stats.shared?.blockSize).toBe(10); // @HiLoGeneratedColumn({ blockSize: 10 })
+      // the warm-up reserved keys 1–7: a tenth of the 70 this segment is told its column holds
+      expect(stats.tuned?.keyspaceUsed).toBeCloseTo(0.1);
+      expect(await hilo.next(Tuned)).toBe(1);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
+
 describePostgres('typeorm: bad configurations fail at initialization with a clear error', (db) => {
   async function initialized(entities: Function[]): Promise<DataSource> {
     const dataSource = new DataSource({ type: 'postgres', url: db.url, entities });
