@@ -10,6 +10,9 @@
  * 2. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
  * 3. `EntityMetadata.getEntityIdMap` (a public method, wrapped the same way): the id map of an entity with one
  *    plain key column, built directly instead of through TypeORM's deep merge, with the same result.
+ *
+ * And one use of how TypeORM builds a query, not of a private class: `upsert()` builds its INSERT through the
+ * manager's query builder, whose public `orUpdate()` hilo adjusts for that one call ({@link upsertKeepingKey}).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
