@@ -57,13 +57,7 @@ export function resolveColumnOptions(options: HiLoColumnOptions | undefined, whe
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     throw HiLoConfigurationError.invalidOption(`${where} options`, 'an object', o);
   }
-  for (const key of Object.keys(o)) {
-    if (!KNOWN.has(key)) {
-      throw new HiLoConfigurationError(
-        `Unknown option \`${key}\` in ${where}; expected one of ${[...KNOWN].map((k) => `\`${k}\``).join(', ')}.`,
-      );
-    }
-  }
+  HiLoConfigurationError.checkOptionNames(o, KNOWN, where);
   const { segment, blockSize, name, comment } = o;
   if (segment !== undefined) validateSegment(segment, `${where} segment`);
   if (blockSize !== undefined) checkInteger(`${where} blockSize`, blockSize, { max: MAX_BLOCK_SIZE });

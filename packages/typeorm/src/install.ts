@@ -20,6 +20,7 @@ import {
 } from 'hilo-core';
 import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, PASSED_GENERATOR_OPTION_NAMES, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator, type PassedGeneratorOptions } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
+import { keyTransformer } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh, upsertKeepingKey } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
@@ -103,9 +104,13 @@ export class HiLoTypeOrm {
   readonly dataSource: DataSource;
   /** The generator behind every key (bigint keys; columns with `keyType: 'number'` convert). */
   readonly generator: HiLoGenerator<bigint>;
+  /**
+   * Whether `save()` inserts new entities whose key hilo assigned without a SELECT first (see the
+   * `saveWithoutSelect` option; `false` also when TypeORM's internals are not what hilo expects).
+   */
+  readonly savesWithoutSelect: boolean;
   readonly #columns: Map<EntityMetadata, KeyColumn>;
   readonly #subscriber: EntitySubscriberInterface;
-  readonly #saveWithoutSelect: boolean;
   readonly #owned: OwnedGenerator<bigint>;
   #closed = false;
 
@@ -120,16 +125,8 @@ export class HiLoTypeOrm {
     this.generator = owned.generator;
     this.#owned = owned;
     this.#columns = columns;
-    this.#saveWithoutSelect = saveWithoutSelect;
+    this.savesWithoutSelect = saveWithoutSelect;
     this.#subscriber = { beforeInsert: (event: InsertEvent<ObjectLiteral>) => this.#beforeInsert(event) };
-  }
-
-  /**
-   * Whether `save()` inserts new entities whose key hilo assigned without a SELECT first (see the
-   * `saveWithoutSelect` option; `false` also when TypeORM's internals are not what hilo expects).
-   */
-  get savesWithoutSelect(): boolean {
-    return this.#saveWithoutSelect;
   }
 
   /** The segments of this DataSource's hi/lo entities. */
@@ -216,7 +213,7 @@ export class HiLoTypeOrm {
       if (next !== undefined) {
         const converted = this.#convert(key, next);
         key.column.setEntityValue(value, converted);
-        if (this.#saveWithoutSelect) markFresh(this.dataSource, actual, value, converted);
+        if (this.savesWithoutSelect) markFresh(this.dataSource, actual, value, converted);
       }
     }
     for (const relation of actual.relations) {
@@ -238,8 +235,7 @@ export class HiLoTypeOrm {
     const options = (Array.isArray(conflict) ? { conflictPaths: conflict } : conflict) as { conflictPaths?: string[] | object; returning?: unknown } | undefined;
     const paths = Array.isArray(options?.conflictPaths) ? options.conflictPaths : Object.keys(options?.conflictPaths ?? {});
     if (!key || metadata.mapPropertyPathsToColumns(paths).includes(key.column)) return upsert.call(manager, target, values, conflict);
-    const driver = this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean };
-    const returnKeys = options?.returning === undefined && driver.isReturningSqlSupported?.('insert') === true;
+    const returnKeys = options?.returning === undefined && (this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean }).isReturningSqlSupported?.('insert') === true;
     const result = await upsertKeepingKey(manager, key.column.databaseName, returnKeys, () => upsert.call(manager, target, values, conflict));
     const list: unknown[] = Array.isArray(values) ? values : [values];
     const rows = (returnKeys && Array.isArray(result.raw) ? result.raw : []) as Array<Record<string, unknown> | undefined>;
@@ -313,20 +309,20 @@ function hookManager(manager: EntityManager): void {
   const create = manager.create;
   const wrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, plain?: unknown) {
     const result: unknown = (create as (t: unknown, p?: unknown) => unknown).call(this, target, plain);
-    const dataSource = dataSourceOf(this);
-    const installation = dataSource && installations.get(dataSource);
+    const installation = installationOf(this);
     if (installation) installation.assignCreated(result, installation.dataSource.getMetadata(target));
     return result;
   };
   Object.defineProperty(manager, 'create', { value: wrapped, writable: true, configurable: true });
   const upsert = manager.upsert as Upsert;
   const upsertWrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) {
-    const dataSource = dataSourceOf(this);
-    const installation = dataSource && installations.get(dataSource);
+    const installation = installationOf(this);
     return installation ? installation.upsert(this, upsert, target, values, conflict) : upsert.call(this, target, values, conflict);
   };
   Object.defineProperty(manager, 'upsert', { value: upsertWrapped, writable: true, configurable: true });
 }
+
+const installationOf = (manager: EntityManager): HiLoTypeOrm | undefined => installations.get(dataSourceOf(manager) as DataSource);
 
 /** TypeORM's `EntityManager.upsert`, as hilo calls it. */
 type Upsert = (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) => Promise<InsertResult>;
@@ -381,6 +377,23 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
 }
 
 /**
+ * Join columns TypeORM derives from a relation to a hi/lo key (a `@ManyToOne` or `@TreeParent` without a
+ * declared column, join and closure tables) copy the key's bigint type but not its transformer, so they read
+ * back as strings where the key reads as a number: tree repositories then find no child of any parent, and
+ * `@RelationId` gives strings. They get the key's transformer; a column you declared keeps what you gave it.
+ */
+function alignJoinColumns(dataSource: DataSource, columns: Map<EntityMetadata, KeyColumn>): void {
+  const keys = new Map([...columns.values()].map((key) => [key.column, key.keyType]));
+  for (const metadata of dataSource.entityMetadatas) {
+    for (const column of metadata.columns) {
+      const keyType = column.referencedColumn && keys.get(column.referencedColumn);
+      const derived = metadata.isJunction || metadata.isClosureJunction || column.propertyName === column.relationMetadata?.propertyName;
+      if (keyType && derived && !column.transformer) column.transformer = keyTransformer(keyType);
+    }
+  }
+}
+
+/**
  * Wires hilo into an initialized DataSource: finds the `@HiLoGeneratedColumn()` entities, reserves a block
  * for each segment on a connection of the DataSource's own pool, and from then on gives entities keys at
  * `create()` and, at the latest, just before INSERT. `dataSource.destroy()` closes it.
@@ -402,6 +415,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.');
   }
   const columns = discoverKeyColumns(dataSource);
+  alignJoinColumns(dataSource, columns);
   const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
   const segments = segmentsForColumns([...columns.values()].map(({ segment, blockSize, limits, where }) => ({ segment, blockSize, maxKey: limits.maxKey, where })), generatorOptions);
   let client = givenClient;

@@ -108,7 +108,7 @@ describe('hiloColumn() options', () => {
   it('refuses bad options when the schema is declared, naming the option', () => {
     expect(() => hiloColumn({ keyType: 'string' as never })).toThrow(HiLoConfigurationError);
     expect(() => hiloColumn({ blockSize: 0 })).toThrow(/hiloColumn\(\) blockSize/);
-    expect(() => hiloColumn({ colour: 'red' } as never)).toThrow(/Unknown option `colour` in hiloColumn\(\)/);
+    expect(() => hiloColumn({ colour: 'red' } as never)).toThrow(/Unknown option `colour` for hiloColumn\(\)/);
     expect(hiloColumn({ type: 'int' })).toMatchObject({ type: 'int', primary: true });
   });
 });
