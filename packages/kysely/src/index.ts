@@ -113,8 +113,16 @@ function missingKeys(node: InsertQueryNode, tables: ReadonlyMap<string, Register
   if (node.into === undefined) return undefined;
   const table = tables.get(unqualified(node.into));
   if (table === undefined) return undefined;
-  if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: defaultValues(node) ? 1 : 0 };
   const index = (node.columns ?? []).findIndex((c) => c.column.name === table.column);
+  if (node.values !== undefined && !ValuesNode.is(node.values) && index === -1) {
+    // INSERT … SELECT: the rows come from the database, and a key-less row would get the database's idea of a key
+    // (SQLite's rowid) or fail on NOT NULL; say so before it is sent
+    throw new HiLoConfigurationError(
+      `hilo-kysely cannot give keys to the rows of an INSERT … SELECT into "${table.table}" (insertInto().expression()): they come from the database, not from values(). ` +
+        `Add "${table.column}" to columns() and to the select, or insert the rows with values() so that hilo fills their keys.`,
+    );
+  }
+  if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: defaultValues(node) ? 1 : 0 };
   if (index === -1) return { table, rows: node.values.values.length };
   let rows = 0;
   for (const row of node.values.values) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
 import { createHiLoGenerator, HiLoConfigurationError, HiLoNotReadyError, memorySource } from 'hilo-core';
 import { HiLoKyselyNotReadyError, hiloKysely } from 'hilo-kysely';
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { loadedKyselyVersion } from './support/kysely-version.js';
 import { createShopTables, openShop, type Kind, type OpenShop } from './support/shop.js';
 
@@ -52,6 +52,26 @@ function suite(kind: Kind, db: { url: string }): void {
     const orders = await db.selectFrom('orders').select('id').where('customer_id', '=', filled).execute();
     expect(orders).toHaveLength(120);
     expect(new Set(orders.map((o) => Number(o.id))).size).toBe(120);
+  });
+
+  it('refuses an INSERT … SELECT that leaves the key out, naming the fix, and lets one that selects the key through', async () => {
+    const { db, hilo } = shop;
+    await hilo.warm();
+    const before = await db.selectFrom('customers').select('id').execute();
+    const keyless = db.insertInto('customers').columns(['name']).expression(db.selectFrom('customers').select('name').limit(1));
+    expect(() => keyless.compile()).toThrow(HiLoConfigurationError);
+    expect(() => keyless.compile()).toThrow(/INSERT … SELECT into "customers".*Add "id" to columns\(\) and to the select, or insert the rows with values\(\)/);
+    await expect(hilo.insert(keyless)).rejects.toThrow(HiLoConfigurationError);
+    expect(await db.selectFrom('customers').select('id').execute()).toEqual(before);
+
+    const key = (await hilo.nextId('customers')) as number;
+    await db
+      .insertInto('customers')
+      .columns(['id', 'name'])
+      .expression(db.selectNoFrom([sql<number>`${key}`.as('id'), sql<string>`${'selected'}`.as('name')]))
+      .execute();
+    const selected = await db.selectFrom('customers').select('id').where('name', '=', 'selected').execute();
+    expect(selected.map((row) => Number(row.id))).toEqual([key]);
   });
 
   it('leaves tables it does not know alone', async () => {
