@@ -139,12 +139,28 @@ describe('hilo on SQLite (table source)', () => {
     expect(run.stderr).not.toMatch(/create: true/);
   });
 
-  it('refuses --guard: SQLite has no key guard (exit 2, nothing created)', async () => {
-    const url = `sqlite:${join(dir, 'guard.db')}`;
-    expectUsageError(await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id']), /SQLite has no key guard/);
-    const status = await hilo(['status', '--url', url, '--json']);
-    expectSuccess(status);
-    expect(JSON.parse(status.stdout)).toEqual([]);
+  it('guards a SQLite key column with a trigger: a row without a key is refused, one with hilo\'s key stored', async () => {
+    const file = join(dir, 'guard.db');
+    const url = `sqlite:${file}`;
+    const Database = (await import('better-sqlite3')).default;
+    const db = new Database(file);
+    try {
+      db.exec('create table orders (id integer primary key, total integer not null)');
+      const init = await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id', '--json']);
+      expectSuccess(init);
+      expect(JSON.parse(init.stdout)).toEqual([{ segment: 'orders', source: 'table', guards: ['orders.id'] }]);
+      expect(() => db.exec('insert into orders (total) values (1)')).toThrow(/hilo: a row of segment 'orders' arrived without a key/);
+      const next = await hilo(['next', '--url', url, 'orders']);
+      expectSuccess(next);
+      const [key] = keysOf(next);
+      db.prepare('insert into orders (id, total) values (?, 2)').run(key);
+      expect(db.prepare('select id, total from orders').all()).toEqual([{ id: Number(key), total: 2 }]);
+      const sql = await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id', '--sql']);
+      expectSuccess(sql);
+      expect(sql.stdout).toMatch(/create trigger "orders_hilo_key" before insert on "orders" when new\."id" is null or new\."id" = -1 begin select raise\(abort, .*\); end;\n/);
+    } finally {
+      db.close();
+    }
   });
 
   it('runs in-process through main(argv, io)', async () => {

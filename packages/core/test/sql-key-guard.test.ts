@@ -24,12 +24,21 @@ describe('keyGuardSql', () => {
     expect(create).toMatch(/NEW\.`id` is null or NEW\.`id` = 0/);
   });
 
-  it('should refuse names that are not plain identifiers, and SQLite, before writing SQL', () => {
+  it('should write a drop and a create of a trigger per table on SQLite, refusing a schema', () => {
+    const [drop, create] = keyGuardSql('sqlite', [{ segment: "it's", table: 'orders' }]);
+    expect(drop).toBe('drop trigger if exists "orders_hilo_key"');
+    expect(create).toBe(
+      `create trigger "orders_hilo_key" before insert on "orders" when new."id" is null or new."id" = -1 begin select raise(abort, 'hilo: a row of segment ''it''s'' arrived without a key; assign it from hilo'); end`,
+    );
+    expect(() => keyGuardSql('sqlite', [{ segment: 'orders', table: 'orders', schema: 'main' }])).toThrow(/schema/);
+  });
+
+  it('should refuse names that are not plain identifiers, and unknown databases, before writing SQL', () => {
     expect(() => keyGuardSql('postgres', [{ segment: 'orders', table: 'orders"; drop table x; --' }])).toThrow(
       /Expected table name to match/,
     );
     expect(() => keyGuardSql('mysql', [{ segment: 'orders', table: 'orders', column: 'a b' }])).toThrow(/Expected column name/);
     expect(() => keyGuardSql('postgres', [{ segment: '', table: 'orders' }])).toThrow(/segment/);
-    expect(() => keyGuardSql('sqlite' as 'postgres', [])).toThrow(HiLoConfigurationError);
+    expect(() => keyGuardSql('oracle' as 'postgres', [])).toThrow(HiLoConfigurationError);
   });
 });

@@ -45,7 +45,7 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
 /**
  * `hilo init`: creates what each segment needs (its sequence, or the hi table and the segment's row) unless
  * it exists, then guards the `--guard` key columns (a raising default on PostgreSQL, a trigger on
- * MariaDB/MySQL) so that a row inserted without a key is rejected. Idempotent; an existing sequence whose
+ * MariaDB/MySQL and SQLite) so that a row inserted without a key is rejected. Idempotent; an existing sequence whose
  * INCREMENT BY differs from `--block-size` is reported (exit 2), never altered.
  */
 export async function runInit(segments: readonly string[], options: InitOptions, io: CliIo): Promise<void> {
@@ -55,7 +55,7 @@ export async function runInit(segments: readonly string[], options: InitOptions,
   try {
     target.checkSegments(segments);
     const guards = guardTargets(segments, options.guard ?? []);
-    // every guard name is checked, and SQLite refused, before anything is created
+    // every guard name is checked before anything is created
     const guardSql = guards.length === 0 ? [] : keyGuardSql(client.dialect, guards);
     if (options.sql) {
       const increment = options.blockSize ?? DEFAULT_BLOCK_SIZE;

@@ -2,8 +2,8 @@ import { HiLoConfigurationError } from '../errors.js';
 import { quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from './sql-client.js';
 
-/** The databases a key guard is written for. `mysql` covers MariaDB and MySQL; SQLite has none. */
-export type KeyGuardDialect = 'postgres' | 'mysql';
+/** The databases a key guard is written for. `mysql` covers MariaDB and MySQL. */
+export type KeyGuardDialect = 'postgres' | 'mysql' | 'sqlite';
 
 /** A key column that rows must never reach without a key from hilo. */
 export interface KeyGuardTarget {

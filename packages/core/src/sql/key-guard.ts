@@ -1,7 +1,7 @@
 import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js';
 import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
-import { DIALECTS } from '../dialects/index.js';
+import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
 import { toHiLoError } from './driver-errors.js';
 import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget } from './key-guard-target.js';
 import type { SqlClient, SqlDialect } from './sql-client.js';
@@ -10,31 +10,26 @@ export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from 
 export { MISSING_KEY_FUNCTION, missingKeyFunctionSql } from '../dialects/postgres/key-guard.js';
 export { keyGuardTriggerName, missingKeyTriggerSql } from '../dialects/mysql/key-guard.js';
 
-/** Each database's key guard, looked up by name; SQLite has none. */
-const KEY_GUARDS: Readonly<Record<SqlDialect, KeyGuardStatements | undefined>> = {
+/** Each database's key guard, looked up by name. */
+const KEY_GUARDS: Readonly<Record<SqlDialect, KeyGuardStatements>> = {
   postgres: postgresKeyGuard,
   mysql: mysqlKeyGuard,
-  sqlite: undefined,
+  sqlite: sqliteKeyGuard,
 };
 
 function guardOf(dialect: unknown): KeyGuardStatements {
-  const guard = typeof dialect === 'string' && Object.hasOwn(KEY_GUARDS, dialect) ? KEY_GUARDS[dialect as SqlDialect] : undefined;
-  if (guard !== undefined) return guard;
-  if (typeof dialect === 'string' && Object.hasOwn(DIALECTS, dialect)) {
-    throw new HiLoConfigurationError(
-      `${DIALECTS[dialect as SqlDialect].displayName} has no key guard: its column defaults cannot raise and hilo does not install triggers there. Guard keys on PostgreSQL or MariaDB/MySQL.`,
-    );
-  }
-  throw HiLoConfigurationError.invalidOption('dialect', '"postgres" or "mysql"', dialect);
+  if (typeof dialect === 'string' && Object.hasOwn(KEY_GUARDS, dialect)) return KEY_GUARDS[dialect as SqlDialect];
+  throw HiLoConfigurationError.invalidOption('dialect', '"postgres", "mysql" or "sqlite"', dialect);
 }
 
 /**
  * Every statement that guards `targets`: on PostgreSQL the {@link missingKeyFunctionSql function} (once per
  * schema) and `alter table … alter column … set default hilo_missing_key('segment')` per column; on
- * MariaDB/MySQL a {@link missingKeyTriggerSql trigger} per table. Idempotent. Checks every name and runs
+ * MariaDB/MySQL a {@link missingKeyTriggerSql trigger} per table; on SQLite a `BEFORE INSERT` trigger per table
+ * that aborts a row whose key is NULL (or -1, an `INTEGER PRIMARY KEY` not yet given a rowid). Idempotent. Checks every name and runs
  * nothing: for migrations. {@link ensureKeyGuard} runs them after checking that the columns exist.
  *
- * @throws HiLoConfigurationError when a name is not a plain SQL identifier, or for `sqlite` (no guard there)
+ * @throws HiLoConfigurationError when a name is not a plain SQL identifier (or, on SQLite, a schema is given)
  *
  * @example
  * ```ts
@@ -58,7 +53,7 @@ function where(target: CheckedTarget): string {
  * table and column exists (and, on PostgreSQL, is not an identity column). Idempotent: running it again
  * replaces the function, default or trigger with the same one.
  *
- * @throws HiLoConfigurationError when a name is not a plain SQL identifier or the database is SQLite
+ * @throws HiLoConfigurationError when a name is not a plain SQL identifier
  *   (nothing is contacted); HiLoSourceError when a table or column does not exist or is an identity column
  * @example
  * ```ts
