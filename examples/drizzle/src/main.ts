@@ -21,6 +21,8 @@ const people = [
 /** Opens Drizzle and hilo on `url`, creating the shop's tables. */
 export async function openShop(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // an idle connection the server closes (a restart, a failover) must not crash the app: the next query reconnects
+  pool.on('error', () => undefined);
   const counter = { count: 0 };
   const db = drizzle({ client: pool, logger: { logQuery: () => void counter.count++ } });
   for (const sql of DDL) await pool.query(sql);
@@ -34,8 +36,11 @@ export async function openShop(url: string) {
     tables,
     counter,
     async close() {
-      await hilo.close();
-      await pool.end();
+      try {
+        await hilo.close();
+      } finally {
+        await pool.end();
+      }
     },
   };
 }

@@ -38,6 +38,8 @@ const people = [
 /** Opens Kysely with hilo's plugin on `url`, creating the shop's tables. */
 export async function openShop(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // an idle connection the server closes (a restart, a failover) must not crash the app: the next query reconnects
+  pool.on('error', () => undefined);
   for (const sql of DDL) await pool.query(sql);
   // hilo's own connection: reservations commit there, never in the app's transactions
   const hilo = hiloKysely({ url, blockSize: 100, tables: { customers: true, orders: true, order_items: true } });
@@ -53,8 +55,11 @@ export async function openShop(url: string) {
     hilo,
     counter,
     async close() {
-      await hilo.close();
-      await db.destroy();
+      try {
+        await hilo.close();
+      } finally {
+        await db.destroy();
+      }
     },
   };
 }
