@@ -268,6 +268,7 @@ import { HiLoGeneratedColumn } from 'hilo-typeorm';
 export class Customer {
   @HiLoGeneratedColumn() id!: number;
   @Column() name!: string; // no explicit type: TypeORM reads it from emitDecoratorMetadata
+  @Column({ unique: true, nullable: true }) email?: string;
 }
 `,
       );
@@ -290,7 +291,14 @@ async function main(): Promise<void> {
     const keyAtCreate = ada.id;
     await customers.save(ada);
     const loaded = await customers.findOneByOrFail({ id: keyAtCreate });
-    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
+    // upsert() of entities from create(): a conflict updates the stored row and keeps its key
+    const first = customers.create({ name: 'Grace', email: 'grace@pack.example' });
+    await customers.upsert(first, ['email']);
+    const second = customers.create({ name: 'Grace H.', email: 'grace@pack.example' });
+    await customers.upsert(second, ['email']);
+    const stored = await customers.findOneByOrFail({ email: 'grace@pack.example' });
+    const upsertKeptKey = stored.name === 'Grace H.' && first.id === stored.id && second.id === stored.id;
+    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect, upsertKeptKey }));
   } finally {
     await dataSource.destroy();
   }
@@ -348,11 +356,12 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
       expect(result.stdout).toBe('');
     }, 120_000);
 
-    it('gets a key at create() on TypeORM 0.3 and saves the row (compiled CommonJS, plain node)', async () => {
+    it('gets a key at create() on TypeORM 0.3, saves the row, and upserts without moving a stored key (compiled CommonJS, plain node)', async () => {
       for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean };
+        const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean; upsertKeptKey: boolean };
         expect(typeof result.keyAtCreate).toBe('number');
         expect(result.saved).toBe('Ada');
+        expect(result.upsertKeptKey).toBe(true);
         // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
         expect(result.savesWithoutSelect).toBe(true);
       }
