@@ -41,6 +41,11 @@ export function checkTarget(target: KeyGuardTarget): CheckedTarget {
   };
 }
 
+/** What a guarded table's trigger is called on MariaDB/MySQL and SQLite: `<table>_hilo_key` (at most 59 characters). */
+export function keyGuardTriggerName(table: string): string {
+  return `${validateIdentifier('table', table).slice(0, 50)}_hilo_key`;
+}
+
 /** The table (and schema) quoted for `dialect`. */
 export function qualifiedTable(dialect: SqlDialect, name: string, schema: string | undefined): string {
   const quoted = quoteIdentifier(dialect, name);

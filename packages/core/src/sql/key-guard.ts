@@ -8,7 +8,8 @@ import type { SqlClient, SqlDialect } from './sql-client.js';
 
 export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from './key-guard-target.js';
 export { MISSING_KEY_FUNCTION, missingKeyFunctionSql } from '../dialects/postgres/key-guard.js';
-export { keyGuardTriggerName, missingKeyTriggerSql } from '../dialects/mysql/key-guard.js';
+export { missingKeyTriggerSql } from '../dialects/mysql/key-guard.js';
+export { keyGuardTriggerName } from './key-guard-target.js';
 
 /** Each database's key guard, looked up by name. */
 const KEY_GUARDS: Readonly<Record<SqlDialect, KeyGuardStatements>> = {

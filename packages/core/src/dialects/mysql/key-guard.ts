@@ -1,6 +1,6 @@
 import { HiLoSourceError } from '../../errors.js';
-import { quoteIdentifier, validateIdentifier } from '../../identifiers.js';
-import { checkTarget, qualifiedTable, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
+import { quoteIdentifier } from '../../identifiers.js';
+import { checkTarget, keyGuardTriggerName, qualifiedTable, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
 
@@ -8,11 +8,6 @@ import { mysqlDialect } from './dialect.js';
 const DDL_LOCK_NAME = 'hilo:ddl';
 /** Seconds an installer waits for another one to finish. */
 const DDL_LOCK_WAIT_SECONDS = 60;
-
-/** What a guarded table's trigger is called on MariaDB/MySQL: `<table>_hilo_key` (at most 59 characters). */
-export function keyGuardTriggerName(table: string): string {
-  return `${validateIdentifier('table', table).slice(0, 50)}_hilo_key`;
-}
 
 /**
  * MariaDB/MySQL: a `BEFORE INSERT` trigger named {@link keyGuardTriggerName} that rejects (SQLSTATE 45000)

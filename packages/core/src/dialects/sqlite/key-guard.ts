@@ -1,7 +1,6 @@
 import { HiLoConfigurationError } from '../../errors.js';
 import { quoteIdentifier } from '../../identifiers.js';
-import { checkTarget, type CheckedTarget, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
-import { keyGuardTriggerName } from '../mysql/key-guard.js';
+import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import { sqliteDialect } from './dialect.js';
 
 /**
