@@ -3,6 +3,14 @@ import { HiLoConfigurationError } from 'hilo-core';
 import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
 import { keyTransformer } from './key-transformer.js';
 
+/** The TypeORM column options of a key column, for the decorator and for entity schemas alike. */
+const keyColumnOptions = (resolved: ResolvedColumnOptions, transformer: ValueTransformer) => ({
+  type: resolved.type,
+  transformer,
+  ...(resolved.name === undefined ? {} : { name: resolved.name }),
+  ...(resolved.comment === undefined ? {} : { comment: resolved.comment }),
+});
+
 // Declared hi/lo columns by declaring class; read when a DataSource is wired (inheritance walks the chain).
 const declared = new WeakMap<object, Map<string, ResolvedColumnOptions>>();
 
@@ -33,12 +41,7 @@ export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecora
         `@HiLoGeneratedColumn() goes on a named instance property of an entity class, got ${String(propertyKey)}.`,
       );
     }
-    PrimaryColumn({
-      type: resolved.type,
-      transformer: keyTransformer(resolved.keyType),
-      ...(resolved.name === undefined ? {} : { name: resolved.name }),
-      ...(resolved.comment === undefined ? {} : { comment: resolved.comment }),
-    })(target, propertyKey);
+    PrimaryColumn(keyColumnOptions(resolved, keyTransformer(resolved.keyType)))(target, propertyKey);
     let columns = declared.get(owner);
     if (!columns) declared.set(owner, (columns = new Map()));
     columns.set(propertyKey, resolved);
@@ -78,13 +81,7 @@ export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptio
   const resolved = resolveColumnOptions(options, 'hiloColumn()');
   const base = keyTransformer(resolved.keyType);
   const transformer: MarkedTransformer = { to: (value) => base.to(value), from: (value) => base.from(value), [SCHEMA_OPTIONS]: resolved };
-  return {
-    type: resolved.type,
-    primary: true,
-    transformer,
-    ...(resolved.name === undefined ? {} : { name: resolved.name }),
-    ...(resolved.comment === undefined ? {} : { comment: resolved.comment }),
-  };
+  return { ...keyColumnOptions(resolved, transformer), primary: true };
 }
 
 /** The hi/lo options of a column declared with {@link hiloColumn}, found on its transformer. */

@@ -87,11 +87,8 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
   if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
     throw HiLoConfigurationError.invalidOption('source', '"sequence", "table" or a function (client) => HiSource', source);
   }
-  if (options.warm !== undefined && typeof options.warm !== 'boolean') {
-    throw HiLoConfigurationError.invalidOption('warm', 'true or false', options.warm);
-  }
-  if (options.saveWithoutSelect !== undefined && typeof options.saveWithoutSelect !== 'boolean') {
-    throw HiLoConfigurationError.invalidOption('saveWithoutSelect', 'true or false', options.saveWithoutSelect);
+  for (const name of ['warm', 'saveWithoutSelect'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') throw HiLoConfigurationError.invalidOption(name, 'true or false', options[name]);
   }
 }
 
@@ -450,7 +447,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see typeorm-internals.ts).
   await indexCascadeLookup();
   // TypeORM's id map of an entity with a key is a deep merge; build the one-column case directly (same result).
-  await directIdMaps();
+  await directIdMaps(dataSource);
   const installation = new HiLoTypeOrm(dataSource, owned, columns, shortcut);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);

@@ -34,10 +34,7 @@ interface BetterSqliteDriverLike {
  */
 const localConnections = new Set<BetterSqliteDatabase>();
 
-function localTransactionOpen(): boolean {
-  for (const connection of localConnections) if (connection.open && connection.inTransaction) return true;
-  return false;
-}
+const localTransactionOpen = (): boolean => [...localConnections].some((connection) => connection.open && connection.inTransaction);
 
 /** Where a better-sqlite3 DataSource's reservations run. */
 export type SqliteReservations =
@@ -45,9 +42,7 @@ export type SqliteReservations =
   | { readonly kind: 'memory' };
 
 /** Whether `dataSource` is a TypeORM `better-sqlite3` DataSource. */
-export function isBetterSqlite(dataSource: DataSource): boolean {
-  return dataSource.options.type === 'better-sqlite3';
-}
+export const isBetterSqlite = (dataSource: DataSource): boolean => dataSource.options.type === 'better-sqlite3';
 
 /**
  * Reservations for a `better-sqlite3` DataSource.

@@ -1,15 +1,15 @@
 /**
- * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Three methods are wrapped, all on
+ * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Two methods are wrapped on
  * prototypes shared by every DataSource of the process, so each wrapper first asks whether the save belongs
  * to a DataSource hilo is installed on ({@link enableInternals}); any other DataSource runs TypeORM's own
- * method, untouched. Nothing is replaced unless the loaded TypeORM is a release this file knows
+ * method, untouched. The third is replaced on the installed DataSource's own metadata objects only. Nothing is replaced unless the loaded TypeORM is a release this file knows
  * ({@link internalsRefusal}); each wrapper also checks the shape of what it wraps first and, where it differs,
  * leaves TypeORM's method in place and says why.
  *
  * 1. `CascadesSubjectBuilder.findByPersistEntityLike`: an indexed lookup with the same answers (below).
  * 2. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
- * 3. `EntityMetadata.getEntityIdMap` (a public method, wrapped the same way): the id map of an entity with one
- *    plain key column, built directly instead of through TypeORM's deep merge, with the same result.
+ * 3. `EntityMetadata.getEntityIdMap` (a public method, replaced on the DataSource's metadata objects): the id
+ *    map of an entity with one plain key column, built directly instead of through TypeORM's deep merge.
  *
  * And one use of how TypeORM builds a query, not of a private class: `upsert()` builds its INSERT through the
  * manager's query builder, whose public `orUpdate()` hilo adjusts for that one call ({@link upsertKeepingKey}).
@@ -29,6 +29,7 @@ export function enableInternals(dataSource: DataSource): void {
 /** After hilo is closed on `dataSource`, its saves run TypeORM's own methods again. */
 export function disableInternals(dataSource: DataSource): void {
   scope.delete(dataSource);
+  removeDirectIdMaps(dataSource.entityMetadatas);
 }
 
 /**
@@ -100,10 +101,12 @@ export async function loadedTypeOrmVersion(): Promise<string | undefined> {
 
 let versionRefusal: Promise<string | undefined> | undefined;
 
+/** Why hilo leaves the loaded TypeORM's internals alone ({@link internalsRefusal}), read once per process. */
+const releaseRefusal = (): Promise<string | undefined> => (versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal));
+
 /** Loads one of TypeORM's modules and replaces a method of `className` with `patch`; resolves the reason when it cannot. */
 async function patchModule(load: () => Promise<unknown>, path: string, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
-  versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal);
-  const refused = await versionRefusal;
+  const refused = await releaseRefusal();
   if (refused !== undefined) return refused;
   let module: unknown;
   try {
@@ -412,6 +415,10 @@ export function freshEntityShortcut(): Promise<boolean> {
  * or string, that merge copies exactly one property: `{ [property]: key }`, which is built here directly. A
  * missing key (`undefined`) gives `undefined` in every TypeORM of the peer range; anything else (null, a
  * Date, a Buffer, composite, embedded or relation keys) goes to TypeORM's own method.
+ *
+ * The direct method is an own property of each EntityMetadata of a DataSource hilo is installed on (TypeORM
+ * calls `metadata.getEntityIdMap(entity)`), so other DataSources of the process keep TypeORM's method with
+ * no check in front of it, and closing hilo deletes the property.
  */
 
 interface IdMapColumn {
@@ -420,37 +427,51 @@ interface IdMapColumn {
   relationMetadata?: unknown;
 }
 
-type GetEntityIdMap = (this: { primaryColumns?: unknown }, entity: unknown) => Record<string, unknown> | undefined;
+type GetEntityIdMap = (this: unknown, entity: unknown) => Record<string, unknown> | undefined;
+
+/** The direct id-map methods installed, per metadata: removed again only where they are still in place. */
+const directMaps = new WeakMap<object, GetEntityIdMap>();
 
 /**
- * Replaces `getEntityIdMap` on TypeORM's `EntityMetadata.prototype` by one that builds plain single-key maps
- * directly for DataSources hilo is installed on.
- * @returns `undefined` when it is in place, else why it is not (TypeORM then keeps its own method)
+ * Gives each metadata with one plain primary column a direct `getEntityIdMap` of its own.
+ * @returns `undefined` when they are in place, else why not (every metadata then keeps TypeORM's method)
  */
-export function patchIdMap(prototype: unknown): string | undefined {
-  return replaceMethod<GetEntityIdMap>(prototype, 'EntityMetadata', 'getEntityIdMap(entity)', (general) => function direct(entity) {
-    const columns = this.primaryColumns;
-    if (!Array.isArray(columns) || columns.length !== 1 || typeof entity !== 'object' || entity === null) return general.call(this, entity);
-    const column = columns[0] as IdMapColumn;
-    const owner = dataSourceOf(this);
-    if (column.embeddedMetadata || column.relationMetadata || column.propertyName === '__proto__' || owner === undefined || !scope.has(owner)) {
+export function installDirectIdMaps(metadatas: readonly EntityMetadata[]): string | undefined {
+  const planned: Array<[EntityMetadata, GetEntityIdMap]> = [];
+  for (const metadata of metadatas) {
+    const general = (Object.getPrototypeOf(metadata) as { getEntityIdMap?: GetEntityIdMap } | null)?.getEntityIdMap;
+    if (typeof general !== 'function' || general.length !== 1) return "TypeORM's EntityMetadata has no getEntityIdMap(entity) method";
+    const columns: unknown = metadata.primaryColumns;
+    if (!Array.isArray(columns) || columns.length !== 1) continue;
+    const { propertyName: property, embeddedMetadata, relationMetadata } = columns[0] as IdMapColumn;
+    if (embeddedMetadata || relationMetadata || property === '__proto__' || Object.hasOwn(metadata, 'getEntityIdMap')) continue;
+    planned.push([metadata, function direct(entity) {
+      const key: unknown = typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>)[property] : null;
+      if (key === undefined) return undefined;
+      if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string') return { [property]: key };
       return general.call(this, entity);
-    }
-    const key: unknown = (entity as Record<string, unknown>)[column.propertyName];
-    if (key === undefined) return undefined;
-    if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string') return { [column.propertyName]: key };
-    return general.call(this, entity);
-  });
+    }]);
+  }
+  for (const [metadata, direct] of planned) {
+    Object.defineProperty(metadata, 'getEntityIdMap', { value: direct, writable: true, configurable: true });
+    directMaps.set(metadata, direct);
+  }
+  return undefined;
 }
 
-let idMaps: Promise<boolean> | undefined;
+/** Gives the metadatas TypeORM's own `getEntityIdMap` back. */
+export function removeDirectIdMaps(metadatas: readonly EntityMetadata[]): void {
+  for (const metadata of metadatas) {
+    const own = metadata as unknown as { getEntityIdMap?: unknown };
+    if (Object.hasOwn(own, 'getEntityIdMap') && own.getEntityIdMap === directMaps.get(metadata)) delete own.getEntityIdMap;
+    directMaps.delete(metadata);
+  }
+}
 
-/** Installs the direct id maps once per process; resolves whether they are in place. */
-export function directIdMaps(): Promise<boolean> {
-  idMaps ??= patchModule(() => import('typeorm/metadata/EntityMetadata.js'), 'metadata/EntityMetadata', 'EntityMetadata', patchIdMap).then(
-    (reason) => reason === undefined,
-  );
-  return idMaps;
+/** Installs the direct id maps on `dataSource`'s metadatas when the loaded TypeORM is a release this file knows; resolves whether they are in place. */
+export async function directIdMaps(dataSource: DataSource): Promise<boolean> {
+  if ((await releaseRefusal()) !== undefined) return false;
+  return installDirectIdMaps(dataSource.entityMetadatas) === undefined;
 }
 
 /** What {@link upsertKeepingKey} needs of an InsertQueryBuilder: the two public methods it adjusts. */

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import { Column, DataSource, Entity, JoinColumn, OneToOne, PrimaryColumn, type EntityMetadata } from 'typeorm';
 import { EntityMetadata as EntityMetadataClass } from 'typeorm/metadata/EntityMetadata.js';
-import { enableInternals, patchIdMap } from '../src/typeorm-internals.js';
+import { installDirectIdMaps, removeDirectIdMaps } from '../src/typeorm-internals.js';
 
 // The direct id map must give exactly TypeORM's answer. TypeORM's own method is kept here before the patch,
 // and both are asked about real entities of real metadata: plain keys of every type, and every shape the
@@ -45,6 +45,7 @@ class Owned {
 type GetIdMap = (this: EntityMetadata, entity: unknown) => unknown;
 const prototype = EntityMetadataClass.prototype as unknown as { getEntityIdMap: GetIdMap };
 const general = prototype.getEntityIdMap;
+const idMap = (metadata: EntityMetadata, entity: unknown) => (metadata as unknown as { getEntityIdMap: GetIdMap }).getEntityIdMap(entity);
 const entities = [Numbered, Lettered, Paired, Embedding, Owned];
 const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
 const outside = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
@@ -52,9 +53,10 @@ const outside = new DataSource({ type: 'better-sqlite3', database: ':memory:', e
 beforeAll(async () => {
   await dataSource.initialize();
   await outside.initialize();
-  enableInternals(dataSource); // as installHiLo() does: the direct path serves this DataSource only
-  expect(patchIdMap(EntityMetadataClass.prototype)).toBeUndefined();
-  expect(prototype.getEntityIdMap).not.toBe(general);
+  // as installHiLo() does: the direct path serves this DataSource's metadata objects only
+  expect(installDirectIdMaps(dataSource.entityMetadatas)).toBeUndefined();
+  expect(prototype.getEntityIdMap).toBe(general);
+  expect(Object.hasOwn(dataSource.getMetadata(Numbered), 'getEntityIdMap')).toBe(true);
 });
 afterAll(async () => {
   await dataSource.destroy();
@@ -90,18 +92,19 @@ describe('direct id maps', () => {
       fc.property(fc.constantFrom(...entities), valueArb, valueArb, fc.boolean(), (target, value, other, missing) => {
         const metadata = dataSource.getMetadata(target);
         const entity = build(target, value, other, missing);
-        expect(prototype.getEntityIdMap.call(metadata, entity)).toStrictEqual(general.call(metadata, entity));
+        expect(idMap(metadata, entity)).toStrictEqual(general.call(metadata, entity));
       }),
       { numRuns: 2000 },
     );
     for (const empty of [undefined, null, 0, '', 5, 'x']) {
       const metadata = dataSource.getMetadata(Numbered);
-      expect(prototype.getEntityIdMap.call(metadata, empty)).toStrictEqual(general.call(metadata, empty));
+      expect(idMap(metadata, empty)).toStrictEqual(general.call(metadata, empty));
     }
   });
 
-  it('leaves a DataSource without hilo to TypeORM’s own method', () => {
+  it('leaves a DataSource without hilo to TypeORM’s own method, with nothing in front of it', () => {
     const metadata = outside.getMetadata(Numbered);
+    expect(outside.entityMetadatas.some((m) => Object.hasOwn(m, 'getEntityIdMap'))).toBe(false);
     let reads = 0;
     const entity = Object.defineProperty(new Numbered(), 'id', {
       get: () => {
@@ -110,15 +113,31 @@ describe('direct id maps', () => {
       },
     });
     // TypeORM reads the key more than once; the direct path reads it once
-    expect(prototype.getEntityIdMap.call(metadata, entity)).toStrictEqual({ id: 5 });
+    expect(idMap(metadata, entity)).toStrictEqual({ id: 5 });
     expect(reads).toBeGreaterThan(1);
     reads = 0;
-    expect(prototype.getEntityIdMap.call(dataSource.getMetadata(Numbered), entity)).toStrictEqual({ id: 5 });
+    expect(idMap(dataSource.getMetadata(Numbered), entity)).toStrictEqual({ id: 5 });
     expect(reads).toBe(1);
   });
 
-  it('refuses to patch a prototype of another shape, so TypeORM keeps its own method', () => {
-    expect(patchIdMap(undefined)).toMatch(/no EntityMetadata class/);
-    expect(patchIdMap({ getEntityIdMap: () => undefined })).toMatch(/no getEntityIdMap\(entity\)/);
+  it('gives composite, embedded and relation keys no method of their own', () => {
+    for (const target of [Paired, Embedding, Owned]) expect(Object.hasOwn(dataSource.getMetadata(target), 'getEntityIdMap')).toBe(false);
+  });
+
+  it('is removed again, and TypeORM answers', async () => {
+    const other = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
+    await other.initialize();
+    try {
+      expect(installDirectIdMaps(other.entityMetadatas)).toBeUndefined();
+      removeDirectIdMaps(other.entityMetadatas);
+      expect(other.entityMetadatas.some((m) => Object.hasOwn(m, 'getEntityIdMap'))).toBe(false);
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('refuses metadata of another shape, so TypeORM keeps its own method', () => {
+    const odd = Object.create({ getEntityIdMap: () => undefined }) as EntityMetadata;
+    expect(installDirectIdMaps([dataSource.getMetadata(Lettered), odd])).toMatch(/no getEntityIdMap\(entity\)/);
   });
 });
