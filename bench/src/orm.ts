@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPostgresDatabase } from '@hilo/testing';
+import type { StockSides } from '@hilo/testing/bench';
 import { roundTripMs, startLatencyProxy } from './latency.js';
 import type { Result } from './measure.js';
 
@@ -29,6 +30,36 @@ interface GraphBench {
   hiloStatements: number;
   identityStatements: number;
   uuidv7Statements: number;
+  /** TypeORM: the identity and UUIDv7 graphs on a DataSource without hilo (see examples/typeorm/src/bench.ts). */
+  stock?: StockSides;
+}
+
+/**
+ * Figures for an ORM whose benchmark also ran its identity and UUIDv7 graphs without hilo (TypeORM: hilo
+ * indexes TypeORM's cascade lookups for the whole DataSource, so the sides above run faster than TypeORM as
+ * it ships): `<prefix>.graph_vs_stock_identity<suffix>` and `<prefix>.graph_vs_stock_uuidv7<suffix>`, each that time ÷ hilo's.
+ * They have no target: they say what an application gains over what it runs today.
+ */
+function stockFigures(prefix: string, suffix: string, r: GraphBench, size: string): Result[] {
+  if (!r.stock) return [];
+  const s = r.stock;
+  const rounds = (n: number) => (n === 1 ? 'one round' : `median of ${n} rounds`);
+  return [
+    {
+      name: `${prefix}.graph_vs_stock_identity${suffix}`,
+      value: r.hiloMs,
+      unit: 'ms',
+      ratio: s.identityMs / r.hiloMs,
+      note: `${size}; identity keys on a DataSource without hilo (TypeORM as it ships) ${Math.round(s.identityMs)} ms, ${rounds(s.identityRounds)}; ${r.hiloStatements} vs ${s.identityStatements} statements; no target`,
+    },
+    {
+      name: `${prefix}.graph_vs_stock_uuidv7${suffix}`,
+      value: r.hiloMs,
+      unit: 'ms',
+      ratio: s.uuidv7Ms / r.hiloMs,
+      note: `${size}; UUIDv7 keys on a DataSource without hilo ${Math.round(s.uuidv7Ms)} ms, ${rounds(s.uuidv7Rounds)} (TypeORM's cascade lookup is quadratic once keys are set before save()); ${r.hiloStatements} vs ${s.uuidv7Statements} statements; no target`,
+    },
+  ];
 }
 
 /** The ratio of the UUIDv7-keyed graph's time to hilo's each ORM should reach (issue #18). */
@@ -88,6 +119,7 @@ export async function ormBenchmarks(): Promise<Result[]> {
           `the same graph keyed by UUIDv7 (uuid columns, keys from the uuid package) ${Math.round(r.uuidv7Ms)} ms; ` +
           `${r.hiloStatements} vs ${r.uuidv7Statements} statements; target ≥ ${UUIDV7_TARGET.toFixed(1)}${versusUuid < UUIDV7_TARGET ? ' (missed)' : ''}`,
       });
+      out.push(...stockFigures(`orm.${name}`, '', r, '1,000 orders × 10 items'));
     } finally {
       await db.drop();
     }
@@ -132,6 +164,7 @@ export async function latencyBenchmarks(): Promise<Result[]> {
               `200 orders × 10 items through a proxy: round trip ${rtt.toFixed(2)} ms (${direct.toFixed(2)} ms direct); identity path ${Math.round(r.identityMs)} ms; ` +
               `${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target}${ratio < target ? ' (missed)' : ''}`,
           });
+          out.push(...stockFigures(`latency.${name}`, '.rtt1ms', r, '200 orders × 10 items through the proxy'));
         } finally {
           await graphDb.drop();
         }

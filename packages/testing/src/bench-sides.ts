@@ -25,6 +25,36 @@ export interface GraphBenchResult {
   hiloStatements: number;
   identityStatements: number;
   uuidv7Statements: number;
+  /** The identity and UUIDv7 graphs again on a connection without hilo, where hilo changes the ORM for the whole connection (TypeORM). */
+  stock?: StockSides;
+}
+
+/**
+ * The same graphs stored by the ORM as it ships, on a DataSource hilo is not installed on: what an application
+ * runs today without hilo. Medians of the rounds given.
+ */
+export interface StockSides {
+  identityMs: number;
+  uuidv7Ms: number;
+  identityStatements: number;
+  uuidv7Statements: number;
+  identityRounds: number;
+  uuidv7Rounds: number;
+}
+
+/**
+ * Times `rounds` runs of `store(orders)` after no warm-up (the other sides warmed the ORM's code up) and
+ * returns the median time and statement count.
+ */
+export async function timeSide(rounds: number, orders: number, store: (orders: number) => Promise<unknown>, statements: () => number): Promise<SideRun> {
+  const runs: SideRun[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const before = statements();
+    const start = performance.now();
+    await store(orders);
+    runs.push({ ms: performance.now() - start, statements: statements() - before });
+  }
+  return { ms: median(runs.map((x) => x.ms)), statements: median(runs.map((x) => x.statements)) };
 }
 
 /** The sides every graph benchmark compares, in the order of the first round. */
