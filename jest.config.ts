@@ -184,11 +184,38 @@ const mikroOrmOldest = () => {
   return {
     ...project,
     displayName: `mikro-orm ${MIKRO_ORM_OLDEST}`,
-    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_OLDEST },
+    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_OLDEST, HILO_MIKRO_ORM_COMPAT: 'mikro-orm-compat' },
     testMatch: ['<rootDir>/packages/mikro-orm-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
     moduleNameMapper: {
       '^@mikro-orm/(core|postgresql|sqlite|mariadb)$': `${dir}/$1/index.js`,
       '^@mikro-orm/decorators/(es|legacy)$': `${dir}/decorators/$1/index.js`,
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
+/**
+ * MikroORM 7.2.2, the newest release of hilo-mikro-orm's peer range, was published for `@mikro-orm/core`, `sql`
+ * and `sqlite` only: the PostgreSQL and MariaDB drivers and `@mikro-orm/decorators` stop at 7.2.1 and require
+ * core 7.2.1 exactly, so the workspace runs 7.2.1, and a SQLite app is the one that can run 7.2.2. This project
+ * reruns hilo-mikro-orm's SQLite suites (and the check of the internals it relies on) with core and the SQLite
+ * driver mapped to 7.2.2, installed in packages/mikro-orm-sqlite-compat.
+ */
+const MIKRO_ORM_SQLITE_NEWEST = '7.2.2';
+const mikroOrmSqliteNewest = () => {
+  const dir = '<rootDir>/packages/mikro-orm-sqlite-compat/node_modules/@mikro-orm';
+  return {
+    ...project,
+    displayName: `mikro-orm ${MIKRO_ORM_SQLITE_NEWEST} (SQLite)`,
+    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_SQLITE_NEWEST, HILO_MIKRO_ORM_COMPAT: 'mikro-orm-sqlite-compat' },
+    testMatch: [
+      '<rootDir>/packages/mikro-orm-sqlite-compat/test/**/*.test.ts',
+      '<rootDir>/packages/mikro-orm/test/sqlite.test.ts',
+      '<rootDir>/packages/mikro-orm/test/conformance.sqlite.test.ts',
+      '<rootDir>/packages/mikro-orm/test/internals.test.ts',
+    ],
+    moduleNameMapper: {
+      '^@mikro-orm/(core|sqlite)$': `${dir}/$1/index.js`,
       ...project.moduleNameMapper,
     },
   };
@@ -207,7 +234,7 @@ const mikroOrm6 = () => {
   return {
     ...project,
     displayName: `mikro-orm ${MIKRO_ORM_6}`,
-    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_6 },
+    globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_6, HILO_MIKRO_ORM_COMPAT: 'mikro-orm-6-compat' },
     testMatch: ['<rootDir>/packages/mikro-orm-6-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
     // `hilo-mikro-orm/legacy` and `/es` build on `@mikro-orm/decorators`, which MikroORM 6 does not have:
     // packages/mikro-orm-6-compat/test runs the same suites with 6's own decorators instead
@@ -225,7 +252,7 @@ const config: Config = {
     {
       ...project,
       displayName: 'hilo',
-      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/mikro-orm-6-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
+      testPathIgnorePatterns: [...project.testPathIgnorePatterns, '/packages/typeorm-compat/', '/packages/drizzle-compat/', '/packages/mikro-orm-compat/', '/packages/mikro-orm-sqlite-compat/', '/packages/mikro-orm-6-compat/', '/packages/kysely-compat/', '/packages/prisma-compat/', '/packages/core-compat/'],
     },
     typeormRelease('0.3.0'),
     typeormRelease('0.3.31'),
@@ -234,6 +261,7 @@ const config: Config = {
     drizzle('1.0.0-beta.24'),
     drizzle('1.0.0-rc.5'),
     mikroOrmOldest(),
+    mikroOrmSqliteNewest(),
     mikroOrm6(),
     kyselyOldest(),
     prismaOldest(),

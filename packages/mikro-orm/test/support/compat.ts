@@ -8,16 +8,15 @@ import { Customer, defineEntities } from '../fixtures/define-entities.js';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The MikroORM release a packages/mikro-orm-compat or mikro-orm-6-compat Jest project maps `@mikro-orm/*` to (jest.config.ts names it
- * in this global), or `undefined` in the workspace's own project.
+ * The MikroORM release a compat Jest project (packages/mikro-orm-compat, mikro-orm-sqlite-compat or
+ * mikro-orm-6-compat) maps `@mikro-orm/*` to, and that folder's name (jest.config.ts sets both globals), or
+ * `undefined` in the workspace's own project.
  */
 export const compatVersion = (globalThis as { HILO_MIKRO_ORM_VERSION?: string }).HILO_MIKRO_ORM_VERSION;
+const compatFolder = (globalThis as { HILO_MIKRO_ORM_COMPAT?: string }).HILO_MIKRO_ORM_COMPAT;
 
 /** The tsconfig a worker process runs under: under a compat project, one that maps `@mikro-orm/*` to the same release. */
-export const workerTsconfig =
-  compatVersion === undefined
-    ? join(here, 'tsconfig.worker.json')
-    : join(here, '..', '..', '..', compatVersion.startsWith('6.') ? 'mikro-orm-6-compat' : 'mikro-orm-compat', 'child', 'tsconfig.json');
+export const workerTsconfig = compatFolder === undefined ? join(here, 'tsconfig.worker.json') : join(here, '..', '..', '..', compatFolder, 'child', 'tsconfig.json');
 
 /** Environment variable telling a worker which MikroORM it must have loaded. */
 const EXPECTED_VERSION_VARIABLE = 'HILO_MIKRO_ORM_EXPECTED';
