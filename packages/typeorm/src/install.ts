@@ -22,7 +22,7 @@ import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerat
 import { dataSourceClient } from './driver-client.js';
 import { keyTransformer } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexCascadeLookup, markFresh, upsertKeepingKey } from './typeorm-internals.js';
+import { dataSourceOf, directIdMaps, disableInternals, enableInternals, forgetFresh, freshEntityShortcut, indexSubjectLookups, markFresh, upsertKeepingKey } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
@@ -444,8 +444,9 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw error;
   }
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
-  // Keys set before save() make TypeORM's cascade lookup quadratic; index it (same answers, see typeorm-internals.ts).
-  await indexCascadeLookup();
+  // Keys set before save() make TypeORM's cascade lookup quadratic, and its one-to-many matching is quadratic
+  // for any save: index both (same answers, see typeorm-internals.ts).
+  await indexSubjectLookups();
   // TypeORM's id map of an entity with a key is a deep merge; build the one-column case directly (same result).
   await directIdMaps(dataSource);
   const installation = new HiLoTypeOrm(dataSource, owned, columns, shortcut);

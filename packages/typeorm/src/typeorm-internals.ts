@@ -1,14 +1,15 @@
 /**
- * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Two methods are wrapped on
+ * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Three methods are wrapped on
  * prototypes shared by every DataSource of the process, so each wrapper first asks whether the save belongs
  * to a DataSource hilo is installed on ({@link enableInternals}); any other DataSource runs TypeORM's own
- * method, untouched. The third is replaced on the installed DataSource's own metadata objects only. Nothing is replaced unless the loaded TypeORM is a release this file knows
+ * method, untouched. The fourth is replaced on the installed DataSource's own metadata objects only. Nothing is replaced unless the loaded TypeORM is a release this file knows
  * ({@link internalsRefusal}); each wrapper also checks the shape of what it wraps first and, where it differs,
  * leaves TypeORM's method in place and says why.
  *
  * 1. `CascadesSubjectBuilder.findByPersistEntityLike`: an indexed lookup with the same answers (below).
- * 2. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
- * 3. `EntityMetadata.getEntityIdMap` (a public method, replaced on the DataSource's metadata objects): the id
+ * 2. `OneToManySubjectBuilder.buildForSubjectRelation`: the same index narrows its subject lookups.
+ * 3. `SubjectDatabaseEntityLoader.load`: `save()` of an entity whose key hilo assigned skips the SELECT by key.
+ * 4. `EntityMetadata.getEntityIdMap` (a public method, replaced on the DataSource's metadata objects): the id
  *    map of an entity with one plain key column, built directly instead of through TypeORM's deep merge.
  *
  * And one use of how TypeORM builds a query, not of a private class: `upsert()` builds its INSERT through the
@@ -105,15 +106,11 @@ let versionRefusal: Promise<string | undefined> | undefined;
 const releaseRefusal = (): Promise<string | undefined> => (versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal));
 
 /** Loads one of TypeORM's modules and replaces a method of `className` with `patch`; resolves the reason when it cannot. */
-async function patchModule(load: () => Promise<unknown>, path: string, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
+async function patchModule(load: () => Promise<unknown>, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
   const refused = await releaseRefusal();
   if (refused !== undefined) return refused;
-  let module: unknown;
-  try {
-    module = await load();
-  } catch {
-    return `TypeORM's module ${path} cannot be loaded`;
-  }
+  const module = await load().catch(() => undefined);
+  if (module === undefined) return `TypeORM's ${className} module cannot be loaded`;
   return patch((module as Record<string, { prototype?: unknown } | undefined>)[className]?.prototype);
 }
 
@@ -145,11 +142,7 @@ interface CascadeMetadata {
   getEntityIdMap(entity: object | undefined): Record<string, unknown> | undefined;
 }
 
-interface Builder {
-  allSubjects: unknown;
-}
-
-type Find = (this: Builder, entityTarget: unknown, entity: object) => CascadeSubject | undefined;
+type Find = (this: { allSubjects: unknown }, entityTarget: unknown, entity: object) => CascadeSubject | undefined;
 
 interface TargetIndex {
   metadata: CascadeMetadata;
@@ -188,16 +181,16 @@ function isSubject(value: unknown): value is CascadeSubject {
   return typeof metadata === 'object' && metadata !== null && typeof metadata.getEntityIdMap === 'function';
 }
 
+/** Per list of subjects (one per `save()`: the cascade and one-to-many builders share it), its index. */
 const indexes = new WeakMap<object, Index>();
 
-/** Brings the builder's index up to date with subjects appended since the last lookup. */
-function indexOf(builder: Builder): Index | undefined {
-  const subjects = builder.allSubjects;
+/** Brings the index of a list of subjects up to date with subjects appended since the last lookup. */
+function indexOf(subjects: unknown): Index | undefined {
   if (!Array.isArray(subjects)) return undefined;
-  let index = indexes.get(builder);
-  if (!index || index.subjects !== subjects || index.scanned > subjects.length) {
+  let index = indexes.get(subjects);
+  if (!index || index.scanned > subjects.length) {
     index = { subjects: subjects as CascadeSubject[], scanned: 0, byEntity: new Map(), byTarget: new Map() };
-    indexes.set(builder, index);
+    indexes.set(subjects, index);
   }
   for (; index.scanned < subjects.length; index.scanned++) {
     const position = index.scanned;
@@ -241,7 +234,7 @@ export function patchCascadeLookup(prototype: unknown): string | undefined {
     const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
     const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
     if (owner === undefined || !scope.has(owner)) return scan.call(this, entityTarget, entity);
-    const index = indexOf(this);
+    const index = indexOf(this.allSubjects);
     if (!index) return scan.call(this, entityTarget, entity);
     const byKey = index.byTarget.get(entityTarget);
     if (byKey?.irregular) return scan.call(this, entityTarget, entity);
@@ -263,20 +256,58 @@ export function patchCascadeLookup(prototype: unknown): string | undefined {
   });
 }
 
-let installed: Promise<boolean> | undefined;
+// ——— 2. One-to-many matching by index ———
 
-/** Installs the indexed cascade lookup once per process; resolves whether it is in place. */
-export function indexCascadeLookup(): Promise<boolean> {
-  installed ??= patchModule(
-    () => import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js'),
-    'persistence/subject-builder/CascadesSubjectBuilder',
-    'CascadesSubjectBuilder',
-    patchCascadeLookup,
-  ).then((reason) => reason === undefined);
-  return installed;
+/*
+ * After cascades, TypeORM's `OneToManySubjectBuilder` looks up, for every entity in every one-to-many array of
+ * the save, the first subject holding that object (`this.subjects.find((s) => s.entity === related)`): a
+ * linear scan per entity, quadratic in the save (about a third of a 1,000 orders × 10 items save, identity
+ * keys or not). `buildForSubjectRelation` reads `this.subjects` for that lookup and appends new subjects to it,
+ * nothing else. hilo runs it with `this.subjects` narrowed to the first subject of each related object (one
+ * per object, so the scan finds the same subject in any order); what it appends goes to the full list, in the
+ * same order. When a
+ * related value is not an array of objects (null, a lazy relation, an `undefined` in the array, which would
+ * match subjects without an entity) TypeORM's method runs as it is.
+ */
+
+type BuildForRelation = (this: { subjects: unknown }, subject: unknown, relation: { getEntityValue(entity: unknown): unknown }) => void;
+
+/**
+ * Replaces `buildForSubjectRelation` on TypeORM's `OneToManySubjectBuilder.prototype` by one that gives its
+ * subject lookups only the candidates, with the same answers.
+ * @returns `undefined` when it is in place, else why it is not (TypeORM then keeps its own method)
+ */
+export function patchOneToManyLookup(prototype: unknown): string | undefined {
+  return replaceMethod<BuildForRelation>(prototype, 'OneToManySubjectBuilder', 'buildForSubjectRelation(subject, relation)', (build) => function narrowed(subject, relation) {
+    const all = this.subjects;
+    const owner = isSubject(subject) ? dataSourceOf(subject.metadata) : undefined;
+    const related = owner !== undefined && scope.has(owner) ? relation.getEntityValue((subject as CascadeSubject).entity) : undefined;
+    const index = Array.isArray(related) && related.every((entity) => typeof entity === 'object' && entity !== null) ? indexOf(all) : undefined;
+    if (!index || !Array.isArray(all)) return build.call(this, subject, relation);
+    const positions = [...new Set((related as object[]).map((entity) => index.byEntity.get(entity)))].filter((p) => p !== undefined);
+    const candidates: unknown[] = positions.map((position) => all[position]);
+    this.subjects = candidates;
+    try {
+      build.call(this, subject, relation);
+    } finally {
+      this.subjects = all;
+      all.push(...candidates.slice(positions.length));
+    }
+  });
 }
 
-// ——— 2. save() without the SELECT by key ———
+let lookups: Promise<unknown> | undefined;
+
+/** Installs the indexed cascade and one-to-many lookups once per process (each where TypeORM is shaped as hilo expects). */
+export function indexSubjectLookups(): Promise<unknown> {
+  lookups ??= Promise.all([
+    patchModule(() => import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js'), 'CascadesSubjectBuilder', patchCascadeLookup),
+    patchModule(() => import('typeorm/persistence/subject-builder/OneToManySubjectBuilder.js'), 'OneToManySubjectBuilder', patchOneToManyLookup),
+  ]);
+  return lookups;
+}
+
+// ——— 3. save() without the SELECT by key ———
 
 /**
  * Entities whose key hilo assigned and which no INSERT has been attempted for. hilo reserved that key in
@@ -393,19 +424,14 @@ let shortcut: Promise<boolean> | undefined;
  * TypeORM keeps its own SELECT-then-INSERT.
  */
 export function freshEntityShortcut(): Promise<boolean> {
-  shortcut ??= patchModule(
-    () => import('typeorm/persistence/SubjectDatabaseEntityLoader.js'),
-    'persistence/SubjectDatabaseEntityLoader',
-    'SubjectDatabaseEntityLoader',
-    patchSubjectLoader,
-  ).then((reason) => {
+  shortcut ??= patchModule(() => import('typeorm/persistence/SubjectDatabaseEntityLoader.js'), 'SubjectDatabaseEntityLoader', patchSubjectLoader).then((reason) => {
     if (reason !== undefined) warnFallback(reason);
     return reason === undefined;
   });
   return shortcut;
 }
 
-// ——— 3. Id maps without the deep merge ———
+// ——— 4. Id maps without the deep merge ———
 
 /*
  * TypeORM asks for the id map of every entity of a save several times (subjects, cascades, one-to-many
@@ -420,12 +446,6 @@ export function freshEntityShortcut(): Promise<boolean> {
  * calls `metadata.getEntityIdMap(entity)`), so other DataSources of the process keep TypeORM's method with
  * no check in front of it, and closing hilo deletes the property.
  */
-
-interface IdMapColumn {
-  propertyName: string;
-  embeddedMetadata?: unknown;
-  relationMetadata?: unknown;
-}
 
 type GetEntityIdMap = (this: unknown, entity: unknown) => Record<string, unknown> | undefined;
 
@@ -443,7 +463,7 @@ export function installDirectIdMaps(metadatas: readonly EntityMetadata[]): strin
     if (typeof general !== 'function' || general.length !== 1) return "TypeORM's EntityMetadata has no getEntityIdMap(entity) method";
     const columns: unknown = metadata.primaryColumns;
     if (!Array.isArray(columns) || columns.length !== 1) continue;
-    const { propertyName: property, embeddedMetadata, relationMetadata } = columns[0] as IdMapColumn;
+    const { propertyName: property, embeddedMetadata, relationMetadata } = columns[0] as { propertyName: string; embeddedMetadata?: unknown; relationMetadata?: unknown };
     if (embeddedMetadata || relationMetadata || property === '__proto__' || Object.hasOwn(metadata, 'getEntityIdMap')) continue;
     planned.push([metadata, function direct(entity) {
       const key: unknown = typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>)[property] : null;

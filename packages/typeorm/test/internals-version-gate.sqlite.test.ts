@@ -7,6 +7,7 @@ jest.unstable_mockModule('typeorm/package.json', () => ({ default: { name: 'type
 
 const { SubjectDatabaseEntityLoader } = await import('typeorm/persistence/SubjectDatabaseEntityLoader.js');
 const { CascadesSubjectBuilder } = await import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js');
+const { OneToManySubjectBuilder } = await import('typeorm/persistence/subject-builder/OneToManySubjectBuilder.js');
 const { EntityMetadata } = await import('typeorm/metadata/EntityMetadata.js');
 const { openDataSource } = await import('./support/data-source.js');
 const { Order } = await import('./support/entities.js');
@@ -16,8 +17,8 @@ const { captureWarnings } = await import('./support/warnings.js');
 
 describeSqlite('on a TypeORM release hilo does not know, its internals stay untouched', (db) => {
   it('replaces no method, warns once naming the release, and saves with the keys create() gave', async () => {
-    const prototypes = [SubjectDatabaseEntityLoader.prototype, CascadesSubjectBuilder.prototype, EntityMetadata.prototype] as unknown as Array<Record<string, unknown>>;
-    const methods = () => [prototypes[0]!.load, prototypes[1]!.findByPersistEntityLike, prototypes[2]!.getEntityIdMap];
+    const prototypes = [SubjectDatabaseEntityLoader.prototype, CascadesSubjectBuilder.prototype, EntityMetadata.prototype, OneToManySubjectBuilder.prototype] as unknown as Array<Record<string, unknown>>;
+    const methods = () => [prototypes[0]!.load, prototypes[1]!.findByPersistEntityLike, prototypes[2]!.getEntityIdMap, prototypes[3]!.buildForSubjectRelation];
     const before = methods();
     const { warnings, restore } = captureWarnings();
     try {
