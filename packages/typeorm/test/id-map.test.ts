@@ -45,7 +45,7 @@ class Owned {
 type GetIdMap = (this: EntityMetadata, entity: unknown) => unknown;
 const prototype = EntityMetadataClass.prototype as unknown as { getEntityIdMap: GetIdMap };
 const general = prototype.getEntityIdMap;
-const idMap = (metadata: EntityMetadata, entity: unknown) => (metadata as unknown as { getEntityIdMap: GetIdMap }).getEntityIdMap(entity);
+const idMap = (metadata: EntityMetadata, entity: unknown) => (metadata as unknown as { getEntityIdMap(entity: unknown): unknown }).getEntityIdMap(entity);
 const entities = [Numbered, Lettered, Paired, Embedding, Owned];
 const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
 const outside = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
