@@ -2,9 +2,10 @@
  * Every use hilo-typeorm makes of TypeORM's private classes, in one file. Three methods are wrapped on
  * prototypes shared by every DataSource of the process, so each wrapper first asks whether the save belongs
  * to a DataSource hilo is installed on ({@link enableInternals}); any other DataSource runs TypeORM's own
- * method, untouched. The fourth is replaced on the installed DataSource's own metadata objects only. Nothing is replaced unless the loaded TypeORM is a release this file knows
- * ({@link internalsRefusal}); each wrapper also checks the shape of what it wraps first and, where it differs,
- * leaves TypeORM's method in place and says why.
+ * method, untouched. The fourth is replaced on the installed DataSource's own metadata objects only.
+ * Nothing is replaced unless the loaded TypeORM is a release this file knows ({@link internalsRefusal}); each
+ * wrapper also checks the shape of what it wraps first and, where it differs, leaves TypeORM's method in place
+ * and says why.
  *
  * 1. `CascadesSubjectBuilder.findByPersistEntityLike`: an indexed lookup with the same answers (below).
  * 2. `OneToManySubjectBuilder.buildForSubjectRelation`: the same index narrows its subject lookups.
@@ -265,9 +266,8 @@ export function patchCascadeLookup(prototype: unknown): string | undefined {
  * keys or not). `buildForSubjectRelation` reads `this.subjects` for that lookup and appends new subjects to it,
  * nothing else. hilo runs it with `this.subjects` narrowed to the first subject of each related object (one
  * per object, so the scan finds the same subject in any order); what it appends goes to the full list, in the
- * same order. When a
- * related value is not an array of objects (null, a lazy relation, an `undefined` in the array, which would
- * match subjects without an entity) TypeORM's method runs as it is.
+ * same order. When a related value is not an array of objects (null, a lazy relation, an `undefined` in the
+ * array, which would match subjects without an entity), TypeORM's method runs as it is.
  */
 
 type BuildForRelation = (this: { subjects: unknown }, subject: unknown, relation: { getEntityValue(entity: unknown): unknown }) => void;
