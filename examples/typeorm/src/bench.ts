@@ -16,8 +16,8 @@ export type { GraphBenchResult };
  * same code: `create()` the graph, then `save()` the array of orders with its items cascaded. The hilo side
  * includes the time its key reservations take, the UUIDv7 side the time generating its keys takes.
  *
- * hilo changes how TypeORM builds a save for the whole DataSource it is installed on (an indexed cascade
- * lookup and direct id maps, see hilo-typeorm's typeorm-internals.ts), so the identity and UUIDv7 sides above
+ * hilo changes how TypeORM builds a save for the whole DataSource it is installed on (indexed cascade
+ * and one-to-many lookups and direct id maps, see hilo-typeorm's typeorm-internals.ts), so the identity and UUIDv7 sides above
  * already run faster than in an application without hilo. `stock` stores the same identity and UUIDv7 graphs
  * on a second DataSource without hilo: TypeORM as it ships. Its UUIDv7 side is quadratic in the graph's size
  * (about 25 s for 1,000 orders × 10 items), so it runs once; the identity side `min(rounds, 3)` times.

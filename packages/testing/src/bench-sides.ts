@@ -48,13 +48,16 @@ export interface StockSides {
  */
 export async function timeSide(rounds: number, orders: number, store: (orders: number) => Promise<unknown>, statements: () => number): Promise<SideRun> {
   const runs: SideRun[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const before = statements();
-    const start = performance.now();
-    await store(orders);
-    runs.push({ ms: performance.now() - start, statements: statements() - before });
-  }
+  for (let r = 0; r < rounds; r++) runs.push(await timeRun(() => store(orders), statements));
   return { ms: median(runs.map((x) => x.ms)), statements: median(runs.map((x) => x.statements)) };
+}
+
+/** One timed run of `store`, with the statements it sent (read from the counter `statements`). */
+async function timeRun(store: () => Promise<unknown>, statements: () => number): Promise<SideRun> {
+  const before = statements();
+  const start = performance.now();
+  await store();
+  return { ms: performance.now() - start, statements: statements() - before };
 }
 
 /** The sides every graph benchmark compares, in the order of the first round. */
@@ -78,10 +81,7 @@ export async function benchSides(
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < GRAPH_SIDES.length; k++) {
       const side = GRAPH_SIDES[(r + k) % GRAPH_SIDES.length]!;
-      const before = statements();
-      const start = performance.now();
-      await store(side, orders);
-      runs[side].push({ ms: performance.now() - start, statements: statements() - before });
+      runs[side].push(await timeRun(() => store(side, orders), statements));
     }
   }
   const ms = (side: GraphSide) => median(runs[side].map((x) => x.ms));
