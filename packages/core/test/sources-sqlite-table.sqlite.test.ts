@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { runHiSourceConformance } from '@hilo/testing';
 import { HiLoSourceError, HiLoSourceUnavailableError } from '../src/errors.js';
 import { connect, sqliteClient, sqliteTableSource } from '../src/sql/index.js';
+import { createHiLoGenerator } from '../src/index.js';
 
 runHiSourceConformance({
   name: 'sqlite table',
@@ -76,12 +77,52 @@ describe('sqlite table: a reservation and another connection in the same thread'
       const failure = await source.reserve('orders', { size: 10, signal: new AbortController().signal }).catch((error: unknown) => error);
       expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
       expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
-      expect((failure as Error).message).toMatch(/write lock is held by a transaction of this process/);
+      expect((failure as Error).message).toMatch(/write lock is held while a transaction of this process is open/);
       appDb.exec('commit');
       expect(await source.reserve('orders', { size: 10, signal: new AbortController().signal })).toHaveLength(1);
     } finally {
       if (appDb.inTransaction) appDb.exec('rollback');
       appDb.close();
+      hiloDb.close();
+    }
+  });
+
+  it('with lockHeldHere, a generator waits asynchronously, up to the busy timeout, for a lock another connection holds while the application has only begun a transaction', async () => {
+    const file = join(dir, 'contended.db');
+    const appDb = new Database(file);
+    const otherDb = new Database(file); // stands for another process writing the same file
+    const hiloDb = new Database(file);
+    const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
+    const generator = createHiLoGenerator({ source: sqliteTableSource(client), blockSize: 10, adaptive: false, prefetchAt: false });
+    await generator.warm(['orders']);
+    await generator.ensure('orders', 10); // the first block is in memory: the next key needs a reservation
+    otherDb.exec('create table t (n integer)');
+    try {
+      appDb.exec('begin'); // deferred: the application's connection holds no lock yet
+      otherDb.exec('begin immediate');
+      otherDb.exec('insert into t (n) values (1)');
+      const held = 2_500; // longer than a few quick retries, shorter than the busy timeout
+      const released = new Promise<number>((resolve) =>
+        setTimeout(() => {
+          otherDb.exec('commit');
+          resolve(performance.now());
+        }, held),
+      );
+      const started = performance.now();
+      const keys = await Promise.all(Array.from({ length: 11 }, () => generator.next('orders')));
+      const releasedAt = await released;
+      expect(new Set(keys).size).toBe(11);
+      // the eleventh key came from a reservation that committed only after the other connection did
+      expect(performance.now()).toBeGreaterThanOrEqual(releasedAt);
+      expect(releasedAt - started).toBeGreaterThan(held - 100);
+      expect(generator.stats().orders?.failedAttempts).toBeGreaterThan(0); // it did find the file locked
+      appDb.exec('commit');
+    } finally {
+      if (appDb.inTransaction) appDb.exec('rollback');
+      if (otherDb.inTransaction) otherDb.exec('rollback');
+      await generator.close();
+      appDb.close();
+      otherDb.close();
       hiloDb.close();
     }
   });

@@ -70,13 +70,15 @@ export async function reserveWithRetry(
       }
       if (attempt >= attempts) break;
       const ceiling = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));
-      const delayMs = Math.floor(Math.random() * (ceiling + 1));
-      // the budget bounds when the last attempt may start: never sleep past it (nor past what the error says is worth it)
+      // the budget bounds when the last attempt may start (and so does what the error says is worth it): a
+      // backoff that would sleep past it is shortened so one last attempt starts just before the end
       const within = error instanceof HiLoError && error.retryWithinMs !== undefined ? started + error.retryWithinMs : deadline;
-      if (performance.now() + delayMs >= Math.min(deadline, within)) {
+      const left = Math.floor(Math.min(deadline, within) - performance.now()) - 1;
+      if (left <= 0) {
         cutShort = within < deadline;
         break;
       }
+      const delayMs = Math.min(Math.floor(Math.random() * (ceiling + 1)), left);
       hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs, error });
       await sleep(delayMs, signal);
     }

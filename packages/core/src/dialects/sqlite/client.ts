@@ -75,11 +75,14 @@ function lockAware(db: SqliteDatabaseLike, heldHere: () => boolean, busyTimeoutM
       const explain = (error: unknown): never => {
         if (!isBusy(error)) throw error;
         throw new HiLoSourceUnavailableError(
-          "SQLite's write lock is held by a transaction of this process (the application's own connection to the file, which has written), and SQLite has one writer: hilo's reservation cannot commit before that transaction ends. " +
+          "SQLite's write lock is held while a transaction of this process is open on the application's own connection to the file. " +
+            'Either another connection holds it for a moment, and the reservation is retried asynchronously (up to the busy timeout, ' +
+            `${busyTimeoutMs} ms) so this thread stays free to run that transaction; or that transaction has written, and SQLite has one writer: ` +
+            "hilo's reservation cannot commit before it ends. " +
             'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, or a larger blockSize — or run the write outside the transaction.',
-          // worth a few retries (another of this process's transactions may end), not the whole retry budget: the
-          // holder may be awaiting this very reservation
-          { cause: error, retryWithinMs: 1500 },
+          // retried for as long as a statement would wait for another connection's lock, asynchronously; not
+          // the whole retry budget: if the holder is this process's transaction, it may be awaiting this reservation
+          { cause: error, retryWithinMs: busyTimeoutMs },
         );
       };
       return {
