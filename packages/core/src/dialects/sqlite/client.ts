@@ -36,15 +36,16 @@ export interface SqliteClientOptions {
    * `() => ormConnection.inTransaction` for the application's own connection to the same file. SQLite has
    * one writer, and a synchronous driver waits for the lock by blocking the thread, so the holder (on the
    * same thread) could never commit: while this returns true, a statement that finds the file locked fails
-   * at once (SQLITE_BUSY, retryable) and the generator retries it later, asynchronously, when the holder may
-   * have committed. Otherwise statements wait up to `busyTimeoutMs` (right for locks other processes hold).
+   * at once (SQLITE_BUSY, retryable for `busyTimeoutMs`) and the generator retries it later, asynchronously,
+   * when the holder may have committed. Otherwise statements wait up to `busyTimeoutMs` (right for locks other processes hold).
    * Giving it also says the application's connection shares this thread: `transaction()` then runs each
    * statement on its own and refuses a second one (see the client's `transaction`).
    * @default none: always wait up to the connection's busy timeout
    */
   readonly lockHeldHere?: () => boolean;
   /**
-   * With `lockHeldHere`: the busy timeout, in milliseconds, statements wait while the lock is not held here.
+   * With `lockHeldHere`: the busy timeout, in milliseconds, statements wait while the lock is not held here;
+   * while it may be, the generator retries a statement that found the file locked for as long, asynchronously.
    * @default 5000
    */
   readonly busyTimeoutMs?: number;
