@@ -86,7 +86,10 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         expect((error as Error).message).toMatch(/retryBudgetMs/);
         expect((error as { cause?: unknown }).cause).toBeInstanceOf(HiLoTimeoutError);
         expect(waited).toBeGreaterThanOrEqual(300);
-        expect(waited).toBeLessThan(3000 + 300 + 1500);
+        // the last attempt starts before the 3 s budget ends and times out 300 ms later; the slack is for timers
+        // firing late on a loaded machine (6.6 s in all seen once in CI), and stays below the 10 s default budget,
+        // so a generator that ignored `retryBudgetMs` would still fail here
+        expect(waited).toBeLessThan(3000 + 300 + 5000);
         expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(2);
         proxy.heal();
         const after = await hilo.next(segment);
