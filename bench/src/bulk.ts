@@ -45,9 +45,9 @@ interface Lane {
  * Loads `ROWS` order lines into a fresh table per keying, `BATCH` rows per INSERT on one connection (a
  * named prepared statement per keying: unprepared, parsing and planning 4,000–5,000 parameters per INSERT
  * costs more than the load itself), the keyings' batches interleaved in rotating order so that whatever the
- * machine and the server do meanwhile (checkpoints, autovacuum, a noisy neighbour) falls on all of them alike. Returns, per keying, rows/s (key
- * generation and `RETURNING` included), the primary-key index's size, and the WAL its INSERTs wrote (the
- * LSN moved across each of its batches). A CHECKPOINT first starts every table from the same state.
+ * machine and the server do meanwhile (checkpoints, autovacuum, a noisy neighbour) falls on all of them
+ * alike. Returns, per keying, rows/s (key generation and `RETURNING` included), the primary-key index's size,
+ * and the WAL its INSERTs wrote (the LSN moved across each of its batches). A CHECKPOINT first starts every table from the same state.
  */
 async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Promise<Map<Keying['name'], Load>> {
   const lanes: Lane[] = [];
