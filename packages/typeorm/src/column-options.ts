@@ -40,14 +40,7 @@ export interface HiLoColumnOptions {
 }
 
 /** {@link HiLoColumnOptions} after validation, with defaults applied (segment stays optional: it needs the table). */
-export interface ResolvedColumnOptions {
-  readonly segment: string | undefined;
-  readonly blockSize: number | undefined;
-  readonly keyType: 'number' | 'bigint';
-  readonly type: 'bigint' | 'int' | 'integer';
-  readonly name: string | undefined;
-  readonly comment: string | undefined;
-}
+export type ResolvedColumnOptions = Readonly<HiLoColumnOptions & Required<Pick<HiLoColumnOptions, 'keyType' | 'type'>>>;
 
 const KNOWN = new Set(['segment', 'blockSize', 'keyType', 'type', 'name', 'comment']);
 

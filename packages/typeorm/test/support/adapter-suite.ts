@@ -1,6 +1,6 @@
-import type { DataSource } from 'typeorm';
+import { InsertQueryBuilder, type DataSource } from 'typeorm';
 import type { HiLoTypeOrm, HiLoTypeOrmOptions } from 'hilo-typeorm';
-import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem } from './entities.js';
+import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem, Tag } from './entities.js';
 import { openDataSource } from './data-source.js';
 import type { SuiteDatabase } from './sqlite.js';
 import { dataStatements, insertsByTable, selectsBeforeInsert, type StatementLog } from './statement-log.js';
@@ -126,6 +126,39 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect(order!.customer.id).toBe(orders[1]!.customer.id);
     expect(order!.items.map((i) => i.id).sort()).toEqual(orders[1]!.items.map((i) => i.id).sort());
     expect(order!.tags[0]!.id).toBe(orders[1]!.tags[0]!.id);
+  });
+
+  it('writes integer keys into INSERTs as quoted literals, not bound parameters, and stores them exactly', async () => {
+    // TypeORM 0.3 releases before createColumnValueExpression existed keep binding keys (typeorm-internals.ts, 5.)
+    const literal = typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown }).createColumnValueExpression === 'function';
+    const beyondDouble = 2n ** 60n + 7n; // a bigint key no double holds
+    const order = newOrderGraph();
+    const tag = dataSource.manager.create(Tag, { id: beyondDouble, label: 'beyond' });
+    const statements = await log.capture(async () => {
+      await dataSource.manager.save(order);
+      await dataSource.manager.save(tag);
+      await dataSource.createQueryBuilder().insert().into(Customer).values({ id: 987654321, name: 'builder' }).execute();
+    });
+    const inserts = insertsByTable(dataStatements(statements));
+    const written = (table: string, key: number | bigint) => (inserts.get(table) ?? []).some((sql) => sql.includes(`'${key}'`));
+    const keys: Array<[string, number | bigint]> = [
+      ['orders', order.id],
+      ['customers', order.customer.id],
+      ...order.items.map((item): [string, number] => ['order_items', item.id]),
+      ['tags', order.tags[0]!.id],
+      ['tags', beyondDouble],
+      ['customers', 987654321],
+    ];
+    for (const [table, key] of keys) expect([table, key, written(table, key)]).toEqual([table, key, literal]);
+    // a key the application typed as a string is no hilo key value: TypeORM binds it as before
+    await dataSource.manager.save(dataSource.manager.create(Customer, { id: '876543210' as unknown as number, name: 'text key' }));
+    expect(log.statements.some((sql) => sql.includes("'876543210'"))).toBe(false);
+
+    expect((await dataSource.getRepository(Tag).findOneByOrFail({ id: beyondDouble })).label).toBe('beyond');
+    const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true, tags: true } });
+    expect(loaded.customer.id).toBe(order.customer.id);
+    expect(loaded.items.map((item) => item.id).sort()).toEqual(order.items.map((item) => item.id).sort());
+    expect(await dataSource.getRepository(Customer).countBy([{ id: 987654321 }, { id: 876543210 }])).toBe(2);
   });
 
   it('needs no more statements than TypeORM identity keys for the same graph', async () => {
