@@ -569,7 +569,7 @@ const literalKeys = new WeakSet<object>();
 /** The TypeORM drivers the literal is written for: the databases hilo-typeorm is tested on. */
 const LITERAL_KEY_DRIVERS = new Set(['postgres', 'mysql', 'mariadb', 'better-sqlite3']);
 
-type ColumnValueExpression = (this: unknown, valueSets: unknown[], valueSetIndex: number, column: { getEntityValue(entity: unknown): unknown }) => string;
+type ColumnValueExpression = (this: unknown, valueSets: unknown[], valueSetIndex: number, column: { isPrimary?: unknown; getEntityValue(entity: unknown): unknown }) => string;
 
 /**
  * Replaces `createColumnValueExpression` on TypeORM's `InsertQueryBuilder.prototype` by one that writes an
@@ -579,7 +579,8 @@ type ColumnValueExpression = (this: unknown, valueSets: unknown[], valueSetIndex
  */
 export function patchKeyLiterals(prototype: unknown): string | undefined {
   return replaceMethod<ColumnValueExpression>(prototype, 'InsertQueryBuilder', 'createColumnValueExpression(valueSets, valueSetIndex, column)', (expression) => function literal(valueSets, valueSetIndex, column) {
-    const key = literalKeys.has(column) ? column.getEntityValue(valueSets[valueSetIndex]) : undefined;
+    // every value of every row passes here: a plain property read rules out most columns before the set lookup
+    const key = column.isPrimary === true && literalKeys.has(column) ? column.getEntityValue(valueSets[valueSetIndex]) : undefined;
     if (typeof key === 'bigint' || (typeof key === 'number' && Number.isSafeInteger(key))) return `'${key}'`;
     return expression.call(this, valueSets, valueSetIndex, column);
   });
