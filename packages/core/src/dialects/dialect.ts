@@ -37,6 +37,12 @@ export interface Dialect {
   literal(value: string): string;
   /** Whether the database has sequences (SQLite has none: only table sources run there). */
   readonly hasSequences: boolean;
+  /**
+   * Whether software written for this database may keep a one-row table where a sequence would be: MySQL has no
+   * sequences and MariaDB has them only since 10.3, so ORMs emulate them (Hibernate 3.x–5.2's MySQL dialects
+   * name the table like the sequence). A preset finding a table there explains this instead of a plain mismatch.
+   */
+  readonly sequencesMayBeTables: boolean;
   /** Whether tables live in schemas that a `schema` option may name (SQLite has none). */
   readonly hasSchemas: boolean;
   /** What follows `create table …(…)` so that row locks and transactions work (InnoDB on MariaDB). */

@@ -161,8 +161,9 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     if (checked.has(segment)) return;
     const name = validateIdentifier('sequence', nameOf(validateSegment(segment)));
     const quoted = qualifiedName(dialect, 'sequence', name, schema);
-    // Hibernate 3.x–5.2's MySQL dialects keep a table where a sequence would be
-    if (dialect === 'mysql' && !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)) {
+    // Hibernate 3.x–5.2's MySQL dialects keep a table where a sequence would be (the database's
+    // `sequencesMayBeTables`: MariaDB before 10.3 and MySQL have no sequences)
+    if (DIALECTS[dialect].sequencesMayBeTables && !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)) {
       throw new HiLoMismatchError(
         `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
           `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +

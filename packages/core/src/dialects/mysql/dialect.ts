@@ -48,6 +48,7 @@ export const mysqlDialect: Dialect = {
   // backslash is an escape character in MariaDB string literals unless NO_BACKSLASH_ESCAPES is set
   literal: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
   hasSequences: true,
+  sequencesMayBeTables: true,
   hasSchemas: true,
   tableSuffix: ' engine=InnoDB',
   defaultSource: 'table',

@@ -21,6 +21,7 @@ export const postgresDialect: Dialect = {
   scriptStatement: (statement) => `${statement};\n`,
   literal: (value) => `'${value.replaceAll("'", "''")}'`,
   hasSequences: true,
+  sequencesMayBeTables: false,
   hasSchemas: true,
   tableSuffix: '',
   defaultSource: 'sequence',

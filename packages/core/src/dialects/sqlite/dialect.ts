@@ -16,6 +16,7 @@ export const sqliteDialect: Dialect = {
   scriptStatement: (statement) => `${statement};\n`,
   literal: (value) => `'${value.replaceAll("'", "''")}'`,
   hasSequences: false,
+  sequencesMayBeTables: false,
   hasSchemas: false,
   tableSuffix: '',
   defaultSource: 'table',
