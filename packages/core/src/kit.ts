@@ -27,6 +27,7 @@ export { GENERATOR_OPTION_NAMES } from './options.js';
 export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './private-source.js';
 export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './checks.js';
 export {
+  keyGuardSchemaSql,
   missingKeyFunctionSql,
   missingKeyTriggerSql,
   keyGuardTriggerName,

@@ -1,5 +1,5 @@
 import { HiLoConfigurationError, keyGuardSql } from 'hilo-core';
-import { missingKeyFunctionSql as coreFunctionSql, missingKeyTriggerSql as coreTriggerSql } from 'hilo-core/adapter-kit';
+import { keyGuardSchemaSql, missingKeyFunctionSql as coreFunctionSql, missingKeyTriggerSql as coreTriggerSql } from 'hilo-core/adapter-kit';
 import type { MissingKeyFunctionOptions as CoreFunctionOptions } from 'hilo-core/adapter-kit';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
@@ -8,6 +8,9 @@ import type { HiLoPrismaMetadata } from './metadata.js';
 
 /** The databases the safety-net SQL is written for. `mysql` covers MariaDB and MySQL. */
 export type SafetyNetDialect = 'postgres' | 'mysql';
+
+/** The values of {@link SafetyNetDialect}, for checking the one a caller passed. */
+const SAFETY_NET_DIALECTS: ReadonlySet<unknown> = new Set<SafetyNetDialect>(['postgres', 'mysql']);
 
 /** Options of {@link missingKeyFunctionSql}. */
 export interface MissingKeyFunctionOptions extends CoreFunctionOptions {
@@ -58,7 +61,7 @@ export function missingKeyTriggerSql(target: { table: string; column: string; se
  * ```
  */
 export function safetyNetSql(dialect: SafetyNetDialect, metadata: HiLoPrismaMetadata, options: MissingKeyFunctionOptions = {}): string[] {
-  if (dialect !== 'postgres' && dialect !== 'mysql') {
+  if (!SAFETY_NET_DIALECTS.has(dialect)) {
     throw HiLoConfigurationError.invalidOption('dialect', '"postgres" or "mysql"', dialect);
   }
   const targets = [];
@@ -71,7 +74,7 @@ export function safetyNetSql(dialect: SafetyNetDialect, metadata: HiLoPrismaMeta
       ...(options.schema === undefined ? {} : { schema: options.schema }),
     });
   }
-  // with no keyed model, PostgreSQL still gets the function, as before
-  if (targets.length === 0) return dialect === 'postgres' ? [missingKeyFunctionSql(options)] : [];
+  // with no keyed model, what belongs to the schema is still installed, as before (PostgreSQL's function)
+  if (targets.length === 0) return keyGuardSchemaSql(dialect, options);
   return keyGuardSql(dialect, targets);
 }

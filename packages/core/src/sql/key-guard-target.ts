@@ -59,6 +59,12 @@ export function qualifiedTable(dialect: SqlDialect, name: string, schema: string
 export interface KeyGuardStatements {
   /** Every statement that guards `targets`, idempotent. */
   statements(targets: readonly CheckedTarget[]): string[];
+  /**
+   * The statements that belong to a schema rather than to a table, which {@link statements} includes once per
+   * schema of its targets: PostgreSQL's function (in `options.schema`); none where each table's trigger stands
+   * alone (MariaDB/MySQL, SQLite).
+   */
+  perSchema(options: MissingKeyFunctionOptions): string[];
   /** Why the column cannot be guarded (missing, not a table, an identity column), or undefined. */
   problem(client: SqlClient, target: CheckedTarget): Promise<string | undefined>;
   /** The statements as this server runs them best (MariaDB replaces a trigger in one statement). */

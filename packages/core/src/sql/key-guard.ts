@@ -3,7 +3,7 @@ import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
 import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
 import { toHiLoError } from './driver-errors.js';
-import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget } from './key-guard-target.js';
+import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget, type MissingKeyFunctionOptions } from './key-guard-target.js';
 import type { SqlClient, SqlDialect } from './sql-client.js';
 
 export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from './key-guard-target.js';
@@ -43,6 +43,22 @@ export function keyGuardSql(dialect: KeyGuardDialect | SqlDialect, targets: read
   const guard = guardOf(dialect);
   if (!Array.isArray(targets)) throw HiLoConfigurationError.invalidOption('targets', 'an array of { segment, table, column? }', targets);
   return guard.statements(targets.map(checkTarget));
+}
+
+/**
+ * The statements of {@link keyGuardSql} that belong to a schema rather than to a table, for installing the guard
+ * before any table is guarded: on PostgreSQL the {@link missingKeyFunctionSql function} (in `options.schema`);
+ * none on MariaDB/MySQL and SQLite, whose guard is a trigger per table.
+ *
+ * @throws HiLoConfigurationError for an unknown dialect, or a schema that is not a plain SQL identifier
+ * @example
+ * ```ts
+ * keyGuardSchemaSql('postgres'); // [ 'create or replace function "hilo_missing_key"(segment text) …' ]
+ * keyGuardSchemaSql('mysql');    // []
+ * ```
+ */
+export function keyGuardSchemaSql(dialect: KeyGuardDialect | SqlDialect, options: MissingKeyFunctionOptions = {}): string[] {
+  return guardOf(dialect).perSchema(options);
 }
 
 function where(target: CheckedTarget): string {

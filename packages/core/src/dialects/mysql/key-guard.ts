@@ -52,6 +52,8 @@ async function isMariaDb(client: SqlClient): Promise<boolean> {
 /** MariaDB/MySQL's key guard: a trigger per table; the DDL lock is a session lock, released by hand. */
 export const mysqlKeyGuard: KeyGuardStatements = {
   statements: (targets) => targets.flatMap((target) => missingKeyTriggerSql(target)),
+  // the trigger is per table: nothing belongs to the schema
+  perSchema: () => [],
   async problem(client, { table, column, schema }) {
     const { rows } = await client.query<{ name: string }>(
       `select column_name as name from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ?`,

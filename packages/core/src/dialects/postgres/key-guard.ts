@@ -45,7 +45,7 @@ export const postgresKeyGuard: KeyGuardStatements = {
     for (const { schema } of targets) {
       if (schemas.has(schema)) continue;
       schemas.add(schema);
-      statements.push(missingKeyFunctionSql(schema === undefined ? {} : { schema }));
+      statements.push(...postgresKeyGuard.perSchema(schema === undefined ? {} : { schema }));
     }
     for (const { segment, table, column, schema } of targets) {
       statements.push(
@@ -54,6 +54,7 @@ export const postgresKeyGuard: KeyGuardStatements = {
     }
     return statements;
   },
+  perSchema: (options) => [missingKeyFunctionSql(options)],
   async problem(client, { table, column, schema }) {
     const relation = qualifiedTable('postgres', table, schema);
     const { rows } = await client.query<{ kind: string | null; identity: string | null; generated: string | null; found: boolean }>(

@@ -30,6 +30,8 @@ export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, str
 /** SQLite's key guard: a trigger per table, replaced inside the transaction that holds the write lock. */
 export const sqliteKeyGuard: KeyGuardStatements = {
   statements: (targets) => targets.flatMap((target) => missingKeySqliteTriggerSql(target)),
+  // the trigger is per table: nothing belongs to the schema
+  perSchema: () => [],
   async problem(client, { table, column }: CheckedTarget) {
     const { rows } = await client.query<{ name: string }>('select name from pragma_table_info(?)', [table]);
     if (rows.length === 0) return `table "${table}" does not exist; create the table first`;
