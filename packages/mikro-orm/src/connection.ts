@@ -10,7 +10,7 @@ import {
 } from 'hilo-core';
 import { ownGenerator, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, settlesWithin, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
-import { databaseKind, driverOf, openDriverPool, openOwnConnection, ormSqliteInTransaction, registersAfterInit } from './mikro-orm-internals.js';
+import { databaseKind, driverOf, type DatabaseKind, openDriverPool, openOwnConnection, ormSqliteInTransaction, registersAfterInit } from './mikro-orm-internals.js';
 import type { Generator, KeyColumn } from './runtime.js';
 
 /**
@@ -37,46 +37,63 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
   return ownGenerator(build, () => (given ? undefined : client.close()));
 }
 
+/** How hilo's own connection is opened and wrapped on one database family the ORM may talk to. */
+interface OwnConnection {
+  /** Whether the ORM's database is in memory: private to its connection and to this process. */
+  inMemory(orm: MikroORM): boolean;
+  /**
+   * The driver options of hilo's pool, `poolSize` connections: merged into the ORM's driver options on
+   * MikroORM 7 (which sizes pools from the global `pool` option, overridden per connection by these), and
+   * into the knex client's connection settings on 6 (where a SQLite Database is one connection).
+   */
+  driverOptions(poolSize: number): Record<string, unknown>;
+  /** The client on the driver's native pool (SQLite: its Database), owning it: closing the client closes it. */
+  client(native: unknown, orm: MikroORM): SqlClient;
+}
+
+/** Each database family's {@link OwnConnection}, looked up by the ORM's platform. */
+const OWN_CONNECTIONS: Readonly<Record<DatabaseKind, OwnConnection>> = {
+  postgres: {
+    inMemory: () => false,
+    driverOptions: (poolSize) => ({ max: poolSize, min: 0 }),
+    client: (native) => pgClient(native as never, { ownsPool: true }),
+  },
+  mysql: {
+    inMemory: () => false,
+    driverOptions: (poolSize) => ({ connectionLimit: poolSize }),
+    // a callback pool: mysql2 (MariaDB and MySQL), or on MikroORM 6 the `mariadb` connector's callback API
+    client: (native) => mysqlClient(native as MysqlCallbackPoolLike, { ownsPool: true }),
+  },
+  sqlite: {
+    inMemory: (orm) => orm.config.get('dbName') === ':memory:',
+    driverOptions: () => ({ timeout: 5000 }),
+    // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
+    // transaction, waiting for the lock would block the thread that has to release it (read when asked: the
+    // ORM's connection is replaced on reconnect). A driver that cannot tell keeps the plain busy timeout.
+    // `native` is a better-sqlite3 Database (on MikroORM 7, the `database` of its SqliteConnection).
+    client: (native, orm) =>
+      sqliteClient(native as never, { ownsDatabase: true, lockHeldHere: () => ormSqliteInTransaction(orm), busyTimeoutMs: 5000 }),
+  },
+};
+
 /**
  * A connection pool of its own with the ORM's settings (so TLS, credentials and driver options carry over) and
  * `poolSize` connections: on MikroORM 7 a second connection of the driver's class, on 6 a pool of the knex
- * client's driver module (see mikro-orm-internals.ts).
+ * client's driver module (see mikro-orm-internals.ts). `'memory'` for an in-memory SQLite database.
  */
 async function clientFromOrm(orm: MikroORM, poolSize: number, closeTimeoutMs: number): Promise<SqlClient | 'memory'> {
   const kind = databaseKind(orm);
-  // An in-memory SQLite database is private to its connection and to this process.
-  if (kind === 'sqlite' && orm.config.get('dbName') === ':memory:') return 'memory';
-  // SQLite has one writer, and the ORM's own connection lives on this thread: while it is inside a
-  // transaction, waiting for the lock would block the thread that has to release it (read when asked: the
-  // ORM's connection is replaced on reconnect). A driver that cannot tell keeps the plain busy timeout.
-  const sqlite = (database: unknown, own: { ownsDatabase: true }) =>
-    sqliteClient(database as never, { ...own, lockHeldHere: () => ormSqliteInTransaction(orm), busyTimeoutMs: 5000 });
+  const own = OWN_CONNECTIONS[kind];
+  if (own.inMemory(orm)) return 'memory';
   if (registersAfterInit()) {
     // MikroORM 6: a pool of the knex client's own driver module with its settings
-    const opened = openDriverPool(orm, kind, poolSize);
-    const client =
-      opened.kind === 'postgres'
-        ? pgClient(opened.pool as never, { ownsPool: true })
-        : opened.kind === 'mysql'
-          ? mysqlClient(opened.pool as MysqlCallbackPoolLike, { ownsPool: true })
-          : sqlite(opened.database, { ownsDatabase: true });
+    const client = own.client(openDriverPool(orm, kind, own.driverOptions(poolSize)), orm);
     return { ...client, close: async () => void (await settlesWithin(client.close(), closeTimeoutMs)) };
   }
-  // MikroORM sizes pools from the global `pool` option; driver options override it per connection.
-  const size = kind === 'postgres' ? { max: poolSize, min: 0 } : kind === 'sqlite' ? { timeout: 5000 } : { connectionLimit: poolSize };
-  const { connection, native } = await openOwnConnection(orm, size);
+  const { connection, native } = await openOwnConnection(orm, own.driverOptions(poolSize));
   // Kysely only adopts the pool on its first query, which never comes, so closing the connection would
   // leave the pool open: the client owns it.
-  const own = { ownsPool: true, ownsDatabase: true } as const;
-  let client: SqlClient;
-  const driver = (typeof native === 'object' && native !== null ? native : {}) as { promise?: unknown; prepare?: unknown };
-  if (typeof driver.promise === 'function') {
-    client = mysqlClient(native as MysqlCallbackPoolLike, own); // mysql2 callback pool: MariaDB and MySQL
-  } else if (typeof driver.prepare === 'function') {
-    client = sqlite(native, own); // `database` is the better-sqlite3 Database of MikroORM's SqliteConnection
-  } else {
-    client = pgClient(native as never, own);
-  }
+  const client = own.client(native, orm);
   const closeAll = async () => {
     try {
       await client.close();

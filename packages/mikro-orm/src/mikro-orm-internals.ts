@@ -152,19 +152,42 @@ interface KnexClientLike {
   pool?: { used?: Array<{ resource?: unknown }>; free?: Array<{ resource?: unknown }> };
 }
 
-/** What {@link openDriverPool} built: a native pool (or SQLite database) of the ORM's own driver module. */
-export type DriverPool =
-  | { kind: 'postgres'; pool: unknown }
-  | { kind: 'mysql'; pool: unknown }
-  | { kind: 'sqlite'; database: unknown };
+/**
+ * MikroORM 6: how hilo builds its own pool from the driver module a knex client loaded, for each database: a
+ * `pg` Pool, a `mysql2` or `mariadb/callback` pool, or a better-sqlite3 Database (one connection, so `size`
+ * is not read). Each gets the client's connection settings, `size` merged in; `undefined` when the module is
+ * not one it can build from.
+ */
+const DRIVER_POOLS: Readonly<Record<DatabaseKind, (driver: unknown, connection: Record<string, unknown>, size: Record<string, unknown>) => unknown>> = {
+  postgres(driver, connection, size) {
+    const Pool = (driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void } } | undefined)?.Pool;
+    if (typeof Pool !== 'function') return undefined;
+    const pool = new Pool({ ...connection, ...size });
+    // an idle connection the server closes must not crash the process: the next reservation reconnects
+    pool.on('error', () => undefined);
+    return pool;
+  },
+  mysql(driver, connection, size) {
+    const module = driver as { createPool?: (options: object) => unknown } | undefined;
+    return typeof module?.createPool === 'function' ? module.createPool({ ...connection, ...size }) : undefined;
+  },
+  sqlite(driver, connection) {
+    const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
+    const filename = connection.filename;
+    if (typeof Database !== 'function' || typeof Database.prototype?.prepare !== 'function' || typeof filename !== 'string') return undefined;
+    return new Database(filename);
+  },
+};
 
 /**
  * MikroORM 6: a pool of the ORM's own driver module (`pg`, `mysql2`, `mariadb/callback`, better-sqlite3), as
  * its knex client loaded it, built from the settings that client connects with (host, credentials, TLS and
- * driver options included) and sized by `poolSize`. Throws a configuration error naming `client` for a driver
- * or setting it cannot reuse (the `sqlite3` driver of `@mikro-orm/sqlite` 6, a password callback).
+ * driver options included) and sized by `size` (the driver's own option names: `{ max, min }` for `pg`,
+ * `{ connectionLimit }` for the mysql2 family; a SQLite Database is one connection). Returns the native pool,
+ * or on SQLite the Database. Throws a configuration error naming `client` for a driver or setting it cannot
+ * reuse (the `sqlite3` driver of `@mikro-orm/sqlite` 6, a password callback).
  */
-export function openDriverPool(orm: MikroORM, kind: DatabaseKind, poolSize: number): DriverPool {
+export function openDriverPool(orm: MikroORM, kind: DatabaseKind, size: Record<string, unknown>): unknown {
   const client = (driverOf(orm).getConnection('write') as unknown as KnexConnection).getKnex().client;
   const { driver, connectionSettings: settings } = client;
   const refuse = (why: string) =>
@@ -175,22 +198,9 @@ export function openDriverPool(orm: MikroORM, kind: DatabaseKind, poolSize: numb
   // knex keeps the password as a hidden (non-enumerable) property of its settings: copy every own property
   const connection: Record<string, unknown> = {};
   for (const name of Object.getOwnPropertyNames(settings)) connection[name] = (settings as Record<string, unknown>)[name];
-  const module = driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void }; createPool?: (options: object) => unknown } | undefined;
-  if (kind === 'postgres' && typeof module?.Pool === 'function') {
-    const pool = new module.Pool({ ...connection, max: poolSize, min: 0 });
-    // an idle connection the server closes must not crash the process: the next reservation reconnects
-    pool.on('error', () => undefined);
-    return { kind, pool };
-  }
-  if (kind === 'mysql' && typeof module?.createPool === 'function') {
-    return { kind, pool: module.createPool({ ...connection, connectionLimit: poolSize }) };
-  }
-  const filename = connection.filename;
-  const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
-  if (kind === 'sqlite' && typeof Database === 'function' && typeof Database.prototype?.prepare === 'function' && typeof filename === 'string') {
-    return { kind, database: new Database(filename) };
-  }
-  throw refuse(`its driver is not one hilo can open a pool of (pg, mysql2, mariadb, better-sqlite3)`);
+  const pool = DRIVER_POOLS[kind](driver, connection, size);
+  if (pool === undefined) throw refuse(`its driver is not one hilo can open a pool of (pg, mysql2, mariadb, better-sqlite3)`);
+  return pool;
 }
 
 const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'password', 'schema', 'driverOptions'] as const;
