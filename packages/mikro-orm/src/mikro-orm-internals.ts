@@ -116,10 +116,21 @@ export function subclassEntityManager(orm: MikroORM, subclass: (base: unknown) =
 /** The database family of the ORM's platform. */
 export type DatabaseKind = 'postgres' | 'sqlite' | 'mysql';
 
-/** PostgreSQL, SQLite, or (any other SQL platform MikroORM has: MariaDB, MySQL) the mysql2 family. */
+/** What a platform's class name contains, per database family hilo opens connections to. */
+const PLATFORM_FAMILIES: ReadonlyArray<readonly [string, DatabaseKind]> = [['postgre', 'postgres'], ['sqlite', 'sqlite'], ['mysql', 'mysql'], ['mariadb', 'mysql']];
+
+/**
+ * The database family of the ORM's platform (`PostgreSqlPlatform`, `SqlitePlatform`, `MySqlPlatform`,
+ * `MariaDbPlatform`). Throws a configuration error naming `client` for any other (MSSQL, libSQL, MongoDB):
+ * hilo cannot open a connection of its own there.
+ */
 export function databaseKind(orm: MikroORM): DatabaseKind {
-  const platform = driverOf(orm).getPlatform().constructor.name.toLowerCase();
-  return platform.includes('postgre') ? 'postgres' : platform.includes('sqlite') ? 'sqlite' : 'mysql';
+  const platform = driverOf(orm).getPlatform().constructor.name;
+  const found = PLATFORM_FAMILIES.find(([part]) => platform.toLowerCase().includes(part));
+  if (found) return found[1];
+  throw new HiLoConfigurationError(
+    `hilo-mikro-orm opens its own connection on PostgreSQL, MariaDB/MySQL and SQLite, not on MikroORM's ${platform}; pass one: \`HiLo.configure({ client })\` with a client from hilo-core on a database hilo supports.`,
+  );
 }
 
 /** Whether the ORM's own SQLite connection is inside a transaction (read when asked: it is replaced on reconnect). */

@@ -25,6 +25,24 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
     }
   });
 
+  it('refuses to open its own connection on a platform of another database family, naming `client`', async () => {
+    const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+    try {
+      const driver = orm.driver as unknown as { getPlatform: () => unknown };
+      const original = driver.getPlatform;
+      driver.getPlatform = () => new (class MsSqlPlatform {})();
+      try {
+        expect(() => databaseKind(orm)).toThrow(HiLoConfigurationError);
+        expect(() => databaseKind(orm)).toThrow(/not on MikroORM's MsSqlPlatform; pass one: `HiLo.configure\(\{ client \}\)`/);
+      } finally {
+        driver.getPlatform = original;
+      }
+      expect(databaseKind(orm)).toBe('sqlite');
+    } finally {
+      await orm.close();
+    }
+  });
+
   it('refuses, naming what is missing, a driver whose createEntityManager() is gone', async () => {
     const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
     try {
