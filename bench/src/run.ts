@@ -13,36 +13,61 @@ import { latencyBenchmarks, ormBenchmarks } from './orm.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg } from './report.js';
 
+/**
+ * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
+ * prints their figures and leaves the committed results alone, since a partial run is not one run of all.
+ */
+const PHASES = ['core', 'pg', 'bulk', 'orm', 'latency'] as const;
+const asked = process.argv.slice(2).filter((arg) => arg !== '--');
+const unknown = asked.filter((name) => !(PHASES as readonly string[]).includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: unknown phase ${unknown.join(', ')}; the phases are ${PHASES.join(', ')}\n`);
+  process.exit(2);
+}
+const runs = (phase: (typeof PHASES)[number]) => asked.length === 0 || asked.includes(phase);
+
 const results: Result[] = [];
 const log = (r: Result[]) => {
   for (const x of r) process.stderr.write(`bench: ${x.name} = ${x.value.toPrecision(4)} ${x.unit}${x.ratio === undefined ? '' : ` (ratio ${x.ratio.toFixed(2)})`}\n`);
   results.push(...r);
 };
 
-const core = await coreBenchmarks();
-log(core);
-log(await boundaryLatency(() => memorySource({ latencyMs: 2 }), 'memory2ms'));
+// the pg phase compares with core.next, so it measures it when the core phase does not run
+const core = runs('core') || runs('pg') ? await coreBenchmarks() : [];
+if (runs('core')) {
+  log(core);
+  log(await boundaryLatency(() => memorySource({ latencyMs: 2 }), 'memory2ms'));
+}
 
 const embedded = process.env.HILO_PG_URL ? undefined : await startEmbeddedPostgres();
 const url = process.env.HILO_PG_URL ?? embedded!.url;
 try {
-  log(await pgBenchmarks(url, core.find((r) => r.name === 'core.next')!.value));
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const client = pgClient(pool);
-  // a sequence of its own, INCREMENT BY the block size of the latency run
-  log(await boundaryLatency((size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }), 'pg'));
-  await pool.end();
-  process.env.HILO_PG_URL = url; // the bulk and ORM benchmarks create their databases on this server
-  const bulkDb = await createPostgresDatabase();
-  try {
-    log(await bulkBenchmarks(bulkDb.url));
-  } finally {
-    await bulkDb.drop();
+  if (runs('pg')) {
+    log(await pgBenchmarks(url, core.find((r) => r.name === 'core.next')!.value));
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const client = pgClient(pool);
+    // a sequence of its own, INCREMENT BY the block size of the latency run
+    log(await boundaryLatency((size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }), 'pg'));
+    await pool.end();
   }
-  log(await ormBenchmarks());
-  log(await latencyBenchmarks());
+  process.env.HILO_PG_URL = url; // the bulk and ORM benchmarks create their databases on this server
+  if (runs('bulk')) {
+    const bulkDb = await createPostgresDatabase();
+    try {
+      log(await bulkBenchmarks(bulkDb.url));
+    } finally {
+      await bulkDb.drop();
+    }
+  }
+  if (runs('orm')) log(await ormBenchmarks());
+  if (runs('latency')) log(await latencyBenchmarks());
 } finally {
   await embedded?.stop();
+}
+
+if (asked.length > 0) {
+  process.stderr.write(`bench: ran ${asked.join(', ')} only; bench/results keeps the last full run\n`);
+  process.exit(0);
 }
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'results');
