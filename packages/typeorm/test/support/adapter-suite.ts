@@ -1,6 +1,6 @@
 import { InsertQueryBuilder, type DataSource } from 'typeorm';
 import type { HiLoTypeOrm, HiLoTypeOrmOptions } from 'hilo-typeorm';
-import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, Order, OrderItem, Tag } from './entities.js';
+import { Customer, IdCustomer, IdOrder, IdOrderItem, IdTag, IntNote, Order, OrderItem, Tag } from './entities.js';
 import { openDataSource } from './data-source.js';
 import type { SuiteDatabase } from './sqlite.js';
 import { dataStatements, insertsByTable, selectsBeforeInsert, type StatementLog } from './statement-log.js';
@@ -159,6 +159,22 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect(loaded.customer.id).toBe(order.customer.id);
     expect(loaded.items.map((item) => item.id).sort()).toEqual(order.items.map((item) => item.id).sort());
     expect(await dataSource.getRepository(Customer).countBy([{ id: 987654321 }, { id: 876543210 }])).toBe(2);
+  });
+
+  it('writes keys of an integer column as literals as well (on SQLite the rowid), and reads them back', async () => {
+    const literal = typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown }).createColumnValueExpression === 'function';
+    const { dataSource: notesSource, log: notesLog } = await openDataSource(db, hiloOptions, { entities: [IntNote] });
+    try {
+      const notes = [1, 2, 3].map((n) => notesSource.manager.create(IntNote, { text: `note ${n}` }));
+      const statements = await notesLog.capture(() => notesSource.manager.save(notes));
+      const inserts = insertsByTable(dataStatements(statements)).get('int_notes') ?? [];
+      for (const note of notes) expect([note.id, inserts.some((sql) => sql.includes(`'${note.id}'`))]).toEqual([note.id, literal]);
+      const loaded = await notesSource.getRepository(IntNote).find({ order: { id: 'ASC' } });
+      expect(loaded.map((note) => [note.id, note.text])).toEqual(notes.map((note) => [note.id, note.text]).sort((a, b) => Number(a[0]) - Number(b[0])));
+      expect(loaded.every((note) => typeof note.id === 'number')).toBe(true);
+    } finally {
+      await notesSource.destroy();
+    }
   });
 
   it('needs no more statements than TypeORM identity keys for the same graph', async () => {

@@ -77,3 +77,10 @@ export class IdOrderItem {
 }
 
 export const entities = [Customer, Tag, Order, OrderItem, IdCustomer, IdTag, IdOrder, IdOrderItem];
+
+/** A hi/lo key in a 32-bit column (on SQLite `integer primary key`: the rowid), kept out of `entities`. */
+@Entity('int_notes')
+export class IntNote {
+  @HiLoGeneratedColumn({ type: 'integer' }) id!: number;
+  @Column({ type: 'varchar', length: 50 }) text!: string;
+}
