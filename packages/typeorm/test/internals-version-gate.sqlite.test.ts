@@ -9,6 +9,7 @@ const { SubjectDatabaseEntityLoader } = await import('typeorm/persistence/Subjec
 const { CascadesSubjectBuilder } = await import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js');
 const { OneToManySubjectBuilder } = await import('typeorm/persistence/subject-builder/OneToManySubjectBuilder.js');
 const { EntityMetadata } = await import('typeorm/metadata/EntityMetadata.js');
+const { InsertQueryBuilder } = await import('typeorm/query-builder/InsertQueryBuilder.js');
 const { openDataSource } = await import('./support/data-source.js');
 const { Order } = await import('./support/entities.js');
 const { describeSqlite } = await import('./support/sqlite.js');
@@ -17,8 +18,20 @@ const { captureWarnings } = await import('./support/warnings.js');
 
 describeSqlite('on a TypeORM release hilo does not know, its internals stay untouched', (db) => {
   it('replaces no method, warns once naming the release, and saves with the keys create() gave', async () => {
-    const prototypes = [SubjectDatabaseEntityLoader.prototype, CascadesSubjectBuilder.prototype, EntityMetadata.prototype, OneToManySubjectBuilder.prototype] as unknown as Array<Record<string, unknown>>;
-    const methods = () => [prototypes[0]!.load, prototypes[1]!.findByPersistEntityLike, prototypes[2]!.getEntityIdMap, prototypes[3]!.buildForSubjectRelation];
+    const prototypes = [
+      SubjectDatabaseEntityLoader.prototype,
+      CascadesSubjectBuilder.prototype,
+      EntityMetadata.prototype,
+      OneToManySubjectBuilder.prototype,
+      InsertQueryBuilder.prototype,
+    ] as unknown as Array<Record<string, unknown>>;
+    const methods = () => [
+      prototypes[0]!.load,
+      prototypes[1]!.findByPersistEntityLike,
+      prototypes[2]!.getEntityIdMap,
+      prototypes[3]!.buildForSubjectRelation,
+      prototypes[4]!.createColumnValueExpression,
+    ];
     const before = methods();
     const { warnings, restore } = captureWarnings();
     try {
@@ -36,6 +49,7 @@ describeSqlite('on a TypeORM release hilo does not know, its internals stay unto
         expect(keys.every((key) => typeof key === 'number')).toBe(true);
         const statements = dataStatements(await log.capture(() => dataSource.manager.save(order)));
         expect(selectsBeforeInsert(statements).length).toBeGreaterThan(0);
+        expect(statements.join('\n')).not.toContain(`'${order.id}'`); // keys are bound, not written as literals
         const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true } });
         expect([loaded.id, loaded.customer.id, loaded.items[0]!.id]).toEqual(keys);
       } finally {
