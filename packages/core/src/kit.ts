@@ -22,6 +22,8 @@ export {
   type KeyField,
   columnTypeMaxKey,
   BIGINT_MAX,
+  objectMark,
+  type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './options.js';
 export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './private-source.js';

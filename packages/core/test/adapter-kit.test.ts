@@ -9,6 +9,7 @@ import {
   BIGINT_MAX,
   columnTypeMaxKey,
   keyToField,
+  objectMark,
   openKeySupply,
   ownGenerator,
   refuseLayoutInMemory,
@@ -157,5 +158,55 @@ describe('refuseLayoutInMemory', () => {
       'The SQLite database is in memory (":memory:"), where hilo keeps the counter in this process and ignores `table`, `create`; remove those options from setup(), or use a database file',
     );
     expect(() => refuseLayoutInMemory({ blockSize: 5, source: undefined }, 'The SQLite database', 'setup()')).not.toThrow();
+  });
+});
+
+describe('objectMark', () => {
+  class Entity {
+    id = 1;
+    name = 'a';
+  }
+
+  it('marks an object where nothing but the mark sees it, and clears the mark', () => {
+    const fresh = objectMark<number>();
+    const entity = new Entity();
+    expect(fresh.get(entity)).toBeUndefined();
+    expect(fresh.set(entity, 7)).toBe(true);
+    expect(fresh.get(entity)).toBe(7);
+    expect(Object.keys(entity)).toEqual(['id', 'name']);
+    expect(Object.getOwnPropertySymbols(entity)).toEqual([]);
+    expect(Reflect.ownKeys(entity)).toEqual(['id', 'name']);
+    expect(JSON.stringify(entity)).toBe('{"id":1,"name":"a"}');
+    expect(entity).toEqual(new Entity());
+    expect(entity).toStrictEqual(new Entity());
+    expect(fresh.get({ ...entity })).toBeUndefined();
+    expect(fresh.get(Object.assign(new Entity(), entity))).toBeUndefined();
+    expect(fresh.get(structuredClone(entity))).toBeUndefined();
+    expect(fresh.set(entity, 8)).toBe(true);
+    expect(fresh.get(entity)).toBe(8);
+    expect(fresh.set(entity, undefined)).toBe(true);
+    expect(fresh.get(entity)).toBeUndefined();
+  });
+
+  it('keeps marks apart: each call is a mark of its own', () => {
+    const one = objectMark<string>();
+    const other = objectMark<string>();
+    const entity = { id: 1 };
+    one.set(entity, 'one');
+    expect(other.get(entity)).toBeUndefined();
+    other.set(entity, 'other');
+    expect([one.get(entity), other.get(entity)]).toEqual(['one', 'other']);
+  });
+
+  it('clearing an unmarked object adds nothing, and a Proxy is marked itself, not its target', () => {
+    const fresh = objectMark<number>();
+    const plain = { id: 1 };
+    expect(fresh.set(plain, undefined)).toBe(true);
+    expect(fresh.get(plain)).toBeUndefined();
+    const target = { id: 2 };
+    const proxy = new Proxy(target, {});
+    expect(fresh.set(proxy, 3)).toBe(true);
+    expect(fresh.get(proxy)).toBe(3);
+    expect(fresh.get(target)).toBeUndefined();
   });
 });
