@@ -109,6 +109,8 @@ export class HiLoTypeOrm {
   readonly #columns: Map<EntityMetadata, KeyColumn>;
   readonly #subscriber: EntitySubscriberInterface;
   readonly #owned: OwnedGenerator<bigint>;
+  /** Per metadata, the relations whose objects `create()` follows: those cascading inserts, not lazy. */
+  readonly #cascades = new Map<EntityMetadata, EntityMetadata['relations']>();
   #closed = false;
 
   /** @internal use {@link installHiLo}. */
@@ -195,13 +197,12 @@ export class HiLoTypeOrm {
    * relations that cascade inserts) a key from memory. Entities that already have a key are left alone;
    * when no key is in memory the entity stays without one and `beforeInsert` assigns it.
    */
-  assignCreated(value: unknown, metadata: EntityMetadata, seen = new Set<object>()): void {
+  assignCreated(value: unknown, metadata: EntityMetadata, seen?: Set<object>): void {
     if (Array.isArray(value)) {
       for (const item of value) this.assignCreated(item, metadata, seen);
       return;
     }
-    if (typeof value !== 'object' || value === null || value instanceof Promise || seen.has(value)) return;
-    seen.add(value);
+    if (typeof value !== 'object' || value === null || value instanceof Promise || seen?.has(value)) return;
     // findInheritanceMetadata() exists from TypeORM 0.3.16; before it, create() of a child entity names the child itself
     const actual = (metadata as { findInheritanceMetadata?: (value: object) => EntityMetadata }).findInheritanceMetadata?.(value) ?? metadata;
     const key = this.#columns.get(actual);
@@ -210,13 +211,15 @@ export class HiLoTypeOrm {
       if (next !== undefined) {
         const converted = this.#convert(key, next);
         key.column.setEntityValue(value, converted);
-        if (this.savesWithoutSelect) markFresh(this.dataSource, actual, value, converted);
+        if (this.savesWithoutSelect) markFresh(actual, value, converted);
       }
     }
-    for (const relation of actual.relations) {
-      if (!relation.isCascadeInsert || relation.isLazy) continue;
-      this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
-    }
+    let cascades = this.#cascades.get(actual);
+    if (!cascades) this.#cascades.set(actual, (cascades = actual.relations.filter((relation) => relation.isCascadeInsert && !relation.isLazy)));
+    if (cascades.length === 0) return;
+    // only objects that lead on can lead back: they alone need remembering (a create() of a leaf allocates nothing)
+    (seen ??= new Set()).add(value);
+    for (const relation of cascades) this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
   }
 
   /**
@@ -256,12 +259,8 @@ export class HiLoTypeOrm {
     forgetFresh(entity);
     if (key.column.getEntityValue(entity) != null) return undefined;
     return this.generator.next(key.segment).then(
-      (next) => {
-        key.column.setEntityValue(entity, this.#convert(key, next));
-      },
-      (error: unknown) => {
-        throw this.#explainSqliteLock(error, event, key);
-      },
+      (next) => void key.column.setEntityValue(entity, this.#convert(key, next)),
+      (error: unknown) => Promise.reject(this.#explainSqliteLock(error, event, key)),
     );
   }
 
@@ -280,12 +279,8 @@ export class HiLoTypeOrm {
 
   #keyColumn(metadata: EntityMetadata): KeyColumn {
     const key = this.#columns.get(metadata);
-    if (!key) {
-      throw new HiLoConfigurationError(
-        `Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`,
-      );
-    }
-    return key;
+    if (key) return key;
+    throw new HiLoConfigurationError(`Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`);
   }
 
   #convert(key: KeyColumn, value: bigint): number | bigint {
@@ -487,8 +482,6 @@ export function withHiLo<T extends DataSource>(dataSource: T, options: HiLoTypeO
  */
 export function hiloOf(dataSource: DataSource): HiLoTypeOrm {
   const installation = installations.get(dataSource);
-  if (!installation) {
-    throw new HiLoConfigurationError('hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().');
-  }
-  return installation;
+  if (installation) return installation;
+  throw new HiLoConfigurationError('hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().');
 }

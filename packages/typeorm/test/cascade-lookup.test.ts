@@ -3,10 +3,12 @@ import fc from 'fast-check';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { CascadesSubjectBuilder } from 'typeorm/persistence/subject-builder/CascadesSubjectBuilder.js';
 import { Subject } from 'typeorm/persistence/Subject.js';
-import { enableInternals, patchCascadeLookup } from '../src/typeorm-internals.js';
+import { enableInternals, installDirectIdMaps, patchCascadeLookup } from '../src/typeorm-internals.js';
 
 // The indexed lookup must give exactly TypeORM's answer. TypeORM's own scan is kept here before the patch
-// and both are asked the same questions about real Subjects built from real entity metadata.
+// and both are asked the same questions about real Subjects built from real entity metadata: metadata as
+// TypeORM builds it, and metadata whose id maps hilo builds directly (which the index then reads without
+// building them), as on a DataSource hilo is installed on.
 
 @Entity('numbered')
 class Numbered {
@@ -34,19 +36,32 @@ class Blobbed {
 type Find = (this: unknown, target: unknown, entity: object) => unknown;
 const prototype = CascadesSubjectBuilder.prototype as unknown as { findByPersistEntityLike: Find };
 const scan = prototype.findByPersistEntityLike;
-const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [Numbered, Lettered, Paired, Blobbed] });
+const entityClasses = [Numbered, Lettered, Paired, Blobbed];
+const plain = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: entityClasses });
+const direct = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: entityClasses });
 
 beforeAll(async () => {
-  await dataSource.initialize();
-  enableInternals(dataSource); // as installHiLo() does: the lookup is indexed for this DataSource only
+  await plain.initialize();
+  await direct.initialize();
+  // as installHiLo() does: the lookup is indexed for these DataSources only
+  enableInternals(plain);
+  enableInternals(direct);
+  expect(installDirectIdMaps(direct.entityMetadatas)).toBeUndefined();
+  expect(Object.hasOwn(direct.getMetadata(Numbered), 'getEntityIdMap')).toBe(true);
   expect(patchCascadeLookup(CascadesSubjectBuilder.prototype)).toBeUndefined();
   expect(prototype.findByPersistEntityLike).not.toBe(scan);
 });
-afterAll(() => dataSource.destroy());
+afterAll(async () => {
+  await plain.destroy();
+  await direct.destroy();
+});
 
 /** An entity of one of the three kinds, with a key from a small range so that keys repeat, or none. */
 const entityArb = fc.oneof(
-  fc.record({ kind: fc.constant('numbered' as const), key: fc.option(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant('3')), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('numbered' as const),
+    key: fc.option(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant('3'), fc.constant(3n), fc.constant(null), fc.constant(Number.NaN)), { nil: undefined }),
+  }),
   fc.record({ kind: fc.constant('lettered' as const), key: fc.option(fc.constantFrom('a', 'b', 'c', '1'), { nil: undefined }) }),
   fc.record({ kind: fc.constant('paired' as const), key: fc.option(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })), { nil: undefined }) }),
   fc.record({ kind: fc.constant('blobbed' as const), key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }),
@@ -72,7 +87,10 @@ function rekey(entity: object, spec: Spec): void {
 }
 
 describe('indexed cascade lookup', () => {
-  it('answers every question exactly as TypeORM’s scan does, as subjects are appended', () => {
+  it.each([
+    ['TypeORM builds', plain],
+    ['hilo builds directly', direct],
+  ])('answers every question exactly as TypeORM’s scan does, as subjects are appended (id maps %s)', (_, dataSource) => {
     fc.assert(
       fc.property(
         fc.array(entityArb, { maxLength: 30 }),

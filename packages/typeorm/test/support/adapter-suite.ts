@@ -224,6 +224,19 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('replaced');
   });
 
+  it('checks the table for a copy of a new entity: the copy has its key, not its mark, and the entity is not changed by it', async () => {
+    const original = dataSource.manager.create(Customer, { name: 'original' });
+    const copy = dataSource.manager.create(Customer, { ...original, name: 'copy' });
+    expect(copy.id).toBe(original.id);
+    expect(Object.getOwnPropertySymbols(original)).toEqual([]);
+    expect(JSON.parse(JSON.stringify(original))).toEqual({ id: original.id, name: 'original' });
+    const statements = dataStatements(await log.capture(() => dataSource.manager.save(copy)));
+    expect(selectsBeforeInsert(statements)).toHaveLength(1);
+    expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: original.id })).name).toBe('copy');
+    // the original still holds the mark: its save inserts with no SELECT and meets the copy's row
+    await expect(dataSource.manager.save(original)).rejects.toThrow(/unique|duplicate|primary/i);
+  });
+
   it('inserts entities again, keys unchanged, when they are saved after their transaction rolled back', async () => {
     const order = newOrderGraph(dataSource.manager, 9);
     const keys = [order.id, order.customer.id, ...order.items.map((i) => i.id)];
