@@ -146,6 +146,7 @@ interface CascadeSubject {
 interface CascadeMetadata {
   target: unknown;
   getEntityIdMap(entity: object | undefined): Record<string, unknown> | undefined;
+  primaryColumns: ReadonlyArray<{ propertyName: string }>;
 }
 
 type Find = (this: { allSubjects: unknown }, entityTarget: unknown, entity: object) => CascadeSubject | undefined;
@@ -184,7 +185,7 @@ const found: { property: string; value: PlainValue } = { property: '', value: 0 
  * from the entity without building the map: two allocations per subject fewer, on every lookup of a save.
  */
 function keyOf(metadata: CascadeMetadata, entity: object | undefined): typeof found | null | undefined {
-  const property = directProperties.get(metadata.getEntityIdMap);
+  const property = directMaps.get(metadata) === metadata.getEntityIdMap ? metadata.primaryColumns[0]!.propertyName : undefined;
   let value = property !== undefined && typeof entity === 'object' ? (entity as Record<string, unknown>)[property] : null;
   found.property = property!;
   if (!isPlain(value)) {
@@ -491,9 +492,6 @@ type GetEntityIdMap = (this: unknown, entity: unknown) => Record<string, unknown
 /** The direct id-map methods installed, per metadata: removed again only where they are still in place. */
 const directMaps = new WeakMap<object, GetEntityIdMap>();
 
-/** The key property each direct id-map method reads, for {@link keyOf}. */
-const directProperties = new WeakMap<object, string>();
-
 /**
  * Gives each metadata with one plain primary column a direct `getEntityIdMap` of its own.
  * @returns `undefined` when they are in place, else why not (every metadata then keeps TypeORM's method)
@@ -517,7 +515,6 @@ export function installDirectIdMaps(metadatas: readonly EntityMetadata[]): strin
   for (const [metadata, direct] of planned) {
     Object.defineProperty(metadata, 'getEntityIdMap', { value: direct, writable: true, configurable: true });
     directMaps.set(metadata, direct);
-    directProperties.set(direct, metadata.primaryColumns[0]!.propertyName);
   }
   return undefined;
 }
