@@ -108,6 +108,17 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
       );
     });
 
+    it('should find a new entity by its key before flush, from the identity map, with no SQL', async () => {
+      const em = orm.em.fork();
+      const customer = createCustomer(em, model, 'fay', 1, 1);
+      const order = customer.orders.getItems()[0]!;
+      expect(em.getReference(model.Order as never, order.id as never)).toBe(order);
+      expect(await em.findOne(model.Order as never, order.id as never)).toBe(order);
+      expect(log.statements).toEqual([]);
+      await em.flush();
+      expect(await em.findOne(model.Order as never, order.id as never)).toBe(order);
+    });
+
     it('should consume no keys when loading entities', async () => {
       const em = orm.em.fork();
       const before = createCustomer(em, model, 'dee', 1, 1);
