@@ -1,8 +1,8 @@
 import { HiLoConfigurationError, HiLoOverflowError } from './errors.js';
-import type { HiLoGenerator } from './generator.js';
-import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './options.js';
-import { connect } from './sql/connect.js';
-import { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';
+import type { HiLoGenerator } from './engine/generator.js';
+import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './engine/options.js';
+import { connect } from './operations/connect.js';
+import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 import type { SqlClient } from './sql/sql-client.js';
 
 /**

@@ -15,12 +15,12 @@ export {
   type HiLoErrorCode,
   type HiLoHint,
 } from './errors.js';
-export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './types.js';
-export type { HiLoEvent, SegmentStats } from './events.js';
-export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './options.js';
-export { createHiLoGenerator, type HiLoGenerator } from './generator.js';
-export { memorySource, type MemorySource, type MemorySourceOptions } from './memory-source.js';
-export type { HiLoStrategy } from './strategies.js';
+export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './engine/types.js';
+export type { HiLoEvent, SegmentStats } from './engine/events.js';
+export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';
+export { createHiLoGenerator, type HiLoGenerator } from './engine/generator.js';
+export { memorySource, type MemorySource, type MemorySourceOptions } from './sources/memory-source.js';
+export type { HiLoStrategy } from './engine/strategies.js';
 
 // databases: clients, sources, schema and maintenance
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
@@ -49,17 +49,17 @@ export {
   type MariadbClientOptions,
 } from './dialects/mysql/mariadb.js';
 export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './dialects/sqlite/client.js';
-export { connect, type ConnectOptions } from './sql/connect.js';
-export { createHiLo, type CreateHiLoOptions } from './sql/create-hilo.js';
-export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sql/sql-hi-source.js';
-export { sequenceSource, tableSource, type SqlSourceKind } from './sql/sources.js';
-export type { SequenceSourceOptions, SequenceStrategy } from './sql/sequence-source.js';
-export type { TableSourceOptions, TableStrategy } from './sql/table-source.js';
-export { schemaSql, ensureSchema, type SchemaOptions } from './sql/schema.js';
-export { raiseFloor, type RaiseFloorOptions } from './sql/floor.js';
-export { segmentStatus, type StatusOptions } from './sql/status.js';
-export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './sql/alter.js';
-export { keyGuardSql, ensureKeyGuard, type KeyGuardTarget, type KeyGuardDialect } from './sql/key-guard.js';
+export { connect, type ConnectOptions } from './operations/connect.js';
+export { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
+export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sources/sql-hi-source.js';
+export { sequenceSource, tableSource, type SqlSourceKind } from './operations/sources.js';
+export type { SequenceSourceOptions, SequenceStrategy } from './sources/sequence-source.js';
+export type { TableSourceOptions, TableStrategy } from './sources/table-source.js';
+export { schemaSql, ensureSchema, type SchemaOptions } from './operations/schema.js';
+export { raiseFloor, type RaiseFloorOptions } from './operations/floor.js';
+export { segmentStatus, type StatusOptions } from './operations/status.js';
+export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './operations/alter.js';
+export { keyGuardSql, ensureKeyGuard, type KeyGuardTarget, type KeyGuardDialect } from './operations/key-guard.js';
 
 // sharing a schema with another system's hi/lo
 export type { InteropPreset } from './presets/shared.js';

@@ -25,9 +25,9 @@ export {
   objectMark,
   type ObjectMark,
 } from './adapter-kit.js';
-export { GENERATOR_OPTION_NAMES } from './options.js';
-export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './private-source.js';
-export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './checks.js';
+export { GENERATOR_OPTION_NAMES } from './engine/options.js';
+export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './dialects/sqlite/private-source.js';
+export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './engine/checks.js';
 export {
   keyGuardSchemaSql,
   missingKeyFunctionSql,
@@ -35,10 +35,10 @@ export {
   keyGuardTriggerName,
   MISSING_KEY_FUNCTION,
   type MissingKeyFunctionOptions,
-} from './sql/key-guard.js';
+} from './operations/key-guard.js';
 export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/driver-errors.js';
-export { redactUrl } from './sql/connect.js';
+export { redactUrl } from './operations/connect.js';
 export { settlesWithin } from './sql/connect-support.js';
-export { defaultSourceKind, scriptStatement } from './sql/sources.js';
-export { DEFAULT_TABLE } from './sql/table-source.js';
-export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';
+export { defaultSourceKind, scriptStatement } from './operations/sources.js';
+export { DEFAULT_TABLE } from './sources/table-source.js';
+export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './sql/identifiers.js';

@@ -3,8 +3,8 @@
  * peer `@opentelemetry/api` and an SDK (or any other implementation of its meter API) registered by the app.
  */
 import { metrics, type Attributes, type Meter } from '@opentelemetry/api';
-import type { HiLoEvent } from './events.js';
-import type { HiLoGenerator } from './generator.js';
+import type { HiLoEvent } from './engine/events.js';
+import type { HiLoGenerator } from './engine/generator.js';
 
 /** Options of {@link hiloMetrics}. */
 export interface HiLoMetricsOptions {

@@ -6,11 +6,11 @@
  */
 import { describeDatabase, startFaultProxy, type FaultProxy } from '@hilo/testing';
 import { HiLoExhaustedError, HiLoSourceUnavailableError, HiLoTimeoutError } from '../src/errors.js';
-import { createHiLoGenerator, type HiLoGenerator } from '../src/generator.js';
-import { connect } from '../src/sql/connect.js';
-import { sequenceSource, tableSource } from '../src/sql/sources.js';
+import { createHiLoGenerator, type HiLoGenerator } from '../src/engine/generator.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
-import type { HiLoGeneratorOptions } from '../src/options.js';
+import type { HiLoGeneratorOptions } from '../src/engine/options.js';
 
 type Kind = 'postgres' | 'mysql';
 

@@ -1,10 +1,10 @@
 // Headroom: how far a segment's keys are from the largest value its key column holds, and one warning at 90 %.
 import { describePostgres } from '@hilo/testing';
 import pg from 'pg';
-import type { HiLoEvent } from '../src/events.js';
-import { createHiLoGenerator } from '../src/generator.js';
-import { connect } from '../src/sql/connect.js';
-import { sequenceSource } from '../src/sql/sources.js';
+import type { HiLoEvent } from '../src/engine/events.js';
+import { createHiLoGenerator } from '../src/engine/generator.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource } from '../src/operations/sources.js';
 
 const INT_MAX = 2_147_483_647;
 

@@ -5,8 +5,8 @@
  * hibernate-interop.postgres.test.ts and hibernate-interop.mysql.test.ts.
  */
 import { describeDatabase, describeHibernate, startHibernateNode } from '@hilo/testing';
-import { createHiLoGenerator } from '../src/generator.js';
-import { connect } from '../src/sql/connect.js';
+import { createHiLoGenerator } from '../src/engine/generator.js';
+import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 import { hibernateSequencePreset, hibernateTablePreset, nhibernatePreset, type InteropPreset } from '../src/presets/index.js';
 import type { Kind } from './presets-clients.js';

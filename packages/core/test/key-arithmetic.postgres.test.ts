@@ -4,12 +4,12 @@
 // block the module computed during that reservation.
 import { DatabaseSync } from 'node:sqlite';
 import { describePostgres } from '@hilo/testing';
-import { connect } from '../src/sql/connect.js';
-import { sequenceSource, tableSource } from '../src/sql/sources.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
 import { sqliteClient } from '../src/dialects/sqlite/client.js';
 import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset, nhibernatePreset } from '../src/presets/index.js';
-import { keyArithmetic } from '../src/strategies.js';
-import type { Block, HiSource } from '../src/types.js';
+import { keyArithmetic } from '../src/engine/strategies.js';
+import type { Block, HiSource } from '../src/engine/types.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 
 type Watched = 'blockFromValue' | 'blocksFromValues' | 'blocksFromValueRange';

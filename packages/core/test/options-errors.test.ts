@@ -1,10 +1,10 @@
 // Bad options get a HiLoConfigurationError naming the option the caller set — never a TypeError, a base
 // HiLoError, a silent default for null, an ignored typo, or the name of an option the caller never used.
 import { HiLoConfigurationError } from '../src/errors.js';
-import { createHiLoGenerator } from '../src/generator.js';
-import { memorySource } from '../src/memory-source.js';
-import { connect } from '../src/sql/connect.js';
-import { createHiLo } from '../src/sql/create-hilo.js';
+import { createHiLoGenerator } from '../src/engine/generator.js';
+import { memorySource } from '../src/sources/memory-source.js';
+import { connect } from '../src/operations/connect.js';
+import { createHiLo } from '../src/operations/create-hilo.js';
 import { openKeySupply } from '../src/adapter-kit.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 

@@ -3,9 +3,9 @@
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { describePostgres } from '@hilo/testing';
 import { hiloMetrics } from 'hilo-core/otel';
-import { createHiLoGenerator } from '../src/generator.js';
-import { connect } from '../src/sql/connect.js';
-import { sequenceSource } from '../src/sql/sources.js';
+import { createHiLoGenerator } from '../src/engine/generator.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource } from '../src/operations/sources.js';
 
 describePostgres('OpenTelemetry metrics', (db) => {
   it('reports keys issued and available, block size, reservations and their duration, and keys returned or lost, per segment', async () => {

@@ -5,8 +5,8 @@
  */
 import { describeDatabase } from '@hilo/testing';
 import { HiLoConfigurationError } from '../src/errors.js';
-import { createHiLoGenerator } from '../src/generator.js';
-import { connect } from '../src/sql/connect.js';
+import { createHiLoGenerator } from '../src/engine/generator.js';
+import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 import type { InteropPreset } from '../src/presets/index.js';
 import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset, nhibernatePreset } from '../src/presets/index.js';

@@ -1,6 +1,6 @@
-import type { SequenceStatements } from '../sql/sequence-source.js';
+import type { SequenceStatements } from '../sources/sequence-source.js';
 import type { SqlDialect } from '../sql/sql-client.js';
-import type { TableStatements } from '../sql/table-source.js';
+import type { TableStatements } from '../sources/table-source.js';
 import { mariadbSequenceStatements } from './mysql/sequence-source.js';
 import { mysqlTableStatements } from './mysql/table-source.js';
 import { postgresSequenceStatements } from './postgres/sequence-source.js';

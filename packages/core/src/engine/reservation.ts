@@ -1,7 +1,7 @@
 import { HiLoClosedError, HiLoError, HiLoExhaustedError, HiLoSourceError, HiLoTimeoutError } from '../errors.js';
-import type { HiLoEvent } from '../events.js';
-import type { ResolvedOptions } from '../options.js';
-import type { Block } from '../types.js';
+import type { HiLoEvent } from './events.js';
+import type { ResolvedOptions } from './options.js';
+import type { Block } from './types.js';
 
 /** What a reservation needs from the segment it reserves for. */
 export interface ReservingSegment {

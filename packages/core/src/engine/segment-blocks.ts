@@ -1,5 +1,5 @@
 import { HiLoOverflowError, HiLoSourceError } from '../errors.js';
-import type { Block } from '../types.js';
+import type { Block } from './types.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 

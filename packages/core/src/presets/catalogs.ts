@@ -3,7 +3,7 @@ import { mysqlCatalog } from '../dialects/mysql/catalog.js';
 import { postgresCatalog } from '../dialects/postgres/catalog.js';
 import { DIALECTS } from '../dialects/index.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog } from '../sql/catalog.js';
 
 /** Each database's catalog, looked up by name; SQLite holds none of the other systems' objects. */
 const CATALOGS: Readonly<Record<SqlDialect, Catalog | undefined>> = {

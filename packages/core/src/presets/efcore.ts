@@ -1,7 +1,7 @@
-import { checkInteger } from '../checks.js';
-import { sequenceSource } from '../sql/sources.js';
+import { checkInteger } from '../engine/checks.js';
+import { sequenceSource } from '../operations/sources.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import type { HiSource } from '../types.js';
+import type { HiSource } from '../engine/types.js';
 import { once, requireShareableSequence } from './shape.js';
 import { guarded, requirePostgres, type InteropPreset } from './shared.js';
 

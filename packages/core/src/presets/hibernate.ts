@@ -1,11 +1,11 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
-import { sequenceSource } from '../sql/sources.js';
+import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { sequenceSource } from '../operations/sources.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
-import { toBigInt } from '../sql/table-source.js';
-import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { toBigInt } from '../sources/table-source.js';
+import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../engine/strategies.js';
+import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
 import { catalogOf } from './catalogs.js';
 import { columnType, requireShareableSequence, sequenceShape } from './shape.js';
 import { createTableIfMissing, createItHint, guarded, requireDialect, type InteropPreset } from './shared.js';

@@ -1,10 +1,10 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
-import { qualifiedName, validateSegment } from '../identifiers.js';
+import { qualifiedName, validateSegment } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { toBigInt } from '../sql/table-source.js';
-import { incrementsFor, keyArithmetic } from '../strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { toBigInt } from '../sources/table-source.js';
+import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
+import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
 import { createItHint, guarded, requirePostgres, type InteropPreset } from './shared.js';
 

@@ -1,10 +1,10 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
+import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { toBigInt } from '../sql/table-source.js';
-import { incrementsFor, keyArithmetic } from '../strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../types.js';
+import { toBigInt } from '../sources/table-source.js';
+import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
+import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
 import { createTableIfMissing, createItHint, guarded, requireDialect, withTableLock, type InteropPreset } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';

@@ -4,10 +4,10 @@
  */
 import { HiLoMismatchError } from '../errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import type { Catalog, SequenceShape, TableRef } from './catalog.js';
+import type { Catalog, SequenceShape, TableRef } from '../sql/catalog.js';
 import { catalogOf } from './catalogs.js';
 
-export type { SequenceShape, TableRef } from './catalog.js';
+export type { SequenceShape, TableRef } from '../sql/catalog.js';
 
 /** Integer column types: a stored hi or value in any other type (text, numeric, float) is not one we can trust. */
 const INTEGER_TYPES = new Set(['bigint', 'integer', 'int', 'smallint', 'mediumint', 'tinyint', 'int8', 'int4', 'int2']);

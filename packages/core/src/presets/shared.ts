@@ -2,7 +2,7 @@ import { HiLoConfigurationError, type HiLoHint } from '../errors.js';
 import { abortable } from '../sql/abortable.js';
 import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
-import type { HiSource } from '../types.js';
+import type { HiSource } from '../engine/types.js';
 import { DIALECTS } from '../dialects/index.js';
 import { catalogOf } from './catalogs.js';
 

@@ -1,6 +1,6 @@
 import { HiLoError, HiLoSourceError, HiLoSourceUnavailableError, missingObjectHint, type HiLoHint } from '../errors.js';
 import { DIALECTS } from '../dialects/index.js';
-import { codeOf, type DriverErrorLike } from '../dialects/dialect.js';
+import { codeOf, type DriverErrorLike } from './dialect.js';
 import type { SqlDialect } from './sql-client.js';
 
 /** Node.js socket failures: the server cannot be reached or went away. */

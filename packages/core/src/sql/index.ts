@@ -9,17 +9,17 @@ export {
   type MysqlClientOptions,
 } from '../dialects/mysql/client.js';
 export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from '../dialects/sqlite/client.js';
-export { connect, redactUrl, type ConnectOptions } from './connect.js';
+export { connect, redactUrl, type ConnectOptions } from '../operations/connect.js';
 export { toHiLoError, isTransientDriverError, type ErrorContext } from './driver-errors.js';
-export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sql-hi-source.js';
-export { sequenceSource, tableSource, defaultSourceKind, type SqlSourceKind } from './sources.js';
-export { SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStrategy } from './sequence-source.js';
-export { DEFAULT_TABLE, type TableSourceOptions, type TableStrategy } from './table-source.js';
-export { schemaSql, ensureSchema, DEFAULT_SEQUENCE_INCREMENT, type SchemaOptions } from './schema.js';
-export { raiseFloor, type RaiseFloorOptions } from './floor.js';
-export { segmentStatus, type StatusOptions } from './status.js';
-export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './alter.js';
-export { createHiLo, type CreateHiLoOptions } from './create-hilo.js';
+export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from '../sources/sql-hi-source.js';
+export { sequenceSource, tableSource, defaultSourceKind, type SqlSourceKind } from '../operations/sources.js';
+export { SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStrategy } from '../sources/sequence-source.js';
+export { DEFAULT_TABLE, type TableSourceOptions, type TableStrategy } from '../sources/table-source.js';
+export { schemaSql, ensureSchema, DEFAULT_SEQUENCE_INCREMENT, type SchemaOptions } from '../operations/schema.js';
+export { raiseFloor, type RaiseFloorOptions } from '../operations/floor.js';
+export { segmentStatus, type StatusOptions } from '../operations/status.js';
+export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from '../operations/alter.js';
+export { createHiLo, type CreateHiLoOptions } from '../operations/create-hilo.js';
 export { postgresSequenceSource } from '../dialects/postgres/sequence-source.js';
 export { postgresTableSource } from '../dialects/postgres/table-source.js';
 export { mariadbSequenceSource } from '../dialects/mysql/sequence-source.js';
@@ -35,5 +35,5 @@ export {
   floorValue,
   STRATEGIES,
   type HiLoStrategy,
-} from '../strategies.js';
-export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from '../identifiers.js';
+} from '../engine/strategies.js';
+export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './identifiers.js';

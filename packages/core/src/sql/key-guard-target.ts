@@ -1,5 +1,5 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
+import { quoteIdentifier, validateIdentifier, validateSegment } from './identifiers.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from './sql-client.js';
 
 /** The databases a key guard is written for. `mysql` covers MariaDB and MySQL. */

@@ -1,5 +1,5 @@
-import type { Catalog } from '../../presets/catalog.js';
-import { toBigInt } from '../../sql/table-source.js';
+import type { Catalog } from '../../sql/catalog.js';
+import { toBigInt } from '../../sources/table-source.js';
 import { mysqlDialect } from './dialect.js';
 
 /** MariaDB's `information_schema`, its sequences (`seq_1_to_n` for several values at once) and named locks. */

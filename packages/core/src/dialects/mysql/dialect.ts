@@ -1,4 +1,4 @@
-import { codeOf, type Dialect } from '../dialect.js';
+import { codeOf, type Dialect } from '../../sql/dialect.js';
 
 /** MySQL/MariaDB error numbers after which retrying may succeed. */
 const RETRYABLE = new Set([

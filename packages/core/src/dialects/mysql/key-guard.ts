@@ -1,5 +1,5 @@
 import { HiLoSourceError } from '../../errors.js';
-import { quoteIdentifier } from '../../identifiers.js';
+import { quoteIdentifier } from '../../sql/identifiers.js';
 import { checkTarget, keyGuardTriggerName, qualifiedTable, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';

@@ -1,8 +1,8 @@
 import { isMissingObjectError } from '../../sql/driver-errors.js';
 import type { SqlClient } from '../../sql/sql-client.js';
-import type { SqlHiSource } from '../../sql/sql-hi-source.js';
-import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sql/sequence-source.js';
-import { toBigInt } from '../../sql/table-source.js';
+import type { SqlHiSource } from '../../sources/sql-hi-source.js';
+import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
+import { toBigInt } from '../../sources/table-source.js';
 
 /** MariaDB (10.3+) SQL of the sequence source. MySQL has no sequences: use a table source there. */
 export const mariadbSequenceStatements: SequenceStatements = {

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../sql/sql-client.js';
-import type { SqlHiSource } from '../../sql/sql-hi-source.js';
-import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sql/table-source.js';
+import type { SqlHiSource } from '../../sources/sql-hi-source.js';
+import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
 
 /** Clients whose results did not carry the value `LAST_INSERT_ID(expr)` set: they take the two-statement path. */
 const withoutInsertId = new WeakSet<SqlClient>();

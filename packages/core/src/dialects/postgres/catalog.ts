@@ -1,5 +1,5 @@
-import type { Catalog, TableRef } from '../../presets/catalog.js';
-import { toBigInt } from '../../sql/table-source.js';
+import type { Catalog, TableRef } from '../../sql/catalog.js';
+import { toBigInt } from '../../sources/table-source.js';
 import { postgresDialect } from './dialect.js';
 
 /** PostgreSQL's regclass text of a table reference (quoted, so mixed-case names resolve as written). */

@@ -1,4 +1,4 @@
-import { codeOf, type Dialect } from '../dialect.js';
+import { codeOf, type Dialect } from '../../sql/dialect.js';
 
 /** SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock. */
 const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03']);

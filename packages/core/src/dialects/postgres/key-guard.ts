@@ -1,4 +1,4 @@
-import { quoteIdentifier, validateIdentifier } from '../../identifiers.js';
+import { quoteIdentifier, validateIdentifier } from '../../sql/identifiers.js';
 import { qualifiedTable, type KeyGuardStatements, type MissingKeyFunctionOptions } from '../../sql/key-guard-target.js';
 import { postgresDialect } from './dialect.js';
 

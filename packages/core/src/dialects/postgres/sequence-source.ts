@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../sql/sql-client.js';
-import type { SqlHiSource } from '../../sql/sql-hi-source.js';
-import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sql/sequence-source.js';
-import { toBigInt } from '../../sql/table-source.js';
+import type { SqlHiSource } from '../../sources/sql-hi-source.js';
+import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
+import { toBigInt } from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the sequence source. */
 export const postgresSequenceStatements: SequenceStatements = {

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../sql/sql-client.js';
-import type { SqlHiSource } from '../../sql/sql-hi-source.js';
-import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sql/table-source.js';
+import type { SqlHiSource } from '../../sources/sql-hi-source.js';
+import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the table source: `update … returning` in autocommit is atomic and one round trip. */
 export const postgresTableStatements: TableStatements = {

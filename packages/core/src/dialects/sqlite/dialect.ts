@@ -1,4 +1,4 @@
-import { codeOf, type Dialect } from '../dialect.js';
+import { codeOf, type Dialect } from '../../sql/dialect.js';
 
 /** SQLite result codes (primary) after which retrying may succeed: BUSY, LOCKED, CANTOPEN. */
 const RETRYABLE = new Set([5, 6, 14]);

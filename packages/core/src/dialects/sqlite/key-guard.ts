@@ -1,5 +1,5 @@
 import { HiLoConfigurationError } from '../../errors.js';
-import { quoteIdentifier } from '../../identifiers.js';
+import { quoteIdentifier } from '../../sql/identifiers.js';
 import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import { sqliteDialect } from './dialect.js';
 

@@ -1,9 +1,9 @@
 import { DIALECTS } from '../dialects/index.js';
-import type { SequenceSourceOptions } from './sequence-source.js';
-import type { SqlClient } from './sql-client.js';
-import type { SegmentStatus } from './sql-hi-source.js';
+import type { SequenceSourceOptions } from '../sources/sequence-source.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import type { SegmentStatus } from '../sources/sql-hi-source.js';
 import { sequenceSource, tableSource } from './sources.js';
-import type { TableSourceOptions } from './table-source.js';
+import type { TableSourceOptions } from '../sources/table-source.js';
 
 /** Options of {@link status}. */
 export interface StatusOptions {

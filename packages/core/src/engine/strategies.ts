@@ -1,4 +1,4 @@
-import { HiLoConfigurationError } from './errors.js';
+import { HiLoConfigurationError } from '../errors.js';
 import type { Block } from './types.js';
 
 /**

@@ -1,12 +1,12 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError } from '../errors.js';
 import { openMysql } from '../dialects/mysql/connect.js';
 import { openPostgres } from '../dialects/postgres/connect.js';
 import { openSqlite } from '../dialects/sqlite/connect.js';
-import { redactUrl, type OpenSettings } from './connect-support.js';
-import type { SqlClient } from './sql-client.js';
+import { redactUrl, type OpenSettings } from '../sql/connect-support.js';
+import type { SqlClient } from '../sql/sql-client.js';
 
-export { redactUrl } from './connect-support.js';
+export { redactUrl } from '../sql/connect-support.js';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {

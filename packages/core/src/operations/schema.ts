@@ -1,8 +1,8 @@
 import { HiLoConfigurationError } from '../errors.js';
-import type { SequenceSourceOptions } from './sequence-source.js';
-import type { SqlClient, SqlDialect } from './sql-client.js';
+import type { SequenceSourceOptions } from '../sources/sequence-source.js';
+import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
-import type { TableSourceOptions } from './table-source.js';
+import type { TableSourceOptions } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** What {@link schemaSql} and {@link ensureSchema} create. */

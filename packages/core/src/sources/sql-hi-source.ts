@@ -1,6 +1,6 @@
-import type { HiSource } from '../types.js';
-import type { HiLoStrategy } from '../strategies.js';
-import type { SqlDialect } from './sql-client.js';
+import type { HiSource } from '../engine/types.js';
+import type { HiLoStrategy } from '../engine/strategies.js';
+import type { SqlDialect } from '../sql/sql-client.js';
 
 /** Where {@link SqlHiSource.raiseFloor} looks for the largest existing key. */
 export interface FloorFrom {

@@ -1,11 +1,11 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { createHiLoGenerator, type HiLoGenerator } from '../generator.js';
-import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../options.js';
-import type { KeyOf, KeyType } from '../types.js';
-import type { SequenceStrategy } from './sequence-source.js';
-import type { SqlClient } from './sql-client.js';
+import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js';
+import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
+import type { KeyOf, KeyType } from '../engine/types.js';
+import type { SequenceStrategy } from '../sources/sequence-source.js';
+import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
-import type { TableStrategy } from './table-source.js';
+import type { TableStrategy } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /**

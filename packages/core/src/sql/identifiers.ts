@@ -1,6 +1,6 @@
-import { HiLoConfigurationError, describe } from './errors.js';
-import type { SqlDialect } from './sql/sql-client.js';
-import { DIALECTS } from './dialects/index.js';
+import { HiLoConfigurationError, describe } from '../errors.js';
+import type { SqlDialect } from './sql-client.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /** What a SQL identifier may look like: a letter or `_`, then letters, digits or `_`, at most 63 characters. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

@@ -1,8 +1,8 @@
 import { checkInteger } from './checks.js';
-import { BlockSizing } from './engine/block-sizing.js';
-import { beforeDeadline, reserveWithRetry, type ReservationHooks } from './engine/reservation.js';
-import { keysIn, SegmentBlocks } from './engine/segment-blocks.js';
-import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from './errors.js';
+import { BlockSizing } from './block-sizing.js';
+import { beforeDeadline, reserveWithRetry, type ReservationHooks } from './reservation.js';
+import { keysIn, SegmentBlocks } from './segment-blocks.js';
+import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from '../errors.js';
 import type { HiLoEvent, SegmentStats } from './events.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { Block, KeyOf, KeyType } from './types.js';

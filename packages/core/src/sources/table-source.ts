@@ -1,11 +1,11 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoSourceError, missingObjectHint } from '../errors.js';
-import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../identifiers.js';
-import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../strategies.js';
-import type { Block, ReserveRequest } from '../types.js';
-import { abortable } from './abortable.js';
-import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from './driver-errors.js';
-import type { SqlClient } from './sql-client.js';
+import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../engine/strategies.js';
+import type { Block, ReserveRequest } from '../engine/types.js';
+import { abortable } from '../sql/abortable.js';
+import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from '../sql/driver-errors.js';
+import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
 import { DIALECTS } from '../dialects/index.js';
 

@@ -1,5 +1,5 @@
-import { checkInteger } from './checks.js';
-import type { Block, HiSource, ReserveRequest } from './types.js';
+import { checkInteger } from '../engine/checks.js';
+import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
 
 /** Options of {@link memorySource}. */
 export interface MemorySourceOptions {

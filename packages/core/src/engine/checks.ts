@@ -1,4 +1,4 @@
-import { HiLoConfigurationError } from './errors.js';
+import { HiLoConfigurationError } from '../errors.js';
 
 /** Bounds for {@link checkInteger}; both inclusive. */
 export interface IntegerBounds {

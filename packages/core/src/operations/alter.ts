@@ -1,10 +1,10 @@
-import { checkInteger } from '../checks.js';
+import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../identifiers.js';
+import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
 import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
-import { toHiLoError } from './driver-errors.js';
-import { SEQUENCE_SUFFIX } from './sequence-source.js';
-import type { SqlClient } from './sql-client.js';
+import { toHiLoError } from '../sql/driver-errors.js';
+import { SEQUENCE_SUFFIX } from '../sources/sequence-source.js';
+import type { SqlClient } from '../sql/sql-client.js';
 
 /** Options of {@link alterBlockSize}. */
 export interface AlterBlockSizeOptions {

@@ -1,9 +1,9 @@
-import { largestStoredKey } from './dialects/sqlite/stored-keys.js';
-import { memorySource, type MemorySource } from './memory-source.js';
-import type { PrivateDatabaseQuery, StoredKeyColumn } from './dialects/sqlite/stored-keys.js';
+import { largestStoredKey } from './stored-keys.js';
+import { memorySource, type MemorySource } from '../../sources/memory-source.js';
+import type { PrivateDatabaseQuery, StoredKeyColumn } from './stored-keys.js';
 
-export type { PrivateDatabaseQuery, StoredKeyColumn } from './dialects/sqlite/stored-keys.js';
-import type { HiSource } from './types.js';
+export type { PrivateDatabaseQuery, StoredKeyColumn } from './stored-keys.js';
+import type { HiSource } from '../../engine/types.js';
 
 /** Per owner (the object the database lives and dies with), the counters of its segments. */
 const counters = new WeakMap<object, MemorySource>();

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlExecutor } from '../sql/sql-client.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
 
 /** A table as the user named it: unquoted name and optional schema (database on MariaDB). */
 export interface TableRef {

@@ -1,4 +1,4 @@
-import type { SqlDialect } from '../sql/sql-client.js';
+import type { SqlDialect } from './sql-client.js';
 
 /** The fields of a driver error (pg, mysql2, node:sqlite, better-sqlite3) the dialects read. */
 export interface DriverErrorLike {

@@ -2,14 +2,14 @@ import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js'
 import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
 import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
-import { toHiLoError } from './driver-errors.js';
-import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget, type MissingKeyFunctionOptions } from './key-guard-target.js';
-import type { SqlClient, SqlDialect } from './sql-client.js';
+import { toHiLoError } from '../sql/driver-errors.js';
+import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget, type MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
+import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 
-export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from './key-guard-target.js';
+export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
 export { MISSING_KEY_FUNCTION, missingKeyFunctionSql } from '../dialects/postgres/key-guard.js';
 export { missingKeyTriggerSql } from '../dialects/mysql/key-guard.js';
-export { keyGuardTriggerName } from './key-guard-target.js';
+export { keyGuardTriggerName } from '../sql/key-guard-target.js';
 
 /** Each database's key guard, looked up by name. */
 const KEY_GUARDS: Readonly<Record<SqlDialect, KeyGuardStatements>> = {

@@ -1,11 +1,11 @@
-import { qualifiedName, validateIdentifier } from '../identifiers.js';
-import type { SequenceSourceOptions } from './sequence-source.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
+import type { SequenceSourceOptions } from '../sources/sequence-source.js';
 import { DEFAULT_SEQUENCE_INCREMENT } from './schema.js';
-import type { SqlClient } from './sql-client.js';
-import type { FloorResult } from './sql-hi-source.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import type { FloorResult } from '../sources/sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
-import type { TableSourceOptions } from './table-source.js';
-import { toHiLoError } from './driver-errors.js';
+import type { TableSourceOptions } from '../sources/table-source.js';
+import { toHiLoError } from '../sql/driver-errors.js';
 import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
 
 /** Options of {@link raiseFloor}. */
