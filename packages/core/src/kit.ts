@@ -36,9 +36,11 @@ export {
   MISSING_KEY_FUNCTION,
   type MissingKeyFunctionOptions,
 } from './operations/key-guard.js';
-export { toHiLoError, isTransientDriverError, type ErrorContext } from './sql/driver-errors.js';
+export { toHiLoError, isTransientDriverError, type ErrorContext } from './operations/driver-errors.js';
 export { redactUrl } from './operations/connect.js';
 export { settlesWithin } from './sql/connect-support.js';
 export { defaultSourceKind, scriptStatement } from './operations/sources.js';
 export { DEFAULT_TABLE } from './sources/table-source.js';
-export { validateIdentifier, validateSegment, quoteIdentifier, IDENTIFIER_PATTERN } from './sql/identifiers.js';
+export { validateIdentifier, IDENTIFIER_PATTERN } from './sql/identifiers.js';
+export { validateSegment } from './engine/segment-name.js';
+export { quoteIdentifier } from './dialects/index.js';

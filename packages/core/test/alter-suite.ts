@@ -1,6 +1,8 @@
 import { describeDatabase } from '@hilo/testing';
 import type { SqlClient } from 'hilo-core';
-import { alterBlockSize, connect, sequenceSource } from '../src/sql/index.js';
+import { alterBlockSize } from '../src/operations/alter.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource } from '../src/operations/sources.js';
 
 const signal = new AbortController().signal;
 

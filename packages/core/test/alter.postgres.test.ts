@@ -1,6 +1,6 @@
 import { describePostgres } from '@hilo/testing';
 import type { SqlClient } from 'hilo-core';
-import { connect } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
 import { runAlterSuite } from './alter-suite.js';
 
 runAlterSuite('postgres');

@@ -1,5 +1,6 @@
 import { describeDatabase } from '@hilo/testing';
-import { createHiLo, connect } from '../src/sql/index.js';
+import { createHiLo } from '../src/operations/create-hilo.js';
+import { connect } from '../src/operations/connect.js';
 
 /**
  * Issue #15: an application redeployed with `blockSize` 100 → 250 → 40 on one database starts every time and

@@ -8,7 +8,9 @@ import { describeDatabase, describeHibernate, startHibernateNode } from '@hilo/t
 import { createHiLoGenerator } from '../src/engine/generator.js';
 import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
-import { hibernateSequencePreset, hibernateTablePreset, nhibernatePreset, type InteropPreset } from '../src/presets/index.js';
+import { hibernateSequencePreset, hibernateTablePreset } from '../src/presets/hibernate.js';
+import { nhibernatePreset } from '../src/presets/nhibernate.js';
+import { type InteropPreset } from '../src/presets/shared.js';
 import type { Kind } from './presets-clients.js';
 import { run } from './presets-suite.js';
 

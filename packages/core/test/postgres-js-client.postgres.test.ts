@@ -6,7 +6,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import postgres from 'postgres';
 import { describePostgres } from '@hilo/testing';
 import { createHiLo, HiLoConfigurationError, postgresJsClient, tableSource, type PostgresJsSqlLike, type SqlClient } from '../src/index.js';
-import { isTransientDriverError } from '../src/sql/driver-errors.js';
+import { isTransientDriverError } from '../src/operations/driver-errors.js';
 
 const quiet = { onnotice: () => undefined };
 const signal = () => new AbortController().signal;

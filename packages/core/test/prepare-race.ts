@@ -1,5 +1,6 @@
 import { randomName } from '@hilo/testing';
-import { connect, sequenceSource, tableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
 
 /**
  * Eight processes (a connection each) prepare the same sequence and hi table at once, then reserve: every

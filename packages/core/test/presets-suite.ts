@@ -8,8 +8,11 @@ import { HiLoConfigurationError } from '../src/errors.js';
 import { createHiLoGenerator } from '../src/engine/generator.js';
 import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
-import type { InteropPreset } from '../src/presets/index.js';
-import { efCorePreset, hibernateSequencePreset, hibernateTablePreset, martenPreset, nhibernatePreset } from '../src/presets/index.js';
+import type { InteropPreset } from '../src/presets/shared.js';
+import { efCorePreset } from '../src/presets/efcore.js';
+import { hibernateSequencePreset, hibernateTablePreset } from '../src/presets/hibernate.js';
+import { martenPreset } from '../src/presets/marten.js';
+import { nhibernatePreset } from '../src/presets/nhibernate.js';
 import {
   efCoreNode,
   hibernateSequenceFetch,

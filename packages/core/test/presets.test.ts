@@ -2,8 +2,11 @@
 // creation. The concurrent tests against simulated clients are presets.postgres.test.ts / presets.mysql.test.ts.
 import { DatabaseSync } from 'node:sqlite';
 import { HiLoConfigurationError } from '../src/errors.js';
-import { efCorePreset, hibernateBlock, hibernateSequencePreset, hibernateTablePreset, martenPreset, nhibernatePreset } from '../src/presets/index.js';
-import { sqliteClient } from '../src/sql/index.js';
+import { efCorePreset } from '../src/presets/efcore.js';
+import { hibernateBlock, hibernateSequencePreset, hibernateTablePreset } from '../src/presets/hibernate.js';
+import { martenPreset } from '../src/presets/marten.js';
+import { nhibernatePreset } from '../src/presets/nhibernate.js';
+import { sqliteClient } from '../src/dialects/sqlite/client.js';
 
 describe('presets: Hibernate optimizer formulas (org.hibernate.id.enhanced)', () => {
   it('pooled: hilo claims v − n + 1 … v − 1, disjoint from Hibernate 3.6 (v − n … v − 1) and 5+ (v − n + 1 … v)', () => {

@@ -1,5 +1,8 @@
 import { HiLoConfigurationError } from 'hilo-core';
-import { quoteIdentifier, schemaSql, validateIdentifier, validateSegment } from '../src/sql/index.js';
+import { quoteIdentifier } from '../src/dialects/index.js';
+import { schemaSql } from '../src/operations/schema.js';
+import { validateIdentifier } from '../src/sql/identifiers.js';
+import { validateSegment } from '../src/engine/segment-name.js';
 
 describe('identifiers', () => {
   it.each(['x"; drop table t; --', 'a`b', "o'brien", '1abc', '', 'a'.repeat(64), 'a b', 'a.b'])(

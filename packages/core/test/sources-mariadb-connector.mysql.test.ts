@@ -2,7 +2,8 @@
 // MariaDB sequence, their worker processes on the connector too.
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { mariadbSequenceSource, mysqlTableSource } from '../src/sql/index.js';
+import { mariadbSequenceSource } from '../src/dialects/mysql/sequence-source.js';
+import { mysqlTableSource } from '../src/dialects/mysql/table-source.js';
 import { connectMariadb } from './mariadb-support.js';
 
 const script = fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url));

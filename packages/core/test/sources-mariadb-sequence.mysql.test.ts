@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { connect, mariadbSequenceSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { mariadbSequenceSource } from '../src/dialects/mysql/sequence-source.js';
 
 runHiSourceConformance({
   name: 'mariadb sequence',

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { connect, mysqlTableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { mysqlTableSource } from '../src/dialects/mysql/table-source.js';
 
 runHiSourceConformance({
   name: 'mariadb table',

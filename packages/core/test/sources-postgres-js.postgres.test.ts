@@ -2,7 +2,8 @@
 // sequence and the table source, their worker processes on postgres.js too.
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { postgresSequenceSource, postgresTableSource } from '../src/sql/index.js';
+import { postgresSequenceSource } from '../src/dialects/postgres/sequence-source.js';
+import { postgresTableSource } from '../src/dialects/postgres/table-source.js';
 import { connectPostgresJs } from './postgres-js-support.js';
 
 const script = fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url));

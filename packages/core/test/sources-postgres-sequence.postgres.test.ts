@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { connect, postgresSequenceSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { postgresSequenceSource } from '../src/dialects/postgres/sequence-source.js';
 
 runHiSourceConformance({
   name: 'postgres sequence',

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { runHiSourceConformance } from '@hilo/testing';
-import { connect, postgresTableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { postgresTableSource } from '../src/dialects/postgres/table-source.js';
 
 runHiSourceConformance({
   name: 'postgres table',

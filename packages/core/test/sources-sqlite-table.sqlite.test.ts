@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { runHiSourceConformance } from '@hilo/testing';
 import { HiLoSourceError, HiLoSourceUnavailableError } from '../src/errors.js';
-import { connect, sqliteClient, sqliteTableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { sqliteClient } from '../src/dialects/sqlite/client.js';
+import { sqliteTableSource } from '../src/dialects/sqlite/table-source.js';
 import { createHiLoGenerator } from '../src/index.js';
 
 runHiSourceConformance({

@@ -1,4 +1,4 @@
-import { blockFromValue, blocksFromValueRange, blocksFromValues, floorValue, releaseTail } from '../src/sql/index.js';
+import { blockFromValue, blocksFromValueRange, blocksFromValues, floorValue, releaseTail } from '../src/engine/strategies.js';
 
 describe('strategies: mapping a database value to a block', () => {
   it('pooled-lo: the value is the first key', () => {

@@ -3,7 +3,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HiLoConfigurationError, HiLoNotReadyError } from 'hilo-core';
-import { connect, redactUrl, sequenceSource, sqliteClient, tableSource, toHiLoError } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { redactUrl } from '../src/sql/connect-support.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
+import { sqliteClient } from '../src/dialects/sqlite/client.js';
+import { toHiLoError } from '../src/operations/driver-errors.js';
 import { missingObjectHint } from '../src/errors.js';
 
 const signal = new AbortController().signal;

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, createHiLo, tableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { createHiLo } from '../src/operations/create-hilo.js';
+import { tableSource } from '../src/operations/sources.js';
 
 describe('createHiLo over a SQLite table', () => {
   let dir: string;

@@ -1,6 +1,10 @@
 import { describeMysql } from '@hilo/testing';
 import type { SqlClient, SqlResult } from 'hilo-core';
-import { connect, ensureSchema, raiseFloor, sequenceSource, segmentStatus, tableSource } from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { ensureSchema } from '../src/operations/schema.js';
+import { raiseFloor } from '../src/operations/floor.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
+import { segmentStatus } from '../src/operations/status.js';
 import { expectPreparesOnceUnderRace } from './prepare-race.js';
 
 const signal = new AbortController().signal;

@@ -1,15 +1,11 @@
 import { describePostgres, randomName } from '@hilo/testing';
 import type { SqlClient } from 'hilo-core';
-import {
-  connect,
-  ensureSchema,
-  raiseFloor,
-  schemaSql,
-  sequenceSource,
-  segmentStatus,
-  tableSource,
-  type SqlExecutor,
-} from '../src/sql/index.js';
+import { connect } from '../src/operations/connect.js';
+import { ensureSchema, schemaSql } from '../src/operations/schema.js';
+import { raiseFloor } from '../src/operations/floor.js';
+import { sequenceSource, tableSource } from '../src/operations/sources.js';
+import { segmentStatus } from '../src/operations/status.js';
+import { type SqlExecutor } from '../src/sql/sql-client.js';
 import { expectPreparesOnceUnderRace } from './prepare-race.js';
 
 const signal = new AbortController().signal;

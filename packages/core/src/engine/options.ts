@@ -1,6 +1,6 @@
 import { checkInteger, MAX_BLOCK_SIZE } from './checks.js';
 import { HiLoConfigurationError } from '../errors.js';
-import { validateSegment as checkSegment } from '../sql/identifiers.js';
+import { validateSegment as checkSegment } from './segment-name.js';
 import type { HiSource, KeyType } from './types.js';
 import type { HiLoEvent } from './events.js';
 

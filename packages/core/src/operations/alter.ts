@@ -1,8 +1,9 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
-import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
-import { toHiLoError } from '../sql/driver-errors.js';
+import { validateSegment } from '../engine/segment-name.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
+import { DIALECTS, SEQUENCE_STATEMENTS } from '../dialects/index.js';
+import { toHiLoError } from './driver-errors.js';
 import { SEQUENCE_SUFFIX } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 
@@ -44,7 +45,7 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
   if (sql === undefined) throw new HiLoConfigurationError(`alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`);
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
   const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);
-  const quoted = qualifiedName(client.dialect, 'sequence', name, schema);
+  const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, schema);
   try {
     const from = await sql.readIncrement(client, quoted, schema, name);
     if (from === undefined) throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`);

@@ -5,8 +5,8 @@ import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorResult } from '../sources/sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from '../sources/table-source.js';
-import { toHiLoError } from '../sql/driver-errors.js';
-import { SEQUENCE_STATEMENTS } from '../dialects/statements.js';
+import { toHiLoError } from './driver-errors.js';
+import { DIALECTS, SEQUENCE_STATEMENTS } from '../dialects/index.js';
 
 /** Options of {@link raiseFloor}. */
 export interface RaiseFloorOptions {
@@ -55,7 +55,7 @@ export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions):
   let increment = sourceOptions.increment;
   if (increment === undefined) {
     const name = validateIdentifier('sequence', (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment));
-    const quoted = qualifiedName(client.dialect, 'sequence', name, sourceOptions.schema);
+    const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, sourceOptions.schema);
     const statements = SEQUENCE_STATEMENTS[client.dialect];
     try {
       const existing = statements === undefined ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);

@@ -2,7 +2,7 @@ import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js'
 import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
 import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
-import { toHiLoError } from '../sql/driver-errors.js';
+import { toHiLoError } from './driver-errors.js';
 import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget, type MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 

@@ -1,10 +1,9 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { SEQUENCE_STATEMENTS, TABLE_STATEMENTS } from '../dialects/statements.js';
+import { DIALECTS, SEQUENCE_STATEMENTS, TABLE_STATEMENTS } from '../dialects/index.js';
 import { createSequenceSource, type SequenceSourceOptions, type SequenceStatements } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { SqlHiSource } from '../sources/sql-hi-source.js';
 import { createTableSource, type TableSourceOptions } from '../sources/table-source.js';
-import { DIALECTS } from '../dialects/index.js';
 
 /** Which kind of SQL hi source: one sequence per segment, or one row per segment in a table. */
 export type SqlSourceKind = 'sequence' | 'table';

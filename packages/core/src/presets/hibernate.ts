@@ -1,6 +1,7 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { validateSegment } from '../engine/segment-name.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { sequenceSource } from '../operations/sources.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
@@ -160,7 +161,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
   async function prepare(segment: string, signal?: AbortSignal): Promise<void> {
     if (checked.has(segment)) return;
     const name = validateIdentifier('sequence', nameOf(validateSegment(segment)));
-    const quoted = qualifiedName(dialect, 'sequence', name, schema);
+    const quoted = qualifiedName(DIALECTS[dialect], 'sequence', name, schema);
     // Hibernate 3.x–5.2's MySQL dialects keep a table where a sequence would be (the database's
     // `sequencesMayBeTables`: MariaDB before 10.3 and MySQL have no sequences)
     if (DIALECTS[dialect].sequencesMayBeTables && !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)) {
@@ -202,7 +203,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     prepare: (segment, signal) => prepare(segment, signal),
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       await prepare(segment, request.signal);
-      const quoted = qualifiedName(dialect, 'sequence', validateIdentifier('sequence', nameOf(validateSegment(segment))), schema);
+      const quoted = qualifiedName(DIALECTS[dialect], 'sequence', validateIdentifier('sequence', nameOf(validateSegment(segment))), schema);
       const blocks: Block[] = [];
       // a value may stand for fewer keys (below 1 or initial_value): top up until the request is met
       while (keyCount(blocks) < BigInt(request.size)) {
@@ -292,7 +293,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
   const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
   const d = DIALECTS[dialectName];
-  const table = qualifiedName(dialectName, 'table', options.table ?? 'hibernate_sequences', options.schema);
+  const table = qualifiedName(DIALECTS[dialectName], 'table', options.table ?? 'hibernate_sequences', options.schema);
   const seg = d.quote(validateIdentifier('segmentColumn', options.segmentColumn ?? 'sequence_name'));
   const val = d.quote(validateIdentifier('valueColumn', options.valueColumn ?? 'next_val'));
   const segmentValue = options.segmentValue ?? ((segment: string) => segment);

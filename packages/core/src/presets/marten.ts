@@ -1,6 +1,8 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
-import { qualifiedName, validateSegment } from '../sql/identifiers.js';
+import { validateSegment } from '../engine/segment-name.js';
+import { qualifiedName } from '../sql/identifiers.js';
+import { postgresDialect } from '../dialects/postgres/dialect.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
@@ -56,7 +58,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   const maxLo = checkInteger('maxLo', options.maxLo ?? 1000);
   const attempts = checkInteger('attempts', options.attempts ?? 30);
   requirePostgres(client, 'Marten');
-  const table = qualifiedName('postgres', 'table', 'mt_hilo', options.schema ?? 'public');
+  const table = qualifiedName(postgresDialect, 'table', 'mt_hilo', options.schema ?? 'public');
   const entityName = options.entityName ?? ((segment: string) => segment);
   const create = options.create ?? true;
   const lo = BigInt(maxLo);

@@ -1,6 +1,7 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
-import { qualifiedName, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { validateSegment } from '../engine/segment-name.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
@@ -59,7 +60,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const maxLo = checkInteger('maxLo', options.maxLo ?? 32767, { min: 0 });
   const dialect = requireDialect(client, 'NHibernate', ['postgres', 'mysql']);
   const d = DIALECTS[dialect];
-  const table = qualifiedName(dialect, 'table', options.table ?? 'hibernate_unique_key', options.schema);
+  const table = qualifiedName(DIALECTS[dialect], 'table', options.table ?? 'hibernate_unique_key', options.schema);
   const col = d.quote(validateIdentifier('column', options.column ?? 'next_hi'));
   const create = options.create ?? true;
   const perHi = BigInt(maxLo) + 1n;

@@ -1,6 +1,7 @@
 import { HiLoConfigurationError, type HiLoHint } from '../errors.js';
 import { abortable } from '../sql/abortable.js';
-import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
+import { isDuplicate } from '../sql/driver-errors.js';
+import { toHiLoError } from '../operations/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
 import type { HiSource } from '../engine/types.js';
 import { DIALECTS } from '../dialects/index.js';
@@ -53,7 +54,7 @@ export async function createTableIfMissing(client: SqlClient, ddl: string): Prom
   try {
     await client.query(ddl);
   } catch (error) {
-    if (!isDuplicateError(error, client.dialect)) throw error;
+    if (!isDuplicate(error, DIALECTS[client.dialect])) throw error;
   }
 }
 

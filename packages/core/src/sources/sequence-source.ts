@@ -1,14 +1,15 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObjectHint } from '../errors.js';
-import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { validateSegment } from '../engine/segment-name.js';
+import type { Dialect } from '../sql/dialect.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { incrementsFor, keyArithmetic, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../engine/strategies.js';
 import type { Block, ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
-import { isDuplicateError, toHiLoError } from '../sql/driver-errors.js';
+import { convertDriverError, isDuplicate } from '../sql/driver-errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
 import { retryLostConnection, toBigInt } from './table-source.js';
-import { DIALECTS } from '../dialects/index.js';
 
 /** Strategies a sequence source supports. */
 export type SequenceStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'pooled' | 'hilo'>;
@@ -68,6 +69,8 @@ export const SEQUENCE_SUFFIX = '_hilo_seq';
 
 /** The SQL one database speaks for a sequence source. Names arrive validated and quoted. */
 export interface SequenceStatements {
+  /** The database these statements are written for: its quoting, casts and error codes. */
+  readonly dialect: Dialect;
   createSequence(sequence: string, incrementBy: bigint, start: bigint, minValue: bigint): string;
   /** The sequence's INCREMENT BY, or undefined when it does not exist. */
   readIncrement(client: SqlClient, sequence: string, schema: string | undefined, name: string): Promise<bigint | undefined>;
@@ -88,6 +91,7 @@ export interface SequenceStatements {
 /** Builds a sequence source from one database's statements. */
 export function createSequenceSource(client: SqlClient, options: SequenceSourceOptions, sql: SequenceStatements): SqlHiSource {
   const dialect = client.dialect;
+  const rules = sql.dialect;
   if (typeof options !== 'object' || options === null) throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
   const { increment: inc } = options;
   const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', inc));
@@ -106,13 +110,13 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
   function sequenceOf(segment: string): { name: string; quoted: string } {
     validateSegment(segment);
     const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, nameOf(segment));
-    return { name, quoted: qualifiedName(dialect, 'sequence', name, schema) };
+    return { name, quoted: qualifiedName(rules, 'sequence', name, schema) };
   }
 
   const describeSeq = (quoted: string) => `${dialect} sequence ${quoted}`;
   const fail = (error: unknown, action: string, quoted: string) =>
-    toHiLoError(error, {
-      dialect,
+    convertDriverError(error, {
+      dialect: rules,
       action: `${action} (${describeSeq(quoted)})`,
       missingHint: missingObjectHint(`sequence ${quoted}`),
     });
@@ -124,7 +128,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
         await client.query(sql.createSequence(quoted, incrementBy, start, minValue));
       } catch (error) {
         // `if not exists` still races in PostgreSQL's catalog: the loser sees a duplicate, which is fine
-        if (!isDuplicateError(error, dialect)) throw error;
+        if (!isDuplicate(error, rules)) throw error;
       }
       actual = await sql.readIncrement(client, quoted, schema, name);
     }
@@ -195,10 +199,10 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     await prepare(segment);
     const step = actualIncrement.get(segment) ?? incrementBy;
     const perValue = strategy === 'hilo' ? increment : step;
-    const source = qualifiedName(dialect, 'floor table', from.table, from.schema);
-    const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
+    const source = qualifiedName(rules, 'floor table', from.table, from.schema);
+    const column = rules.quote(validateIdentifier('floor column', from.column ?? 'id'));
     try {
-      const cast = DIALECTS[dialect].asText(`max(${column})`);
+      const cast = rules.asText(`max(${column})`);
       const { rows } = await client.query<{ m: unknown }>(`select ${cast} as m from ${source}`);
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
@@ -206,7 +210,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       const raised = await sql.raiseTo(client, quoted, step, keyArithmetic.floorValue(strategy, maxKey, perValue));
       return { segment, maxKey, raised };
     } catch (error) {
-      throw toHiLoError(error, { dialect, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });
+      throw convertDriverError(error, { dialect: rules, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });
     }
   }
 
@@ -221,7 +225,7 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
         increment: s.increment,
       }));
     } catch (error) {
-      throw toHiLoError(error, { dialect, action: 'listing hi/lo sequences' });
+      throw convertDriverError(error, { dialect: rules, action: 'listing hi/lo sequences' });
     }
   }
 

@@ -1,13 +1,14 @@
 import { checkInteger } from '../engine/checks.js';
 import { HiLoSourceError, missingObjectHint } from '../errors.js';
-import { qualifiedName, quoteIdentifier, validateIdentifier, validateSegment } from '../sql/identifiers.js';
+import { validateSegment } from '../engine/segment-name.js';
+import type { Dialect } from '../sql/dialect.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from '../engine/strategies.js';
 import type { Block, ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
-import { isDuplicateError, isLostConnection, isMissingObjectError, toHiLoError } from '../sql/driver-errors.js';
+import { convertDriverError, isDuplicate, isLostConnection, isMissingObject } from '../sql/driver-errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
-import { DIALECTS } from '../dialects/index.js';
 
 /** Strategies a table source supports. `range` keeps the last reserved key, `pooled-lo` the next free one. */
 export type TableStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'range' | 'hilo'>;
@@ -49,6 +50,8 @@ export interface TableSourceOptions {
 
 /** The SQL one database speaks for a table source. Identifiers arrive validated and quoted. */
 export interface TableStatements {
+  /** The database these statements are written for: its quoting, placeholders, literals and error codes. */
+  readonly dialect: Dialect;
   createTable(table: string, segment: string, value: string): string;
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
@@ -93,24 +96,24 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
   const create = options.create ?? true;
   const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
-  const rules = DIALECTS[dialect];
+  const rules = sql.dialect;
   const schema = rules.hasSchemas ? options.schema : undefined;
-  const table = qualifiedName(dialect, 'table', tableName, schema);
-  const seg = quoteIdentifier(dialect, validateIdentifier('segment column', options.columns?.segment ?? 'segment'));
-  const val = quoteIdentifier(dialect, validateIdentifier('value column', options.columns?.value ?? 'next_value'));
+  const table = qualifiedName(rules, 'table', tableName, schema);
+  const seg = rules.quote(validateIdentifier('segment column', options.columns?.segment ?? 'segment'));
+  const val = rules.quote(validateIdentifier('value column', options.columns?.value ?? 'next_value'));
   const initial = strategy === 'pooled-lo' ? 1n : 0n;
   const description = `${dialect} table ${table}`;
   const missingHint = missingObjectHint(`table ${table}`);
   const prepared = new Map<string, Promise<void>>();
 
-  const fail = (error: unknown, action: string) => toHiLoError(error, { dialect, action: `${action} (${description})`, missingHint });
+  const fail = (error: unknown, action: string) => convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
 
   async function createTable(): Promise<void> {
     try {
       await client.query(sql.createTable(table, seg, val));
     } catch (error) {
       // two processes creating the table at once: one wins, the other sees a duplicate
-      if (!isDuplicateError(error, dialect)) throw error;
+      if (!isDuplicate(error, rules)) throw error;
     }
   }
 
@@ -118,7 +121,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     try {
       await client.query(sql.insertRow(table, seg, val), [segment, initial]);
     } catch (error) {
-      if (create && isMissingObjectError(error, dialect)) {
+      if (create && isMissingObject(error, rules)) {
         await createTable();
         await client.query(sql.insertRow(table, seg, val), [segment, initial]);
       } else throw error;
@@ -201,8 +204,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
 
   async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
     await prepare(segment);
-    const source = qualifiedName(dialect, 'floor table', from.table, rules.hasSchemas ? from.schema : undefined);
-    const column = quoteIdentifier(dialect, validateIdentifier('floor column', from.column ?? 'id'));
+    const source = qualifiedName(rules, 'floor table', from.table, rules.hasSchemas ? from.schema : undefined);
+    const column = rules.quote(validateIdentifier('floor column', from.column ?? 'id'));
     try {
       const { rows } = await client.query<{ m: unknown }>(sql.maxOf(source, column));
       const raw = rows[0]?.m;
@@ -212,7 +215,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
       return { segment, maxKey, raised: affectedRows === 1 };
     } catch (error) {
-      throw toHiLoError(error, { dialect, action: `raising the floor of segment "${segment}" above ${source}.${column}` });
+      throw convertDriverError(error, { dialect: rules, action: `raising the floor of segment "${segment}" above ${source}.${column}` });
     }
   }
 
@@ -226,7 +229,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
         value: row.v === null || row.v === undefined ? undefined : toBigInt(row.v, 'the stored value'),
       }));
     } catch (error) {
-      if (isMissingObjectError(error, dialect)) return [];
+      if (isMissingObject(error, rules)) return [];
       throw fail(error, 'reading segments');
     }
   }

@@ -1,7 +1,5 @@
 import { HiLoError, HiLoSourceError, HiLoSourceUnavailableError, missingObjectHint, type HiLoHint } from '../errors.js';
-import { DIALECTS } from '../dialects/index.js';
-import { codeOf, type DriverErrorLike } from './dialect.js';
-import type { SqlDialect } from './sql-client.js';
+import { codeOf, type Dialect, type DriverErrorLike } from './dialect.js';
 
 /** Node.js socket failures: the server cannot be reached or went away. */
 const NETWORK_CODES = new Set([
@@ -25,26 +23,26 @@ const LOST_CONNECTION_MESSAGE =
  * transient reason" (lost connection, shutdown, deadlock, serialization failure, busy SQLite file), so that
  * reserving again may succeed. Socket errors and messages are read here; each database's codes in its folder.
  */
-export function isTransientDriverError(error: unknown, dialect: SqlDialect): boolean {
+export function isTransientError(error: unknown, dialect: Dialect): boolean {
   if (error instanceof HiLoError) return error.retryable;
   if (typeof error !== 'object' || error === null) return false;
   const e = error as DriverErrorLike;
   const code = codeOf(e);
   if (code !== undefined && NETWORK_CODES.has(code)) return true;
-  if (Array.isArray(e.errors) && e.errors.some((inner) => isTransientDriverError(inner, dialect))) return true;
-  const byCode = DIALECTS[dialect].isTransient(e);
+  if (Array.isArray(e.errors) && e.errors.some((inner) => isTransientError(inner, dialect))) return true;
+  const byCode = dialect.isTransient(e);
   if (byCode !== undefined) return byCode;
   return typeof e.message === 'string' && LOST_CONNECTION_MESSAGE.test(e.message);
 }
 
 /** Whether a driver error says that a table, sequence or schema does not exist. */
-export function isMissingObjectError(error: unknown, dialect: SqlDialect): boolean {
-  return typeof error === 'object' && error !== null && DIALECTS[dialect].isMissingObject(error as DriverErrorLike);
+export function isMissingObject(error: unknown, dialect: Dialect): boolean {
+  return typeof error === 'object' && error !== null && dialect.isMissingObject(error as DriverErrorLike);
 }
 
 /** Whether a driver error is a unique-key violation (a concurrent `create … if not exists` lost a race). */
-export function isDuplicateError(error: unknown, dialect: SqlDialect): boolean {
-  return typeof error === 'object' && error !== null && DIALECTS[dialect].isDuplicate(error as DriverErrorLike);
+export function isDuplicate(error: unknown, dialect: Dialect): boolean {
+  return typeof error === 'object' && error !== null && dialect.isDuplicate(error as DriverErrorLike);
 }
 
 function messageOf(error: unknown): string {
@@ -57,9 +55,12 @@ function messageOf(error: unknown): string {
   return String(error);
 }
 
-/** What failed, for messages: `reserving keys for "orders" from postgres table "hilo_segments"`. */
-export interface ErrorContext {
-  readonly dialect: SqlDialect;
+/**
+ * What failed, for messages: `reserving keys for "orders" from postgres table "hilo_segments"`, with the
+ * database whose error codes classify the failure.
+ */
+export interface DriverErrorContext {
+  readonly dialect: Dialect;
   /** What hilo was doing, e.g. `reserving keys for segment "orders" from postgres sequence "orders_hilo_seq"`. */
   readonly action: string;
   /** The fix to suggest when a table or sequence is missing; default: {@link missingObjectHint} of any. */
@@ -72,16 +73,16 @@ export interface ErrorContext {
  * {@link HiLoSourceUnavailableError}; anything else a {@link HiLoSourceError} whose message says what to do.
  * HiLo errors pass through unchanged.
  */
-export function toHiLoError(error: unknown, context: ErrorContext): HiLoError {
+export function convertDriverError(error: unknown, context: DriverErrorContext): HiLoError {
   if (error instanceof HiLoError) return error;
   const detail = messageOf(error);
-  if (isTransientDriverError(error, context.dialect)) {
+  if (isTransientError(error, context.dialect)) {
     return new HiLoSourceUnavailableError(
       `The database could not be reached while ${context.action}: ${detail}. Check that it runs and accepts connections; the reservation is retried and its outcome discarded.`,
       { cause: error },
     );
   }
-  if (isMissingObjectError(error, context.dialect)) {
+  if (isMissingObject(error, context.dialect)) {
     return new HiLoSourceError(`A hi/lo table or sequence is missing while ${context.action}: ${detail}.`, {
       cause: error,
       hint: context.missingHint ?? missingObjectHint('the hi/lo tables and sequences'),

@@ -1,12 +1,8 @@
 import { HiLoConfigurationError, describe } from '../errors.js';
-import type { SqlDialect } from './sql-client.js';
-import { DIALECTS } from '../dialects/index.js';
+import type { Dialect } from './dialect.js';
 
 /** What a SQL identifier may look like: a letter or `_`, then letters, digits or `_`, at most 63 characters. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-/** Longest segment name a hi table stores (its `segment` column is `varchar(255)`). */
-export const MAX_SEGMENT_LENGTH = 255;
 
 /**
  * Checks a table, schema, column or sequence name against {@link IDENTIFIER_PATTERN}; names never reach SQL
@@ -27,27 +23,8 @@ export function validateIdentifier(role: string, value: unknown): string {
   return value;
 }
 
-/**
- * Checks a segment name that is stored as a value (a row of a hi table): any non-empty string of at most
- * {@link MAX_SEGMENT_LENGTH} characters without control characters. It travels as a query parameter, never as SQL text.
- */
-export function validateSegment(value: unknown, name = 'segment'): string {
-  // eslint-disable-next-line no-control-regex
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SEGMENT_LENGTH || /[\u0000-\u001f]/.test(value)) {
-    throw new HiLoConfigurationError(
-      `Expected \`${name}\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without control characters, e.g. "orders", got ${describe(value)}.`,
-    );
-  }
-  return value;
-}
-
-/** Quotes an identifier (already validated) for `dialect`: `"name"` on PostgreSQL/SQLite, `` `name` `` on MySQL. */
-export function quoteIdentifier(dialect: SqlDialect, name: string): string {
-  return DIALECTS[dialect].quote(name);
-}
-
 /** Validates and quotes `schema.name` (or `name` without a schema) for `dialect`. */
-export function qualifiedName(dialect: SqlDialect, role: string, name: string, schema?: string): string {
-  const quoted = quoteIdentifier(dialect, validateIdentifier(role, name));
-  return schema === undefined ? quoted : `${quoteIdentifier(dialect, validateIdentifier('schema', schema))}.${quoted}`;
+export function qualifiedName(dialect: Dialect, role: string, name: string, schema?: string): string {
+  const quoted = dialect.quote(validateIdentifier(role, name));
+  return schema === undefined ? quoted : `${dialect.quote(validateIdentifier('schema', schema))}.${quoted}`;
 }

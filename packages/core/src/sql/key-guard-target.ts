@@ -1,6 +1,8 @@
 import { HiLoConfigurationError } from '../errors.js';
-import { quoteIdentifier, validateIdentifier, validateSegment } from './identifiers.js';
-import type { SqlClient, SqlDialect, SqlExecutor } from './sql-client.js';
+import { validateSegment } from '../engine/segment-name.js';
+import type { Dialect } from './dialect.js';
+import { validateIdentifier } from './identifiers.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
 
 /** The databases a key guard is written for. `mysql` covers MariaDB and MySQL. */
 export type KeyGuardDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -47,9 +49,9 @@ export function keyGuardTriggerName(table: string): string {
 }
 
 /** The table (and schema) quoted for `dialect`. */
-export function qualifiedTable(dialect: SqlDialect, name: string, schema: string | undefined): string {
-  const quoted = quoteIdentifier(dialect, name);
-  return schema === undefined ? quoted : `${quoteIdentifier(dialect, validateIdentifier('schema', schema))}.${quoted}`;
+export function qualifiedTable(dialect: Dialect, name: string, schema: string | undefined): string {
+  const quoted = dialect.quote(name);
+  return schema === undefined ? quoted : `${dialect.quote(validateIdentifier('schema', schema))}.${quoted}`;
 }
 
 /**

@@ -8,7 +8,8 @@
  * connect()'s `pg` or `mysql2`).
  * Run with `node --import tsx reserve-worker.ts '<json>'`; it imports core's sources, no build needed.
  */
-import { connect, sequenceSource, tableSource } from '../../src/sql/index.js';
+import { connect } from '../../src/operations/connect.js';
+import { sequenceSource, tableSource } from '../../src/operations/sources.js';
 import { connectMariadb } from '../mariadb-support.js';
 import { connectPostgresJs } from '../postgres-js-support.js';
 import { installedVersion } from './installed-version.js';

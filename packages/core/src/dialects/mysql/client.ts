@@ -1,5 +1,6 @@
+import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
-import { isTransientDriverError } from '../../sql/driver-errors.js';
+import { isTransientError } from '../../sql/driver-errors.js';
 import { driverParams } from '../postgres/client.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
@@ -127,7 +128,7 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
         await connection.query('commit');
         return result;
       } catch (error) {
-        if (isTransientDriverError(error, 'mysql')) broken = true;
+        if (isTransientError(error, mysqlDialect)) broken = true;
         throw error;
       } finally {
         if (broken) connection.destroy();

@@ -1,5 +1,4 @@
 import { HiLoSourceError } from '../../errors.js';
-import { quoteIdentifier } from '../../sql/identifiers.js';
 import { checkTarget, keyGuardTriggerName, qualifiedTable, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
@@ -22,14 +21,14 @@ const DDL_LOCK_WAIT_SECONDS = 60;
  */
 export function missingKeyTriggerSql(target: KeyGuardTarget): [string, string] {
   const { segment, table, column, schema } = checkTarget(target);
-  const trigger = qualifiedTable('mysql', keyGuardTriggerName(table), schema);
+  const trigger = qualifiedTable(mysqlDialect, keyGuardTriggerName(table), schema);
   // MESSAGE_TEXT holds at most 128 characters
   const message = `hilo: a row of segment '${segment.slice(0, 40)}' arrived without a key; assign it from hilo`;
-  const key = `NEW.${quoteIdentifier('mysql', column)}`;
+  const key = `NEW.${mysqlDialect.quote(column)}`;
   return [
     `drop trigger if exists ${trigger}`,
     [
-      `create trigger ${trigger} before insert on ${qualifiedTable('mysql', table, schema)} for each row`,
+      `create trigger ${trigger} before insert on ${qualifiedTable(mysqlDialect, table, schema)} for each row`,
       `begin`,
       `  if ${key} is null or ${key} = 0 then`,
       `    signal sqlstate '45000' set message_text = ${mysqlDialect.literal(message)};`,

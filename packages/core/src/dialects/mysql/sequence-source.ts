@@ -1,11 +1,13 @@
-import { isMissingObjectError } from '../../sql/driver-errors.js';
+import { isMissingObject } from '../../sql/driver-errors.js';
 import type { SqlClient } from '../../sql/sql-client.js';
+import { mysqlDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
 
 /** MariaDB (10.3+) SQL of the sequence source. MySQL has no sequences: use a table source there. */
 export const mariadbSequenceStatements: SequenceStatements = {
+  dialect: mysqlDialect,
   // nocache: every value is persisted, so status() reads the true position and a restart leaves no gap
   createSequence: (q, incrementBy, start, minValue) =>
     `create sequence if not exists ${q} increment by ${incrementBy} minvalue ${minValue} start with ${start} nocache`,
@@ -14,7 +16,7 @@ export const mariadbSequenceStatements: SequenceStatements = {
       const { rows } = await client.query<{ i: unknown }>(`select cast(increment as char) as i from ${q}`);
       return rows[0] === undefined ? undefined : toBigInt(rows[0].i, 'INCREMENT BY');
     } catch (error) {
-      if (isMissingObjectError(error, 'mysql')) return undefined;
+      if (isMissingObject(error, mysqlDialect)) return undefined;
       throw error;
     }
   },

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../sql/sql-client.js';
+import { mysqlDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
 
@@ -21,6 +22,7 @@ function reportedValue(insertId: number | string | bigint | undefined): bigint |
  * trips); the block whose value went unreported is a gap, never reused.
  */
 export const mysqlTableStatements: TableStatements = {
+  dialect: mysqlDialect,
   createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
   async advance(client, t, s, v, key, amount) {

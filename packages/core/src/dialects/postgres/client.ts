@@ -1,5 +1,6 @@
+import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
-import { isTransientDriverError } from '../../sql/driver-errors.js';
+import { isTransientError } from '../../sql/driver-errors.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {
@@ -79,7 +80,7 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         await connection.query('commit');
         return result;
       } catch (error) {
-        if (isTransientDriverError(error, 'postgres')) broken ??= error;
+        if (isTransientError(error, postgresDialect)) broken ??= error;
         throw error;
       } finally {
         connection.release(broken === undefined ? undefined : true);

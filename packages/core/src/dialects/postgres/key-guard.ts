@@ -1,4 +1,4 @@
-import { quoteIdentifier, validateIdentifier } from '../../sql/identifiers.js';
+import { validateIdentifier } from '../../sql/identifiers.js';
 import { qualifiedTable, type KeyGuardStatements, type MissingKeyFunctionOptions } from '../../sql/key-guard-target.js';
 import { postgresDialect } from './dialect.js';
 
@@ -9,8 +9,8 @@ export const MISSING_KEY_FUNCTION = 'hilo_missing_key';
 const DDL_LOCK_KEY = 0x68696c6f;
 
 function functionName(schema: string | undefined): string {
-  const name = quoteIdentifier('postgres', MISSING_KEY_FUNCTION);
-  return schema === undefined ? name : `${quoteIdentifier('postgres', validateIdentifier('schema', schema))}.${name}`;
+  const name = postgresDialect.quote(MISSING_KEY_FUNCTION);
+  return schema === undefined ? name : `${postgresDialect.quote(validateIdentifier('schema', schema))}.${name}`;
 }
 
 /**
@@ -49,14 +49,14 @@ export const postgresKeyGuard: KeyGuardStatements = {
     }
     for (const { segment, table, column, schema } of targets) {
       statements.push(
-        `alter table ${qualifiedTable('postgres', table, schema)} alter column ${quoteIdentifier('postgres', column)} set default ${functionName(schema)}(${postgresDialect.literal(segment)})`,
+        `alter table ${qualifiedTable(postgresDialect, table, schema)} alter column ${postgresDialect.quote(column)} set default ${functionName(schema)}(${postgresDialect.literal(segment)})`,
       );
     }
     return statements;
   },
   perSchema: (options) => [missingKeyFunctionSql(options)],
   async problem(client, { table, column, schema }) {
-    const relation = qualifiedTable('postgres', table, schema);
+    const relation = qualifiedTable(postgresDialect, table, schema);
     const { rows } = await client.query<{ kind: string | null; identity: string | null; generated: string | null; found: boolean }>(
       `select c.relkind::text as kind, a.attidentity::text as identity, a.attgenerated::text as generated, a.attname is not null as found
          from (select to_regclass($1) as oid) r

@@ -1,10 +1,12 @@
 import type { SqlClient } from '../../sql/sql-client.js';
+import { postgresDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the sequence source. */
 export const postgresSequenceStatements: SequenceStatements = {
+  dialect: postgresDialect,
   createSequence: (q, incrementBy, start, minValue) =>
     `create sequence if not exists ${q} as bigint increment by ${incrementBy} minvalue ${minValue} start with ${start}`,
   async readIncrement(client, _q, schema, name) {

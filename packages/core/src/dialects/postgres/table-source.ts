@@ -1,9 +1,11 @@
 import type { SqlClient } from '../../sql/sql-client.js';
+import { postgresDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the table source: `update … returning` in autocommit is atomic and one round trip. */
 export const postgresTableStatements: TableStatements = {
+  dialect: postgresDialect,
   createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) primary key, ${v} bigint not null)`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values ($1, $2::bigint) on conflict (${s}) do nothing`,
   async advance(client, t, s, v, key, amount) {

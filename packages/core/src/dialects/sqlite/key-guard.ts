@@ -1,5 +1,4 @@
 import { HiLoConfigurationError } from '../../errors.js';
-import { quoteIdentifier } from '../../sql/identifiers.js';
 import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
 import { sqliteDialect } from './dialect.js';
 
@@ -18,12 +17,12 @@ import { sqliteDialect } from './dialect.js';
 export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, string] {
   const { segment, table, column, schema } = checkTarget(target);
   if (schema !== undefined) throw HiLoConfigurationError.invalidOption('schema', 'left out: hilo uses no SQLite schemas', schema);
-  const trigger = quoteIdentifier('sqlite', keyGuardTriggerName(table));
-  const key = `new.${quoteIdentifier('sqlite', column)}`;
+  const trigger = sqliteDialect.quote(keyGuardTriggerName(table));
+  const key = `new.${sqliteDialect.quote(column)}`;
   const message = `hilo: a row of segment '${segment}' arrived without a key; assign it from hilo`;
   return [
     `drop trigger if exists ${trigger}`,
-    `create trigger ${trigger} before insert on ${quoteIdentifier('sqlite', table)} when ${key} is null or ${key} = -1 begin select raise(abort, ${sqliteDialect.literal(message)}); end`,
+    `create trigger ${trigger} before insert on ${sqliteDialect.quote(table)} when ${key} is null or ${key} = -1 begin select raise(abort, ${sqliteDialect.literal(message)}); end`,
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../sql/sql-client.js';
+import { sqliteDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
 
@@ -10,6 +11,7 @@ import { createTableSource, toBigInt, type TableSourceOptions, type TableStateme
  * thread could then block on it.
  */
 export const sqliteTableStatements: TableStatements = {
+  dialect: sqliteDialect,
   createTable: (t, s, v) => `create table if not exists ${t} (${s} text not null primary key, ${v} integer not null)`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values (?, ?) on conflict (${s}) do nothing`,
   async advance(client, t, s, v, key, amount) {
