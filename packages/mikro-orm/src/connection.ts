@@ -11,7 +11,7 @@ import {
 import { ownGenerator, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, settlesWithin, type OwnedGenerator } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
 import { databaseKind, driverOf, type DatabaseKind, openDriverPool, openOwnConnection, ormSqliteInTransaction, registersAfterInit } from './mikro-orm-internals.js';
-import type { Generator, KeyColumn } from './runtime.js';
+import type { AnyKeyGenerator, KeyColumn } from './runtime.js';
 
 /**
  * Builds the generator for an ORM. Reservations run on `options.client` when given, else on a small pool of
@@ -30,9 +30,9 @@ export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, co
       const connection = driverOf(orm).getConnection('write');
       return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
     };
-    return ownGenerator(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as Generator, () => undefined);
+    return ownGenerator(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as AnyKeyGenerator, () => undefined);
   }
-  const build = () => createHiLo({ ...generatorOptions, client, source, table, schema: schema ?? orm.config.get('schema'), strategy, create } as never) as Generator;
+  const build = () => createHiLo({ ...generatorOptions, client, source, table, schema: schema ?? orm.config.get('schema'), strategy, create } as never) as AnyKeyGenerator;
   // a client the user passed stays theirs; the pool opened here closes with the generator
   return ownGenerator(build, () => (given ? undefined : client.close()));
 }

@@ -4,7 +4,7 @@ import { checkInteger, DEFAULT_TABLE, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_O
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { registersAfterInit, requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
-import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type Generator } from './runtime.js';
+import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type AnyKeyGenerator } from './runtime.js';
 import type { HiLoOptions } from './options.js';
 import { HiLoFlushSubscriber } from './subscriber.js';
 
@@ -55,7 +55,7 @@ export class HiLo {
    * await HiLo.ready(orm);
    * ```
    */
-  static async ready(ormOrEm: MikroORM | EntityManager): Promise<Generator> {
+  static async ready(ormOrEm: MikroORM | EntityManager): Promise<AnyKeyGenerator> {
     return runtimeFor(ormOrEm).ready();
   }
 
@@ -66,7 +66,7 @@ export class HiLo {
    * const next = await HiLo.generator(orm.em).next('orders');
    * ```
    */
-  static generator(ormOrEm: MikroORM | EntityManager): Generator {
+  static generator(ormOrEm: MikroORM | EntityManager): AnyKeyGenerator {
     const generator = runtimeFor(ormOrEm).generator;
     if (!generator) {
       throw new HiLoConfigurationError(

@@ -1,6 +1,6 @@
 import type { HiLoGeneratorOptions, KeyType, SqlClient } from 'hilo-core';
 import type { HiSourceLayout } from 'hilo-core/adapter-kit';
-import type { Generator } from './runtime.js';
+import type { AnyKeyGenerator } from './runtime.js';
 
 /** Options of {@link HiLo.configure}. */
 export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source'>, Omit<HiSourceLayout, 'schema'> {
@@ -12,7 +12,7 @@ export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source
    * HiLo.configure({ generator: createHiLoGenerator({ source: memorySource() }) })
    * ```
    */
-  generator?: Generator;
+  generator?: AnyKeyGenerator;
   /**
    * The database connection reservations run on, instead of a small pool of its own built from the ORM's
    * connection settings. Never the EntityManager's transaction.

@@ -36,8 +36,8 @@ export class HiLoRuntime {
   readonly #entities = new Map<unknown, KeyedEntity>();
   readonly #createGenerator: (orm: MikroORM, columns: readonly KeyColumn[]) => Promise<OwnedGenerator>;
   #owned: OwnedGenerator | undefined;
-  #generator: Generator | undefined;
-  #starting: Promise<Generator | undefined> | undefined;
+  #generator: AnyKeyGenerator | undefined;
+  #starting: Promise<AnyKeyGenerator | undefined> | undefined;
   #closed = false;
 
   constructor(createGenerator: (orm: MikroORM, columns: readonly KeyColumn[]) => Promise<OwnedGenerator>) {
@@ -50,7 +50,7 @@ export class HiLoRuntime {
   }
 
   /** The generator, once {@link start} has created it. */
-  get generator(): Generator | undefined {
+  get generator(): AnyKeyGenerator | undefined {
     return this.#generator;
   }
 
@@ -58,7 +58,7 @@ export class HiLoRuntime {
    * Finds the hi/lo keys in the discovered metadata, checks them, creates the generator and reserves a block
    * for every segment, so the first `em.create()` is already served from memory.
    */
-  start(orm: MikroORM, storage: MetadataStorage): Promise<Generator | undefined> {
+  start(orm: MikroORM, storage: MetadataStorage): Promise<AnyKeyGenerator | undefined> {
     this.#starting ??= (async () => {
       // MikroORM 7 keeps the metadata in a Map, 6 in a plain object
       const all = storage.getAll() as Map<unknown, EntityMetadata> | Record<string, EntityMetadata>;
@@ -171,7 +171,7 @@ export class HiLoRuntime {
   }
 
   /** The generator, waiting for start-up if it is still under way. */
-  async ready(): Promise<Generator> {
+  async ready(): Promise<AnyKeyGenerator> {
     const generator = this.#generator ?? (await this.#starting);
     if (!generator) {
       throw new HiLoConfigurationError(
@@ -190,8 +190,8 @@ export class HiLoRuntime {
   }
 }
 
-/** The generator this adapter uses: keys of either type, as the entities' properties map them. */
-export type Generator = HiLoGenerator<number | bigint>;
+/** The generator this adapter uses: keys of either type, as the entities' properties map them (named so as not to hide JavaScript's own `Generator`). */
+export type AnyKeyGenerator = HiLoGenerator<number | bigint>;
 
 function runtimeOf(prop: EntityProperty): KeyRuntime {
   const runtime = String(prop.runtimeType ?? '');

@@ -11,7 +11,7 @@ import {
   type RuntimeDataModelLike,
 } from './metadata.js';
 import { collectKeySlots, type KeySlot } from './walk-args.js';
-import { createKeySupply, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeySupply } from './key-supply.js';
+import { createKeyTaker, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeyTaker } from './key-supply.js';
 
 /** Options of {@link hilo}. */
 export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
@@ -51,7 +51,7 @@ function keyedModel(models: ReadonlyMap<string, ResolvedModel>, name: string | u
   return model as ResolvedModel & { key: HiLoModelKey };
 }
 
-async function fillSlots(supply: KeySupply, slots: readonly KeySlot[]): Promise<void> {
+async function fillSlots(supply: KeyTaker, slots: readonly KeySlot[]): Promise<void> {
   const bySegment = new Map<string, KeySlot[]>();
   for (const slot of slots) {
     const segment = slot.model.key!.segment;
@@ -90,7 +90,7 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   const metadata = options.metadata;
   // fail on a bad option at start-up rather than at the first insert
   resolveMetadata(metadata, undefined);
-  const supply = createKeySupply(options, metadata);
+  const supply = createKeyTaker(options, metadata);
 
   return Prisma.defineExtension((client) => {
     let models: ReadonlyMap<string, ResolvedModel> | undefined;

@@ -48,8 +48,11 @@ export interface HiLoPrismaHandle {
   close(): Promise<void>;
 }
 
-/** Hands out keys by segment and owns the generator's life cycle. */
-export interface KeySupply {
+/**
+ * Hands out keys by segment, several at a time, and owns the generator's life cycle (through hilo-core's
+ * `KeySupply`, which it wraps; named apart from it because it is a different thing).
+ */
+export interface KeyTaker {
   take(segment: string, count: number): Promise<readonly (number | bigint)[]>;
   readonly handle: HiLoPrismaHandle;
 }
@@ -57,8 +60,8 @@ export interface KeySupply {
 /** The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them). */
 const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'), 'metadata']);
 
-/** Validates the connection options and builds the key supply; nothing connects before the first key. */
-export function createKeySupply(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeySupply {
+/** Validates the connection options and builds the key taker; nothing connects before the first key. */
+export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeyTaker {
   if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, PRISMA_OPTION_NAMES, 'hilo()');
   const { metadata: _metadata, ...supplyOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
