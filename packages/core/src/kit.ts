@@ -43,4 +43,4 @@ export { defaultSourceKind, scriptStatement } from './operations/sources.js';
 export { DEFAULT_TABLE } from './sources/table-source.js';
 export { validateIdentifier, IDENTIFIER_PATTERN } from './sql/identifiers.js';
 export { validateSegment } from './engine/segment-name.js';
-export { quoteIdentifier } from './dialects/index.js';
+export { quoteIdentifier, dialectOf } from './dialects/index.js';

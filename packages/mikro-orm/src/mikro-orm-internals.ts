@@ -17,7 +17,8 @@
  *    better-sqlite3 connection is inside a transaction (7: its `database` field; 6: the knex pool's resources).
  */
 import { Utils, type EntityManager, type IDatabaseDriver, type MikroORM } from '@mikro-orm/core';
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, type SqlDialect } from 'hilo-core';
+import { dialectOf } from 'hilo-core/adapter-kit';
 
 /** The ORM's driver: a public field on MikroORM 7, declared private (but there) on 6. */
 export const driverOf = (orm: MikroORM): IDatabaseDriver => (orm as unknown as { driver: IDatabaseDriver }).driver;
@@ -113,11 +114,8 @@ export function subclassEntityManager(orm: MikroORM, subclass: (base: unknown) =
   };
 }
 
-/** The database family of the ORM's platform. */
-export type DatabaseKind = 'postgres' | 'sqlite' | 'mysql';
-
-/** What a platform's class name contains, per database family hilo opens connections to. */
-const PLATFORM_FAMILIES: ReadonlyArray<readonly [string, DatabaseKind]> = [['postgre', 'postgres'], ['sqlite', 'sqlite'], ['mysql', 'mysql'], ['mariadb', 'mysql']];
+/** The database family of the ORM's platform: hilo-core's dialect name. */
+export type DatabaseKind = SqlDialect;
 
 /**
  * The database family of the ORM's platform (`PostgreSqlPlatform`, `SqlitePlatform`, `MySqlPlatform`,
@@ -126,10 +124,10 @@ const PLATFORM_FAMILIES: ReadonlyArray<readonly [string, DatabaseKind]> = [['pos
  */
 export function databaseKind(orm: MikroORM): DatabaseKind {
   const platform = driverOf(orm).getPlatform().constructor.name;
-  const found = PLATFORM_FAMILIES.find(([part]) => platform.toLowerCase().includes(part));
-  if (found) return found[1];
-  throw new HiLoConfigurationError(
-    `hilo-mikro-orm opens its own connection on PostgreSQL, MariaDB/MySQL and SQLite, not on MikroORM's ${platform}; pass one: \`HiLo.configure({ client })\` with a client from hilo-core on a database hilo supports.`,
+  return dialectOf(
+    platform,
+    () =>
+      `hilo-mikro-orm opens its own connection on PostgreSQL, MariaDB/MySQL and SQLite, not on MikroORM's ${platform}; pass one: \`HiLo.configure({ client })\` with a client from hilo-core on a database hilo supports.`,
   );
 }
 

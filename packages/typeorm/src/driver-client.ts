@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { HiLoConfigurationError, mysqlClient, pgClient, type MysqlCallbackPoolLike, type PgPoolLike, type SqlClient } from 'hilo-core';
+import { dialectOf } from 'hilo-core/adapter-kit';
 
 /**
  * Turns an initialized DataSource's driver pool into the `SqlClient` hi sources use: PostgreSQL's master
@@ -15,11 +16,15 @@ import { HiLoConfigurationError, mysqlClient, pgClient, type MysqlCallbackPoolLi
 export function dataSourceClient(dataSource: DataSource): SqlClient {
   const type = dataSource.options.type;
   const driver = dataSource.driver as unknown as { master?: unknown; pool?: unknown; poolCluster?: unknown };
-  if (type === 'postgres') {
+  const unsupported = () =>
+    `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources by itself, got type ${JSON.stringify(type)}; ` +
+    'pass a `client` on a connection of its own (never the one your transactions use) to installHiLo().';
+  const dialect = dialectOf(type, unsupported);
+  if (dialect === 'postgres') {
     if (!driver.master) throw notConnected(type);
     return pgClient(driver.master as PgPoolLike);
   }
-  if (type === 'mysql' || type === 'mariadb') {
+  if (dialect === 'mysql') {
     if (driver.poolCluster && !driver.pool) {
       throw new HiLoConfigurationError(
         'hilo-typeorm cannot take reservations from a MySQL/MariaDB replication pool cluster; pass `client: await connect(primaryUrl)` (from hilo-core) to installHiLo().',
@@ -35,10 +40,8 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
       "A better-sqlite3 DataSource has one connection, which your transactions use, so it cannot serve reservations; installHiLo() opens hilo's own connection to the file by itself, or pass `client: await connect('sqlite:app.db')` (from hilo-core).",
     );
   }
-  throw new HiLoConfigurationError(
-    `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources by itself, got type ${JSON.stringify(type)}; ` +
-      'pass a `client` on a connection of its own (never the one your transactions use) to installHiLo().',
-  );
+  // SQLite through another TypeORM driver (`sqlite`, `sqljs`, …): hilo cannot open the file by itself
+  throw new HiLoConfigurationError(unsupported());
 }
 
 function notConnected(type: string): HiLoConfigurationError {

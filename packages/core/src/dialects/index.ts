@@ -1,3 +1,4 @@
+import { HiLoConfigurationError, describe } from '../errors.js';
 import type { SequenceStatements } from '../sources/sequence-source.js';
 import type { TableStatements } from '../sources/table-source.js';
 import type { Dialect } from '../sql/dialect.js';
@@ -45,4 +46,42 @@ export const TABLE_STATEMENTS: Readonly<Record<SqlDialect, TableStatements>> = {
  */
 export function quoteIdentifier(dialect: SqlDialect, name: string): string {
   return DIALECTS[dialect].quote(name);
+}
+
+/** What an ORM reports, compared by letters and digits alone, without a trailing role word: `PostgreSqlPlatform` → `postgresql`. */
+function reportedName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/(?:sync|async)?(?:platform|driver|adapter|dialect)$/, '');
+}
+
+/**
+ * The database an ORM says it is on, as hilo-core's dialect name: TypeORM's `options.type`, MikroORM's platform
+ * class name, Prisma's provider, Drizzle's dialect, Kysely's adapter, matched against each dialect's `reportedAs`.
+ * Pass several candidates (a class and its base classes) to take the first that matches. An unsupported value
+ * is a `HiLoConfigurationError` naming it; `unsupported` words that message for the adapter asking.
+ *
+ * @example
+ * ```ts
+ * dialectOf(dataSource.options.type); // 'postgres' for TypeORM's 'postgres', 'mysql' for 'mariadb'
+ * dialectOf('PostgreSqlPlatform'); // 'postgres'
+ * dialectOf('mssql', (got) => `hilo-typeorm cannot reserve on ${got}; pass a client.`); // throws with that message
+ * ```
+ */
+export function dialectOf(reported: unknown, unsupported?: (got: string) => string): SqlDialect {
+  const candidates: readonly unknown[] = Array.isArray(reported) ? reported : [reported];
+  for (const candidate of candidates) {
+    const name = reportedName(candidate);
+    if (name === undefined || name === '') continue;
+    const found = Object.values(DIALECTS).find((dialect) => dialect.reportedAs.includes(name));
+    if (found !== undefined) return found.name;
+  }
+  const first = candidates[0];
+  const got = typeof first === 'string' ? first : describe(first);
+  throw new HiLoConfigurationError(
+    unsupported?.(got) ??
+      `Expected a database hilo speaks (${Object.values(DIALECTS).map((d) => d.displayName).join(', ')}), got ${describe(first)}; pass a \`client\` on a database hilo supports.`,
+  );
 }

@@ -18,6 +18,12 @@ export interface Dialect {
   readonly name: SqlDialect;
   /** How people name the database in messages: `PostgreSQL`, `MariaDB`, `SQLite`. */
   readonly displayName: string;
+  /**
+   * The names ORMs and drivers report this database by (TypeORM's `type`, MikroORM's platform, Prisma's provider,
+   * Drizzle's and Kysely's dialect or adapter), lowercase letters and digits only, without a trailing
+   * `platform`, `driver`, `adapter` or `dialect`: `dialectOf` compares what an ORM reports with these.
+   */
+  readonly reportedAs: readonly string[];
   /** How a `connect()` URL for this database starts, for messages: `postgres://`, `mysql:// (MariaDB)`, `sqlite:`. */
   readonly urlExample: string;
   /** The `n`-th (1-based) bound parameter in a statement: `$1` on PostgreSQL, `?` elsewhere. */

@@ -38,6 +38,8 @@ const RETRYABLE_CODES = new Set([
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   displayName: 'MariaDB',
+  // TypeORM `mysql`/`mariadb`, MikroORM MySqlPlatform/MariaDbPlatform, Prisma `mysql`, Drizzle MySqlDialect, Kysely MysqlAdapter
+  reportedAs: ['mysql', 'mariadb', 'mysql2'],
   urlExample: 'mysql:// (MariaDB)',
   placeholder: () => '?',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,

@@ -13,6 +13,8 @@ const POSTGRES_JS_LOST_CONNECTION = new Set(['CONNECTION_CLOSED', 'CONNECT_TIMEO
 export const postgresDialect: Dialect = {
   name: 'postgres',
   displayName: 'PostgreSQL',
+  // TypeORM `postgres`, MikroORM PostgreSqlPlatform, Prisma `postgresql`, Drizzle PgDialect, Kysely PostgresAdapter
+  reportedAs: ['postgres', 'postgresql', 'pg'],
   urlExample: 'postgres://',
   placeholder: (n) => `$${n}`,
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
