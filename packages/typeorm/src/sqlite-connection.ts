@@ -51,8 +51,7 @@ export const isBetterSqlite = (dataSource: DataSource): boolean => dataSource.op
  *   timeout (`timeout`, default 5 s), encryption `key` and `prepareDatabase` hook. TypeORM's single
  *   connection cannot serve: a reservation on it would join the caller's transaction and roll back with
  *   it. Other processes on the same file reserve through the same hi table, so keys never collide. Each
- *   reservation is one statement (hilo-core's `sqliteClient` with `lockHeldHere`) with a lock-aware busy timeout (hilo-core's
- *   `lockHeldHere`).
+ *   reservation is one statement with a lock-aware busy timeout (hilo-core's `sqliteClient` with `lockHeldHere`).
  * - `:memory:`: no other connection can open that database and no other process can write it, so the
  *   hi table would have to live on TypeORM's own connection, inside the caller's transactions. The
  *   counter lives in this process instead (hilo-core's `privateDatabaseSource`), which is exactly as durable as the

@@ -1,3 +1,4 @@
+import { HiLoSourceError } from '../../errors.js';
 import type { Catalog } from '../../sql/catalog.js';
 import { toBigInt } from '../../sources/table-source.js';
 import { mysqlDialect } from './dialect.js';
@@ -53,7 +54,10 @@ export const mysqlCatalog: Catalog = {
     client.transaction(async (tx) => {
       const name = `hilo-preset:${table}`.slice(0, 64);
       const { rows } = await tx.query<{ l: unknown }>('select get_lock(?, 60) as l', [name]);
-      if (Number(rows[0]?.l) !== 1) throw new Error(`could not take the named lock ${JSON.stringify(name)} within 60 s`);
+      if (Number(rows[0]?.l) !== 1) {
+        // another process holds it for longer than a preset's insert takes: worth trying again, like a lock wait timeout
+        throw new HiLoSourceError(`Another process held the named lock ${JSON.stringify(name)} for more than 60 s; run it again.`, { retryable: true });
+      }
       try {
         return await work(tx);
       } finally {
