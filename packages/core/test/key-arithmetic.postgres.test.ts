@@ -1,4 +1,4 @@
-// Every source and preset must take its blocks through the one key-arithmetic module (src/strategies.ts), so
+// Every source and preset must take its blocks through the one key-arithmetic module (src/engine/strategies.ts), so
 // that a fix to a formula can never land in one copy only. The test watches `keyArithmetic` while each
 // source and preset reserves keys from a real database, and checks that every key handed out lies in a
 // block the module computed during that reservation.
