@@ -1,0 +1,109 @@
+// Why typescript-eslint and not Biome: hilo's hard bugs are about promises and concurrency, and the rules that catch
+// them (no-floating-promises, no-misused-promises, await-thenable, switch-exhaustiveness-check) need the type checker.
+// typescript-eslint runs them with TypeScript itself, through each package's own tsconfig (projectService), so the
+// compat packages' path-mapped peer versions are checked as they are compiled; Biome's type inference covers only a
+// part of this. Formatting is Prettier's (.prettierrc.json); the only layout rule here is max-len at 140, for the
+// strings, comments and template literals Prettier does not break.
+import js from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/',
+      '**/dist/',
+      '**/generated/',
+      '.tools/',
+      '.readme-check/',
+      '.readme-run-*/',
+      'interop/',
+      'bench/results/',
+      'coverage/',
+      'examples/prisma/src/readme-check-*.ts',
+      'packages/*/src/**/*.js',
+      'packages/*/src/**/*.d.ts',
+    ],
+  },
+  {
+    files: ['**/*.{ts,mts,cts}'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: {
+        projectService: {
+          // TypeScript files no tsconfig.json includes: the Jest configs (typed by jest's own types).
+          allowDefaultProject: ['jest.config.ts', 'examples/nestjs/jest.config.ts'],
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // The promise rules are the reason for this linter; recommendedTypeChecked has them, stated here to be sure.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      // A `default:` does not count as handling a union's members: a new event or dialect must be a decision.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false, requireDefaultForNonUnion: false },
+      ],
+      // `_name` marks a parameter or binding kept on purpose (a callback's position, a rest sibling).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      // A driver's rejection reason is passed on as it came (typed `unknown`); hilo's own are HiLoErrors.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      '@typescript-eslint/only-throw-error': ['error', { allowThrowingUnknown: true }],
+      // Off: an `async` function without `await` is how hilo turns a synchronous throw into a rejection and keeps a
+      // Promise-returning contract; no-floating-promises and await-thenable catch the real promise mistakes.
+      '@typescript-eslint/require-await': 'off',
+      // Off: hilo's Dialect and SqlExecutor objects are method-shorthand closures that never read `this`, and the ORM
+      // patches keep the original method to call it with `.call(this, …)`; every such site would need a disable.
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // hilo-mikro-orm's TC39-decorator tests have their own tsconfig (the package's has legacy decorators on).
+    files: ['packages/mikro-orm/test/**/*.es-decorators.ts', 'packages/mikro-orm/test/**/*.es-decorators.test.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './packages/mikro-orm/tsconfig.es-decorators.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    // Tests drive three databases' ORMs and drivers through one harness, and reach into internals on purpose,
+    // through `any`; the unsafe-any rules stay on for the code we ship.
+    files: ['packages/*/test/**', 'scripts/test/**', 'examples/*/test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [js.configs.recommended],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    plugins: { '@stylistic': stylistic },
+    rules: {
+      // Prettier wraps code at 120; this catches what it leaves long (strings, comments, template literals).
+      '@stylistic/max-len': ['error', { code: 140, tabWidth: 2 }],
+    },
+  },
+);
