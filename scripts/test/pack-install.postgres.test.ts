@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Compiles an app with its own TypeScript; a failure shows the compiler's messages. */
 async function tsc(app: string): Promise<void> {
-  await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch((error: { stdout?: string }) => {
+  await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch((error: Error & { stdout?: string }) => {
     throw new Error(`tsc failed in ${app}:\n${error.stdout ?? String(error)}`);
   });
 }

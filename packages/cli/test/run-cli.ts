@@ -69,7 +69,9 @@ export async function ensureBuilt(): Promise<void> {
         execFileSync(process.execPath, [tsc, '-p', join(packages, pkg, 'tsconfig.build.json')], { stdio: 'pipe' });
       } catch (error) {
         const out = (error as { stdout?: Buffer }).stdout?.toString() ?? '';
-        throw new Error(`Building packages/${pkg} for the CLI tests failed; run \`pnpm build\` to see why.\n${out.slice(0, 2000)}`);
+        throw new Error(`Building packages/${pkg} for the CLI tests failed; run \`pnpm build\` to see why.\n${out.slice(0, 2000)}`, {
+          cause: error,
+        });
       }
     }
     for (const [pkg, name] of [

@@ -4,7 +4,6 @@ import { Utils } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { SqliteDriver } from '@mikro-orm/sqlite';
 import { MariaDbDriver } from '@mikro-orm/mariadb';
-import { HiLo } from 'hilo-mikro-orm';
 import { compatVersion, expectKeyAtCreateOnSqlite, installedMikroOrmFolder, installedVersion } from '../../mikro-orm/test/support/compat.js';
 
 // jest.config.ts maps `@mikro-orm/*` to packages/mikro-orm-6-compat in this project and names the release in a

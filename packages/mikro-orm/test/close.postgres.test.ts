@@ -1,6 +1,6 @@
 // Closing never waits on MikroORM's own close: after a database restart MikroORM's `orm.close()` may never
 // settle (its behaviour, reproduced without hilo), and hilo's pool must still be released.
-import { MikroORM, defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { describePostgres } from '@hilo/testing';
 import type { HiLoEvent } from 'hilo-core';

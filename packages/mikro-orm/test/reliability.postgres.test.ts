@@ -112,7 +112,7 @@ describePostgres('mikro-orm: headroom from the key column\'s type', (db) => {
     await execute(db.url, [`create sequence int_memos_hilo_seq start with ${start} increment by 100`, `create sequence bigint_memos_hilo_seq start with ${start} increment by 100`]);
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
-    process.emitWarning = (() => undefined) as typeof process.emitWarning;
+    process.emitWarning = () => undefined;
     const orm = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,

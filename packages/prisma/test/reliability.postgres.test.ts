@@ -96,7 +96,7 @@ describePostgres('prisma: headroom from the key fields\' types', (db) => {
     ]);
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
-    process.emitWarning = (() => undefined) as typeof process.emitWarning;
+    process.emitWarning = () => undefined;
     const { prisma: base } = createBaseClient('postgres', db.url);
     const prisma = base.$extends(hilo({ metadata: metadataFor('postgres'), url: db.url, blockSize: 100, onEvent: (event) => events.push(event) }));
     try {

@@ -151,9 +151,9 @@ export async function postgresContents(url: string, table: string): Promise<{ se
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const sequences = Number((await client.query(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0].n);
-    const exists = (await client.query('select to_regclass($1) as t', [table])).rows[0].t !== null;
-    const rows = exists ? Number((await client.query(`select count(*) as n from "${table.replace(/"/g, '""')}"`)).rows[0].n) : -1;
+    const sequences = Number((await client.query<{ n: string }>(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0]!.n);
+    const exists = (await client.query<{ t: string | null }>('select to_regclass($1) as t', [table])).rows[0]!.t !== null;
+    const rows = exists ? Number((await client.query<{ n: string }>(`select count(*) as n from "${table.replace(/"/g, '""')}"`)).rows[0]!.n) : -1;
     return { sequences, rows };
   } finally {
     await client.end();

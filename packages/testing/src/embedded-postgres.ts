@@ -78,7 +78,9 @@ async function startWithPackage(): Promise<RunningPostgres> {
   } catch (error) {
     await stop().catch(() => undefined);
     const last = logs.map((line) => line.trim()).filter(Boolean).slice(-1)[0];
-    throw new Error(`${String(error instanceof Error ? error.message : error).split('\n')[0]}${last ? ` — ${last}` : ''}`);
+    throw new Error(`${String(error instanceof Error ? error.message : error).split('\n')[0]}${last ? ` — ${last}` : ''}`, {
+      cause: error,
+    });
   }
   return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
 }
@@ -178,14 +180,14 @@ async function startAsPostgresUser(): Promise<RunningPostgres> {
     server = started;
     await new Promise<void>((resolve, reject) => {
       let log = '';
-      started.stderr!.on('data', (chunk: Buffer) => {
+      started.stderr.on('data', (chunk: Buffer) => {
         log += chunk.toString();
         if (log.includes('database system is ready to accept connections')) resolve();
       });
       started.on('error', reject);
       started.on('close', (code) => reject(new Error(`postgres exited with ${code}: ${log.trim().split('\n').pop() ?? ''}`)));
     });
-    started.stderr!.resume();
+    started.stderr.resume();
     return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
   } catch (error) {
     await stop().catch(() => undefined);

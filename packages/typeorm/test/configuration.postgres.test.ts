@@ -55,6 +55,7 @@ describePostgres('typeorm: per-segment generator options', (db) => {
 });
 
 describePostgres('typeorm: bad configurations fail at initialization with a clear error', (db) => {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM's own `entities` option is typed Function[]
   async function initialized(entities: Function[]): Promise<DataSource> {
     const dataSource = new DataSource({ type: 'postgres', url: db.url, entities });
     await dataSource.initialize();

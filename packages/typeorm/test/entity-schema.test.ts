@@ -1,4 +1,4 @@
-import { DataSource, EntitySchema, type DataSourceOptions } from 'typeorm';
+import { DataSource, EntitySchema } from 'typeorm';
 import { describeMysql, describePostgres } from '@hilo/testing';
 import { HiLoConfigurationError } from 'hilo-core';
 import { hiloColumn, hiloKeyTransformer, hiloOf, installHiLo } from 'hilo-typeorm';
@@ -56,7 +56,7 @@ function entitySchemaSuite(db: SuiteDatabase): void {
       entities: [AuthorSchema, BookSchema],
       synchronize: true,
       logger: log,
-    } as DataSourceOptions);
+    });
     await dataSource.initialize();
     await installHiLo(dataSource);
   });

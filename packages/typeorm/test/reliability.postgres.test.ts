@@ -103,7 +103,7 @@ describePostgres('typeorm: headroom from the key column\'s type', (db) => {
     await admin.end();
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
-    process.emitWarning = (() => undefined) as typeof process.emitWarning;
+    process.emitWarning = () => undefined;
     const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [IntNote, BigintNote], synchronize: true });
     await dataSource.initialize();
     try {

@@ -46,7 +46,7 @@ describeMysql('typeorm: a MariaDB DataSource with a read replica (replication)',
       await dataSource.transaction((manager) => manager.save(Note, created));
       expect(await hilo.next(Note)).toBeGreaterThan(Math.max(...created.map((note) => note.id)));
       expect(hiloOf(dataSource)).toBe(hilo);
-      const counted = (await dataSource.query('select count(*) as count from replicated_notes')) as Array<{ count: number | string }>;
+      const counted: Array<{ count: number | string }> = await dataSource.query('select count(*) as count from replicated_notes');
       expect(Number(counted[0]?.count)).toBe(25);
       expect(await tables(db.url)).toEqual(['hilo_segments', 'replicated_notes']);
       expect(await tables(replica.url)).toEqual([]);

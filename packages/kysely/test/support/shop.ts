@@ -87,6 +87,7 @@ export async function openShop(kind: Kind, url: string, options: Partial<KeySupp
     dialect = new PostgresDialect({ pool });
   } else if (kind === 'mysql') {
     // mysql2's Pool type and Kysely 0.27's MysqlPool interface disagree on callback types; the pool is the same
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under Kysely 0.27 (kysely-compat)
     dialect = new MysqlDialect({ pool: createMysqlPool({ uri: url, connectionLimit: 3 }) as unknown as MysqlDialectConfig['pool'] });
   } else {
     const sqlite = new Database(url, { timeout: 10_000 });

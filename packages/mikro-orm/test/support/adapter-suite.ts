@@ -36,7 +36,7 @@ export function createCustomer(em: EntityManager, model: ShopModel, name: string
       reference: `${name}-${o}`,
       items: Array.from({ length: items }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1 })),
     })),
-  } as never) as CustomerLike;
+  } as never);
 }
 
 function graphKeys(customer: CustomerLike): { customers: number[]; orders: number[]; items: number[] } {
@@ -101,7 +101,7 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
 
       const check = orm.em.fork();
       const order = customers[1]!.orders.getItems()[1]!;
-      const loaded = (await check.findOneOrFail(model.Order as never, order.id as never, { populate: ['customer', 'items'] as never })) as OrderLike;
+      const loaded = (await check.findOneOrFail(model.Order as never, order.id, { populate: ['customer', 'items'] as never })) as OrderLike;
       expect(loaded.customer.id).toBe(customers[1]!.id);
       expect(loaded.items.getItems().map((i) => i.id).sort((a, b) => a - b)).toEqual(
         order.items.getItems().map((i) => i.id).sort((a, b) => a - b),
@@ -145,7 +145,7 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
       ).rejects.toThrow('rollback');
       expect(rolledBack).toHaveLength(3);
       const em = orm.em.fork();
-      expect(await em.count(model.Customer as never, { name: 'rolled' } as never)).toBe(0);
+      expect(await em.count(model.Customer as never, { name: 'rolled' })).toBe(0);
       const next = createCustomer(em, model, 'after', 1, 1);
       await em.flush();
       expect(next.id).toBeGreaterThan(rolledBack[0]!);
@@ -185,7 +185,7 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
 
     it('should keep a key the caller set explicitly', async () => {
       const em = orm.em.fork();
-      const customer = em.create(model.Customer as never, { id: 9_000_001, name: 'explicit' } as never) as CustomerLike;
+      const customer: CustomerLike = em.create(model.Customer as never, { id: 9_000_001, name: 'explicit' } as never);
       expect(customer.id).toBe(9_000_001);
       await em.flush();
       expect(await count(em, 'customers')).toBeGreaterThan(0);

@@ -105,7 +105,7 @@ export function upsertSuite(kind: Exclude<Kind, 'sqlite'>): void {
       const fresh = orm.em.fork();
       drain(orm);
       const entity = fresh.create(Subscriber, { email: 'edsger@example.com', name: 'E. W. Dijkstra' }) as SubscriberRow;
-      const merged = (await fresh.upsert(entity)) as SubscriberRow;
+      const merged: SubscriberRow = await fresh.upsert(entity);
       const rows = (await orm.em.fork().find(Subscriber, { email: 'edsger@example.com' })) as SubscriberRow[];
       expect(rows.map((r) => [r.id, r.name])).toEqual([[existing.id, 'E. W. Dijkstra']]);
       expect(merged.name).toBe('E. W. Dijkstra');

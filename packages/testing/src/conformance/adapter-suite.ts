@@ -250,7 +250,7 @@ export function runAdapterConformance<G>(harness: AdapterHarness<G>): void {
           running--;
         }),
       );
-      workers.forEach((w) => w.catch(() => undefined));
+      for (const w of workers) void w.catch(() => undefined);
       // the test process writes while the workers do
       const mine: bigint[] = [];
       const deadline = Date.now() + 50_000;

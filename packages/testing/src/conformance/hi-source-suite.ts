@@ -90,8 +90,8 @@ function startWorker(options: HiSourceConformanceOptions, spec: Record<string, u
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<number | null>((resolve) =>
     child.on('exit', (code, signal) => {
       // a signal the test did not send (a crash in a native driver, the OOM killer) is a failure worth a line too

@@ -1,7 +1,7 @@
 // The worker of the adapter conformance suite (@hilo/testing): its own DataSource with hilo on a prepared
 // database; saves one customer and `orders` orders in batches of 5 and prints the orders' keys as JSON.
 // argv[2]: {"kind":"postgres"|"mysql"|"sqlite","url":…,"orders":n}
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { withHiLo } from 'hilo-typeorm';
 import { entities, Customer, Order } from '../support/entities.js';
 import { conformanceHiLoOptions } from '../support/conformance-harness.js';
@@ -16,7 +16,7 @@ const dataSource = withHiLo(
   new DataSource({
     ...(kind === 'postgres' ? { type: 'postgres', url } : kind === 'sqlite' ? { type: 'better-sqlite3', database: url } : { type: 'mariadb', url }),
     entities,
-  } as DataSourceOptions),
+  }),
   conformanceHiLoOptions,
 );
 await dataSource.initialize();

@@ -28,10 +28,10 @@ interface Graph {
 const key = (value: unknown): bigint => BigInt(value as number | string | bigint);
 
 async function openShop(kind: ConformanceKind, url: string): Promise<AdapterShop<Graph>> {
-  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url } as never, conformanceHiLoOptions, { synchronize: false });
+  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions, { synchronize: false });
   const manager = dataSource.manager;
   const q = (name: string) => (kind === 'mysql' ? `\`${name}\`` : `"${name}"`);
-  const select = async (ds: DataSource, sql: string) => (await ds.query(sql)) as Array<Record<string, unknown>>;
+  const select = async (ds: DataSource, sql: string): Promise<Array<Record<string, unknown>>> => ds.query(sql);
   let built = 0;
   return {
     async build(orders, items) {
@@ -93,7 +93,7 @@ export function typeormHarness(kind: ConformanceKind): AdapterHarness<Graph> {
     name: `typeorm on ${kind}`,
     kind,
     async prepare(url) {
-      const { dataSource } = await openDataSource({ kind, url, name: url } as never, conformanceHiLoOptions);
+      const { dataSource } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions);
       await dataSource.destroy();
     },
     open: (url) => openShop(kind, url),

@@ -53,7 +53,7 @@ export function uniquenessSuite(db: SuiteDatabase, kind: 'sequence' | 'table', {
     const [a, b] = runs;
     expect(a).toHaveLength(200);
     expect(b).toHaveLength(200);
-    const all = new Set([...a!, ...b!]);
+    const all = new Set([...a, ...b]);
     expect(all.size).toBe(400);
     const check = await openDataSource(db, { ...options, warm: false }, { synchronize: false });
     try {

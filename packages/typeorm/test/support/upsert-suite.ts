@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Column, Entity, JoinColumn, ManyToOne, type DataSource } from 'typeorm';
 import { HiLoGeneratedColumn, hiloKeyTransformer, withHiLo } from 'hilo-typeorm';
-import { DataSource as TypeOrmDataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource as TypeOrmDataSource } from 'typeorm';
 import { connectionOptions } from './data-source.js';
 import type { SuiteDatabase } from './sqlite.js';
 
@@ -28,7 +28,7 @@ export class Membership {
 export function typeormUpsertSuite(db: SuiteDatabase, { readsKeysBack }: { readsKeysBack: boolean }): void {
   let dataSource: DataSource;
   beforeEach(async () => {
-    dataSource = withHiLo(new TypeOrmDataSource({ ...connectionOptions(db), entities: [Account, Membership], synchronize: true, dropSchema: true } as DataSourceOptions));
+    dataSource = withHiLo(new TypeOrmDataSource({ ...connectionOptions(db), entities: [Account, Membership], synchronize: true, dropSchema: true }));
     await dataSource.initialize();
   });
   afterEach(async () => {
