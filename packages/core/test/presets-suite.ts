@@ -380,6 +380,13 @@ export function presetSuite(kind: Kind): void {
       await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
       await refused((client) => nhibernatePreset(client, { table: 'nh_other', create: false }), 'orders', /has no column next_hi/);
       await refused((client) => nhibernatePreset(client, { table: 'nh_missing', create: false }), 'orders', /does not exist|missing/i, 'HILO_SOURCE_FAILED');
+      // the fix is the hint's wording, not its object: `${hint}` once printed "[object Object]"
+      await refused(
+        (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
+        'orders',
+        /nh_missing.* exist\. Create it as NHibernate's schema export does: create table .*nh_missing.*, or pass `create: true`\.$/,
+        'HILO_SOURCE_FAILED',
+      );
       expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
     });
 
@@ -396,11 +403,17 @@ export function presetSuite(kind: Kind): void {
         expect(await scalarOf(kind, db.url, 'select is_called from "CycleHiLo"')).toBe('false');
       });
 
-      it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was', async () => {
+      it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was; a missing one with create: false says how to create it', async () => {
         await run(kind, db.url, 'create schema m_nopk', 'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)', "insert into m_nopk.mt_hilo values ('Order', 7)");
         await refused((client) => martenPreset(client, { schema: 'm_nopk' }), 'Order', /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/);
         await run(kind, db.url, 'create schema m_text', 'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)', "insert into m_text.mt_hilo values ('Order', '7')");
         await refused((client) => martenPreset(client, { schema: 'm_text', create: false }), 'Order', /hi_value is text, not an integer type/);
+        await refused(
+          (client) => martenPreset(client, { schema: 'm_missing', create: false }),
+          'Order',
+          /mt_hilo.* does not exist\. Let Marten create its schema, or pass `create: true` \(creates .*\)\.$/,
+          'HILO_SOURCE_FAILED',
+        );
         expect(await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'")).toBe('7');
         expect(await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'")).toBe('7');
       });

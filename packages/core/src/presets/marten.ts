@@ -66,7 +66,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   const description = `postgres Marten hi/lo table ${table}`;
   const checkShape = once(async () => {
     const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };
-    if (!(await relationExists(client, ref))) throw new HiLoSourceError(`${description} does not exist. ${hint}`);
+    if (!(await relationExists(client, ref))) throw new HiLoSourceError(`${description} does not exist.`, { hint });
     const problems: string[] = [];
     const valueProblem = await integerColumnProblem(client, ref, 'hi_value');
     if (valueProblem !== undefined) problems.push(valueProblem);

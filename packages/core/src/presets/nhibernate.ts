@@ -68,7 +68,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const rawTable = options.table ?? 'hibernate_unique_key';
   const rawColumn = options.column ?? 'next_hi';
   const checkShape = once(async () => {
-    if (!(await relationExists(client, { table: rawTable, schema: options.schema }))) throw new HiLoSourceError(`${description} does not exist. ${hint}`);
+    if (!(await relationExists(client, { table: rawTable, schema: options.schema }))) throw new HiLoSourceError(`${description} does not exist.`, { hint });
     const problem = await integerColumnProblem(client, { table: rawTable, schema: options.schema }, rawColumn);
     if (problem !== undefined) {
       throw new HiLoMismatchError(
@@ -110,7 +110,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
             ? await client.query(`select 1 from ${table}`)
             : await client.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
         if (rows.length !== 1) {
-          throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}. ${hint}`);
+          throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}.`, { hint });
         }
         await checkShape();
       });
@@ -129,7 +129,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
               row === undefined
                 ? await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} for update`)
                 : await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} where ${row.column} = ${d.placeholder(1)} for update`, params);
-            if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}. ${hint}`);
+            if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}.`, { hint });
             const current = toBigInt(rows[0]!.v, col);
             const updated = await tx.query(`update ${table} set ${col} = ${cast(d.placeholder(1))} where ${col} = ${cast(d.placeholder(2))}${where}`, [
               String(current + count),
