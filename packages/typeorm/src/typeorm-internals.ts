@@ -17,11 +17,14 @@
  *    not as one more bound parameter per row.
  *
  * And one use of how TypeORM builds a query, not of a private class: `upsert()` builds its INSERT through the
- * manager's query builder, whose public `orUpdate()` hilo adjusts for that one call ({@link upsertKeepingKey}).
+ * manager's query builder, whose public `orUpdate()` hilo adjusts for that one call ({@link upsertKeepingKey}),
+ * on a known release only and only when TypeORM builds that query within the call; otherwise the upsert is
+ * refused with a HiLoConfigurationError rather than left to overwrite a stored key.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { DataSource, EntityMetadata } from 'typeorm';
+import { HiLoConfigurationError } from 'hilo-core';
 import { objectMark } from 'hilo-core/adapter-kit';
 
 /** The DataSources hilo is installed on: the only ones whose saves run hilo's wrappers. */
@@ -307,7 +310,7 @@ export function patchOneToManyLookup(prototype: unknown): string | undefined {
     const index = Array.isArray(related) && related.every((entity) => typeof entity === 'object' && entity !== null) ? indexOf(all) : undefined;
     if (!index || !Array.isArray(all)) return build.call(this, subject, relation);
     const positions = [...new Set((related as object[]).map((entity) => index.byEntity.get(entity)))].filter((p) => p !== undefined);
-    const candidates: unknown[] = positions.map((position) => all[position]);
+    const candidates: unknown[] = positions.map((position): unknown => all[position]);
     this.subjects = candidates;
     try {
       build.call(this, subject, relation);
@@ -534,6 +537,30 @@ interface UpsertQueryBuilder {
   returning(columns: string | string[]): UpsertQueryBuilder;
 }
 
+type CreateQueryBuilder = (this: unknown, ...args: unknown[]) => unknown;
+
+/**
+ * Why hilo cannot adjust the query `upsert()` builds on `manager`, or `undefined` when it can: `createQueryBuilder`
+ * must be the EntityManager prototype's method, which hilo shadows on the manager for one call and then deletes.
+ * An own property there (another shadow, or one of hilo's still waiting for a query TypeORM did not build in time)
+ * would be lost or misused.
+ */
+export function upsertShapeRefusal(manager: object): string | undefined {
+  const method = (manager as { createQueryBuilder?: unknown }).createQueryBuilder;
+  if (typeof method !== 'function') return "TypeORM's EntityManager has no createQueryBuilder() method";
+  if (Object.hasOwn(manager, 'createQueryBuilder')) return "the EntityManager's createQueryBuilder() is replaced on the manager object itself";
+  return undefined;
+}
+
+/** The typed refusal of an upsert hilo cannot keep the stored key of. */
+function upsertRefused(why: string, options?: { cause?: unknown }): HiLoConfigurationError {
+  return new HiLoConfigurationError(
+    `hilo-typeorm cannot keep the stored hi/lo key of a conflicting row in upsert(): ${why}. ` +
+      'Upsert on the key column (conflictPaths naming the primary key), or use a TypeORM release of the peer range.',
+    options,
+  );
+}
+
 /**
  * Runs `upsert()` (TypeORM's `EntityManager.upsert`, bound to `manager`) so that a conflict never rewrites the
  * hi/lo key `keyColumn` of the existing row: TypeORM puts every column the entities carry into the `DO UPDATE`
@@ -542,18 +569,38 @@ interface UpsertQueryBuilder {
  * report the key the row really has. TypeORM's `upsert()` builds its query synchronously through
  * `manager.createQueryBuilder().insert()…orUpdate(…)` in every release of the range; the adjustment lives on
  * that one query builder, for that one call.
+ *
+ * Guarded, since a TypeORM that built the query later would overwrite stored keys unseen: only on a release
+ * this file knows; the shadow of `createQueryBuilder` must be called exactly once, and `orUpdate()` reached,
+ * within `upsert()`'s synchronous part. Otherwise the shadow stays as a tripwire that refuses to build the
+ * query until `upsert()` settles, and the call fails with a HiLoConfigurationError; a builder without
+ * `insert()` or `orUpdate()` is refused the same way.
  */
-export function upsertKeepingKey<T>(manager: object, keyColumn: string, returnKeys: boolean, upsert: () => Promise<T>): Promise<T> {
-  // EntityManager's createQueryBuilder is a prototype method in every release: shadow it for this call only
-  const target = manager as { createQueryBuilder: (...args: unknown[]) => { insert: () => UpsertQueryBuilder } };
+export async function upsertKeepingKey<T>(manager: object, keyColumn: string, returnKeys: boolean, upsert: () => Promise<T>): Promise<T> {
+  const refused = (await releaseRefusal()) ?? upsertShapeRefusal(manager);
+  if (refused !== undefined) throw upsertRefused(refused);
+  const target = manager as { createQueryBuilder: CreateQueryBuilder };
   const createQueryBuilder = target.createQueryBuilder;
-  target.createQueryBuilder = function (this: unknown, ...args: unknown[]) {
-    const builder = createQueryBuilder.apply(this, args);
+  let synchronous = true;
+  let built = 0;
+  let adjusted = false;
+  let refusal: HiLoConfigurationError | undefined;
+  const refuse = (why: string) => (refusal = upsertRefused(why));
+  const shadow: CreateQueryBuilder = function (this: unknown, ...args: unknown[]) {
+    if (!synchronous) {
+      restore();
+      throw refuse('TypeORM did not build its query within the call to upsert(); hilo refused the late query, so nothing was written');
+    }
+    built++;
+    const builder = createQueryBuilder.apply(this, args) as { insert?: unknown };
     const insert = builder.insert;
-    builder.insert = function (this: unknown) {
-      const inserting = insert.call(this);
+    if (typeof insert !== 'function') throw refuse("TypeORM's query builder has no insert() method");
+    builder.insert = function (this: unknown, ...insertArgs: unknown[]) {
+      const inserting = insert.apply(this, insertArgs) as UpsertQueryBuilder;
       const orUpdate = inserting.orUpdate;
+      if (typeof orUpdate !== 'function') throw refuse("TypeORM's insert query builder has no orUpdate() method");
       inserting.orUpdate = function (this: UpsertQueryBuilder, overwrite: unknown, conflictTarget?: unknown, options?: unknown) {
+        adjusted = true;
         const kept = Array.isArray(overwrite) ? overwrite.filter((column) => column !== keyColumn) : overwrite;
         const result = orUpdate.call(this, kept, conflictTarget, options);
         return returnKeys ? result.returning([keyColumn]) : result;
@@ -562,11 +609,39 @@ export function upsertKeepingKey<T>(manager: object, keyColumn: string, returnKe
     };
     return builder;
   };
+  const restore = () => {
+    if (Object.hasOwn(target, 'createQueryBuilder') && target.createQueryBuilder === shadow) {
+      delete (target as { createQueryBuilder?: unknown }).createQueryBuilder;
+    }
+  };
+  // shadowed for the synchronous part of this one call: nothing else runs on this thread until it returns
+  target.createQueryBuilder = shadow;
+  let running: Promise<T>;
   try {
-    return upsert();
+    running = upsert();
+  } catch (error) {
+    restore();
+    throw error;
   } finally {
-    delete (target as { createQueryBuilder?: unknown }).createQueryBuilder;
+    synchronous = false;
   }
+  if (built === 1 && adjusted) {
+    restore();
+    return running;
+  }
+  // TypeORM did not build the query as every known release does: the tripwire refuses a late build
+  const outcome = await running.then(
+    () => ({ ran: true, error: undefined }),
+    (error: unknown) => ({ ran: false, error }),
+  );
+  restore();
+  if (refusal !== undefined) throw refusal;
+  const why =
+    built === 0
+      ? 'TypeORM did not build its query within the call to upsert()'
+      : `TypeORM's upsert() made ${built} query builders and ${adjusted ? '' : 'no '}orUpdate() call within the call, not 1 and 1`;
+  const what = outcome.ran ? 'the upsert ran, and may have overwritten a stored key' : 'the upsert failed';
+  throw upsertRefused(`${why}; ${what}`, outcome.error === undefined ? undefined : { cause: outcome.error });
 }
 
 // ——— 5. Keys as literals in INSERT ———
