@@ -14,14 +14,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import generatorHelper from '@prisma/generator-helper';
 import type { GeneratorOptions } from '@prisma/generator-helper';
-import { buildMetadata, renderMetadataModule, type DmmfModelLike } from './generator/build-metadata.js';
+import { HiLoConfigurationError } from 'hilo-core';
+import { buildMetadata, renderMetadataModule } from './generator/build-metadata.js';
 
 const FILE = 'hilo.ts';
 
 /** Where `hilo.ts` goes: into `output` (a folder, usually the client's), or to `output` when it names a `.ts` file. */
 function outputFile(options: GeneratorOptions): string {
   const output = options.generator.output?.value;
-  if (!output) throw new Error('hilo-prisma generator: set `output` in `generator hilo { … }`, e.g. the client\'s output folder.');
+  if (!output) throw new HiLoConfigurationError('hilo-prisma generator: set `output` in `generator hilo { … }`, e.g. the client\'s output folder.');
   return output.endsWith('.ts') ? output : path.join(output, FILE);
 }
 
@@ -29,7 +30,7 @@ generatorHelper.generatorHandler({
   onManifest: () => ({ prettyName: 'hilo metadata' }),
   async onGenerate(options) {
     const metadata = buildMetadata(
-      options.dmmf.datamodel.models as readonly DmmfModelLike[],
+      options.dmmf.datamodel.models,
       options.datasources[0]?.activeProvider,
     );
     const file = outputFile(options);
