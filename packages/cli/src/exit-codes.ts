@@ -44,7 +44,7 @@ function rootCause(error: unknown): string | undefined {
   while (current instanceof HiLoError && current.cause !== undefined) current = current.cause;
   if (current instanceof HiLoTimeoutError) return `no answer within ${TIMEOUT_MS / 1000} s`;
   if (current instanceof HiLoError || current === undefined || current === null) return undefined;
-  const inner = current instanceof AggregateError ? current.errors[0] : current;
+  const inner: unknown = current instanceof AggregateError ? current.errors[0] : current;
   const message = inner instanceof Error && inner.message ? inner.message : (inner as { code?: unknown }).code;
   return typeof message === 'string' && message !== '' ? message : undefined;
 }

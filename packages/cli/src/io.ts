@@ -41,12 +41,14 @@ export class LineWriter {
 
   /** Writes `text`; waits for 'drain' when the stream's buffer is full. */
   async write(text: string): Promise<void> {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the stream's own error, rethrown as it came
     if (this.failure !== undefined) throw this.failure;
     let ok: boolean;
     try {
       ok = this.stream.write(text);
     } catch (error) {
       this.onError(error);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- onError() has just set it (TypeScript keeps the narrowing)
       throw this.failure;
     }
     if (ok) return;
@@ -62,6 +64,7 @@ export class LineWriter {
       this.stream.on('drain', done);
       this.stream.on('close', done);
     });
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the stream's own error, rethrown as it came
     if (this.failure !== undefined) throw this.failure;
   }
 
@@ -80,6 +83,7 @@ export class LineWriter {
       quieted.add(this.stream);
       this.stream.on('error', () => undefined);
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the stream's own error, rethrown as it came
     if (this.failure !== undefined) throw this.failure;
   }
 }

@@ -8,11 +8,11 @@ import {
   parseSource,
   parseTableName,
   parseUrl, parseMaxKey } from './arguments.js';
-import { runAlter } from './commands/alter.js';
-import { runFloor } from './commands/floor.js';
-import { runInit } from './commands/init.js';
-import { runNext } from './commands/next.js';
-import { runStatus } from './commands/status.js';
+import { runAlter, type AlterOptions } from './commands/alter.js';
+import { runFloor, type FloorOptions } from './commands/floor.js';
+import { runInit, type InitOptions } from './commands/init.js';
+import { runNext, type NextOptions } from './commands/next.js';
+import { runStatus, type StatusOptions } from './commands/status.js';
 import type { CliIo } from './io.js';
 import { DEFAULT_BLOCK_SIZE } from './open.js';
 import { CLI_VERSION } from './version.js';
@@ -23,7 +23,7 @@ import { CLI_VERSION } from './version.js';
  * text) so that quotes, spaces, semicolons and control characters from a script never reach a database;
  * sequences need a SQL identifier and are checked again by core before anything connects.
  */
-export const SEGMENT_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:\/@-]{0,127}$/;
+export const SEGMENT_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.:/@-]{0,127}$/;
 
 function parseSegment(value: string): string {
   if (!SEGMENT_PATTERN.test(value)) {
@@ -112,7 +112,7 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
       'after',
       '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init --url mysql://root@localhost/shop --block-size 1000 orders\n  hilo init --url postgres://app@localhost/shop orders items --guard orders.id --guard items=order_items.item_id',
     )
-    .action(async (segments: string[], options) => runInit(segments, options, io));
+    .action(async (segments: string[], options: InitOptions) => runInit(segments, options, io));
 
   withCommonOptions(
     program
@@ -128,14 +128,14 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     )
     .option('--count <n>', 'how many keys to print; millions stream in constant memory', parseCount, 1)
     .addHelpText('after', '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop --count 1000000 orders > keys.txt')
-    .action(async (segment: string, options) => runNext(segment, options, io));
+    .action(async (segment: string, options: NextOptions) => runNext(segment, options, io));
 
   withCommonOptions(program.command('status').description('list the segments in the database with their stored values'), {
     table: true,
   })
     .option('--json', 'print the segments as JSON (values as strings)')
     .option('--max-key <n|type>', 'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)', parseMaxKey)
-    .action(async (options) => runStatus(options, io));
+    .action(async (options: StatusOptions) => runStatus(options, io));
 
   withCommonOptions(
     program
@@ -156,7 +156,7 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     )
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo floor --url postgres://app@localhost/shop orders --from orders.id')
-    .action(async (segment: string, options) => runFloor(segment, options, io));
+    .action(async (segment: string, options: FloorOptions) => runFloor(segment, options, io));
 
   withCommonOptions(
     program
@@ -168,7 +168,7 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .addOption(new Option('--block-size <n>', 'the new INCREMENT BY (keys per block)').argParser(parseBlockSize).makeOptionMandatory())
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo alter --url postgres://app@localhost/shop --block-size 1000 orders')
-    .action(async (segment: string, options) => runAlter(segment, options, io));
+    .action(async (segment: string, options: AlterOptions) => runAlter(segment, options, io));
 
   for (const command of program.commands) {
     // one line per error, ending with where to read more

@@ -158,7 +158,7 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
 
   type Built = OwnedGenerator;
   const build = async (): Promise<Built> => {
-    if (generator !== undefined) return { generator: generator as HiLoGenerator<number | bigint>, close: async () => {} };
+    if (generator !== undefined) return { generator, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
     const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
     const build = () => createHiLo<'bigint'>({ ...generatorOptions, client: sql, keyType: 'bigint', source, table, schema, strategy, create });
@@ -369,7 +369,7 @@ export function objectMark<T>(): ObjectMark<T> {
       this.#value = value;
     }
     static set(object: object, value: T | undefined): boolean {
-      if (#value in object) (object as Marked).#value = value;
+      if (#value in object) object.#value = value;
       else if (value !== undefined) {
         try {
           new Marked(object, value);
@@ -380,7 +380,7 @@ export function objectMark<T>(): ObjectMark<T> {
       return true;
     }
     static get(object: object): T | undefined {
-      return #value in object ? (object as Marked).#value : undefined;
+      return #value in object ? object.#value : undefined;
     }
   }
   return { set: Marked.set, get: Marked.get };

@@ -104,6 +104,9 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
         case 'lost':
           lost.add(event.keys, { ...attributes, 'hilo.reason': event.reason });
           break;
+        // headroom and block resizes are in stats() and the events; no OpenTelemetry instrument records them
+        case 'headroom':
+        case 'resized':
         default:
           break;
       }

@@ -18,7 +18,7 @@ describePostgres('headroom of an int key column', (db) => {
     const events: HiLoEvent[] = [];
     const warnings: unknown[][] = [];
     const emitWarning = process.emitWarning;
-    process.emitWarning = ((...args: unknown[]) => void warnings.push(args)) as typeof process.emitWarning;
+    process.emitWarning = (...args: unknown[]) => void warnings.push(args);
     const client = await connect(db.url);
     const hilo = createHiLoGenerator({
       source: sequenceSource(client, { increment: 50_000_000, create: false }),

@@ -31,7 +31,7 @@ function jdbcOf(url: string): string {
   const u = new URL(url);
   const scheme = u.protocol.startsWith('postgres') ? 'postgresql' : 'mariadb';
   const query = new URLSearchParams({ user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
-  return `jdbc:${scheme}://${u.hostname}:${u.port || (scheme === 'postgresql' ? 5432 : 3306)}${u.pathname}?${query}`;
+  return `jdbc:${scheme}://${u.hostname}:${u.port || (scheme === 'postgresql' ? 5432 : 3306)}${u.pathname}?${query.toString()}`;
 }
 
 async function duplicatesIn(url: string, table: string): Promise<{ rows: number; duplicates: number; hilo: number }> {

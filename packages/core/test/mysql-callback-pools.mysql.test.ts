@@ -9,7 +9,7 @@ const mysqlPackage = createRequire(import.meta.url)('mysql') as { createPool(uri
 
 const pools: Array<[string, (url: string) => MysqlCallbackPoolLike]> = [
   ['the `mysql` package', (url) => mysqlPackage.createPool(url)],
-  ["mysql2's callback API", (url) => createMysql2Pool({ uri: url }) as unknown as MysqlCallbackPoolLike],
+  ["mysql2's callback API", (url) => createMysql2Pool({ uri: url })],
 ];
 
 describeMysql('mysqlClient() on callback pools', (db) => {

@@ -4,7 +4,7 @@
  * prove hilo on the second PostgreSQL driver apps use.
  */
 import postgres from 'postgres';
-import { openPostgresJs, type PostgresJsFactory } from '../src/dialects/postgres/connect.js';
+import { openPostgresJs } from '../src/dialects/postgres/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 
 /** Options as the suites pass them to `connect()`. */
@@ -15,7 +15,7 @@ export interface PostgresJsConnectOptions {
 }
 
 export async function connectPostgresJs(url: string, options: PostgresJsConnectOptions = {}): Promise<SqlClient> {
-  return openPostgresJs(postgres as unknown as PostgresJsFactory, url, {
+  return openPostgresJs(postgres, url, {
     poolSize: options.poolSize ?? 5,
     timeoutMs: options.connectTimeoutMs ?? 10_000,
     closeTimeoutMs: options.closeTimeoutMs ?? 1000,

@@ -55,7 +55,7 @@ function scalar(rows: Record<string, unknown>[]): bigint | undefined {
   if (row === undefined) return undefined;
   const value = Object.values(row)[0];
   if (value === null || value === undefined) throw new Error('simulated client: null value read');
-  return BigInt(String(value));
+  return BigInt(value as string | number | bigint);
 }
 
 /** A node of the other system handing out its next key. */
@@ -130,6 +130,7 @@ export function hibernateTableFetch(connection: Connection, settings: HibernateT
  * own when it equals the injected initial value (or, with none, is below increment_size); afterwards each
  * value `v` is the block `v − n + 1 … v`.
  */
+// eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- -1n names Hibernate's "no initial value"
 export function pooledOptimizer(fetch: HibernateFetch, incrementSize: bigint, initialValue: bigint | -1n): OtherNode {
   let hiValue: bigint | undefined;
   let value = 0n;

@@ -184,6 +184,7 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     if (node.values === undefined || !ValuesNode.is(node.values)) {
       // insert ... default values: one row with only its key
       const withKey = { columns: [ColumnNode.create(table.column)], values: ValuesNode.create([ValueListNode.create([take(table)])]) };
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- Kysely 0.27's props have no defaultValues
       return InsertQueryNode.cloneWith(node, { ...withKey, defaultValues: false } as typeof withKey);
     }
     const columns = node.columns ?? [];

@@ -71,8 +71,8 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
   }
 
   Object.defineProperty(HiLoEntityManager, 'name', { value: `HiLo${base.name}` });
-  classes.set(base, HiLoEntityManager as unknown as EntityManagerClass);
-  return HiLoEntityManager as unknown as EntityManagerClass;
+  classes.set(base, HiLoEntityManager);
+  return HiLoEntityManager;
 }
 
 /**
@@ -127,7 +127,7 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
  */
 function keysOf(em: EntityManager, runtime: HiLoRuntime, entityOrName: unknown, rows: unknown[] | undefined): unknown[] | undefined {
   const list = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
-  const first = list[0];
+  const first: unknown = list[0];
   const entry = keyedEntry(em, runtime, rows ? entityOrName : (first as object | undefined)?.constructor);
   if (!entry) return undefined;
   const keys = list.map((row) => (row as Row)[entry.property]);

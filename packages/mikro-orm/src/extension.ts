@@ -178,7 +178,7 @@ function registerOn(orm: MikroORM, options: HiLoOptions): void {
  * extensions register.
  */
 function keepHiTableOutOfSchemaDiff(orm: MikroORM, table: string): void {
-  const settings = orm.config.get('schemaGenerator') as { skipTables?: Array<string | RegExp> };
+  const settings: { skipTables?: Array<string | RegExp> } = orm.config.get('schemaGenerator');
   const skipTables = settings.skipTables ?? [];
   if (!skipTables.includes(table)) settings.skipTables = [...skipTables, table];
 }

@@ -18,7 +18,7 @@ function createOnCreate(options: HiLoKeyOptions): HiLoOnCreate {
   // Synchronous on purpose: MikroORM stores whatever onCreate returns, so a Promise would become the key.
   // When memory is empty this returns undefined and the flush-time fallback awaits a key instead.
   const onCreate = (entity: object, em: EntityManager) => runtimeFor(em).keyFromMemory(entity);
-  return Object.assign(onCreate, { [HILO_KEY]: options }) as HiLoOnCreate;
+  return Object.assign(onCreate, { [HILO_KEY]: options });
 }
 
 /**

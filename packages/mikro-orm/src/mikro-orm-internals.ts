@@ -183,7 +183,7 @@ const DRIVER_POOLS: Readonly<Record<DatabaseKind, (driver: unknown, connection: 
   sqlite(driver, connection) {
     const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
     const filename = connection.filename;
-    if (typeof Database !== 'function' || typeof Database.prototype?.prepare !== 'function' || typeof filename !== 'string') return undefined;
+    if (typeof Database !== 'function' || typeof (Database.prototype as { prepare?: unknown } | undefined)?.prepare !== 'function' || typeof filename !== 'string') return undefined;
     return new Database(filename);
   },
 };
@@ -225,7 +225,7 @@ export async function openOwnConnection(orm: MikroORM, poolOptions: Record<strin
   for (const key of CONNECTION_SETTINGS) settings[key] = config.get(key);
   const driverOptions = settings.driverOptions;
   if (driverOptions === undefined || (typeof driverOptions === 'object' && driverOptions !== null && Object.getPrototypeOf(driverOptions) === Object.prototype)) {
-    settings.driverOptions = { ...(driverOptions as object | undefined), ...poolOptions };
+    settings.driverOptions = { ...driverOptions, ...poolOptions };
   }
   const main = driverOf(orm).getConnection('write');
   const connection = new (main.constructor as ConnectionClass)(config, settings, 'read');

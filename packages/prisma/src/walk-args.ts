@@ -11,7 +11,7 @@ type Plain = Record<string, unknown>;
 
 function isPlainObject(value: unknown): value is Plain {
   if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -124,6 +124,6 @@ class Walker {
 }
 
 function mapMany(value: unknown, fn: (item: Plain) => Plain): unknown {
-  if (Array.isArray(value)) return value.map((v) => (isPlainObject(v) ? fn(v) : v));
+  if (Array.isArray(value)) return value.map((v: unknown) => (isPlainObject(v) ? fn(v) : v));
   return isPlainObject(value) ? fn(value) : value;
 }

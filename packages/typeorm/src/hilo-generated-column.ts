@@ -43,7 +43,7 @@ export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecora
     }
     PrimaryColumn(keyColumnOptions(resolved, keyTransformer(resolved.keyType)))(target, propertyKey);
     let columns = declared.get(owner);
-    if (!columns) declared.set(owner, (columns = new Map()));
+    if (!columns) declared.set(owner, (columns = new Map<string, ResolvedColumnOptions>()));
     columns.set(propertyKey, resolved);
   };
 }
@@ -80,7 +80,7 @@ type MarkedTransformer = ValueTransformer & { readonly [SCHEMA_OPTIONS]: Resolve
 export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptions {
   const resolved = resolveColumnOptions(options, 'hiloColumn()');
   const base = keyTransformer(resolved.keyType);
-  const transformer: MarkedTransformer = { to: (value) => base.to(value), from: (value) => base.from(value), [SCHEMA_OPTIONS]: resolved };
+  const transformer: MarkedTransformer = { to: (value): unknown => base.to(value), from: (value): unknown => base.from(value), [SCHEMA_OPTIONS]: resolved };
   return { ...keyColumnOptions(resolved, transformer), primary: true };
 }
 

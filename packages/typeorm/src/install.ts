@@ -233,7 +233,7 @@ export class HiLoTypeOrm {
     const metadata = this.dataSource.getMetadata(target);
     const key = this.#columns.get(metadata);
     const options = (Array.isArray(conflict) ? { conflictPaths: conflict } : conflict) as { conflictPaths?: string[] | object; returning?: unknown } | undefined;
-    const paths = Array.isArray(options?.conflictPaths) ? options.conflictPaths : Object.keys(options?.conflictPaths ?? {});
+    const paths: string[] = Array.isArray(options?.conflictPaths) ? (options.conflictPaths as string[]) : Object.keys(options?.conflictPaths ?? {});
     if (!key || metadata.mapPropertyPathsToColumns(paths).includes(key.column)) return upsert.call(manager, target, values, conflict);
     const returnKeys = options?.returning === undefined && (this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean }).isReturningSqlSupported?.('insert') === true;
     const result = await upsertKeepingKey(manager, key.column.databaseName, returnKeys, () => upsert.call(manager, target, values, conflict));
@@ -245,8 +245,8 @@ export class HiLoTypeOrm {
       const stored = row?.[key.column.databaseName];
       if (typeof stored !== 'string' && typeof stored !== 'number' && typeof stored !== 'bigint') return;
       const converted = this.#convert(key, BigInt(stored));
-      if (typeof list[i] === 'object' && list[i] !== null) key.column.setEntityValue(list[i] as ObjectLiteral, converted);
-      if (result.identifiers[i]) result.identifiers[i]![key.column.propertyName] = converted;
+      if (typeof list[i] === 'object' && list[i] !== null) key.column.setEntityValue(list[i], converted);
+      if (result.identifiers[i]) result.identifiers[i][key.column.propertyName] = converted;
     });
     return result;
   }

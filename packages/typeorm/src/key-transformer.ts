@@ -12,6 +12,7 @@ function parse(value: unknown): bigint | null | undefined {
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
   throw new HiLoConfigurationError(
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a driver's column value (string, number, Buffer), shown as it reads
     `A hi/lo key column returned ${JSON.stringify(String(value))}, which is not an integer; hilo keys must be bigint or int columns.`,
   );
 }

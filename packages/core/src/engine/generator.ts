@@ -252,7 +252,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       const so = o.segments[name];
       const blockSize = so?.blockSize ?? o.blockSize;
       const sizing = new BlockSizing(blockSize, so?.maxBlockSize ?? Math.max(blockSize, o.maxBlockSize), o.adaptiveTargetMs);
-      s = new Segment(name, o.prefetchAt, sizing, so?.maxKey ?? o.maxKey, this as KeyGenerator<number | bigint>);
+      s = new Segment(name, o.prefetchAt, sizing, so?.maxKey ?? o.maxKey, this);
       this.segments.set(name, s);
     }
     return s;

@@ -46,7 +46,7 @@ function buildSource(client: SqlClient, options: SchemaOptions) {
     });
   }
   if (options.strategy === 'pooled') throw new HiLoConfigurationError('Tables use strategy "range" for "value = last key"; "pooled" is for sequences.');
-  return tableSource(client, { ...options, strategy: options.strategy, create: true } as TableSourceOptions);
+  return tableSource(client, { ...options, strategy: options.strategy, create: true });
 }
 
 /**

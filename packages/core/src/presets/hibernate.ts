@@ -179,7 +179,7 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
       'Point `sequenceName` (and `schema`) at the sequence of your @SequenceGenerator / hibernate_sequence.',
     );
     try {
-      await checker.prepare!(segment, signal);
+      await checker.prepare(segment, signal);
     } catch (error) {
       if (!(error instanceof HiLoError) || error.code !== 'HILO_MISMATCH') throw error;
       const actual = await sequenceShape(client, { table: name, schema }).then((shape) => shape.increment, () => undefined);

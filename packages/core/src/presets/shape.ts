@@ -4,7 +4,7 @@
  */
 import { HiLoMismatchError } from '../errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import type { Catalog, SequenceShape, TableRef } from '../sql/catalog.js';
+import type { SequenceShape, TableRef } from '../sql/catalog.js';
 import { catalogOf } from './catalogs.js';
 
 export type { SequenceShape, TableRef } from '../sql/catalog.js';

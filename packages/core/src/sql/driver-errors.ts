@@ -37,12 +37,12 @@ export function isTransientError(error: unknown, dialect: Dialect): boolean {
 
 /** Whether a driver error says that a table, sequence or schema does not exist. */
 export function isMissingObject(error: unknown, dialect: Dialect): boolean {
-  return typeof error === 'object' && error !== null && dialect.isMissingObject(error as DriverErrorLike);
+  return typeof error === 'object' && error !== null && dialect.isMissingObject(error);
 }
 
 /** Whether a driver error is a unique-key violation (a concurrent `create … if not exists` lost a race). */
 export function isDuplicate(error: unknown, dialect: Dialect): boolean {
-  return typeof error === 'object' && error !== null && dialect.isDuplicate(error as DriverErrorLike);
+  return typeof error === 'object' && error !== null && dialect.isDuplicate(error);
 }
 
 function messageOf(error: unknown): string {

@@ -6,7 +6,7 @@ import { mysqlDialect } from './dialect.js';
 /** MariaDB's `information_schema`, its sequences (`seq_1_to_n` for several values at once) and named locks. */
 export const mysqlCatalog: Catalog = {
   async columnType(client, ref, column) {
-    const { rows } = await client.query<{ t: unknown }>(
+    const { rows } = await client.query<{ t: string | null }>(
       'select data_type as t from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ? and column_name = ?',
       [ref.schema ?? null, ref.table, column],
     );

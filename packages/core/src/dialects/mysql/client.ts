@@ -42,6 +42,7 @@ export interface MysqlCallbackPoolLike {
 }
 
 function promised<T>(start: (callback: (error: unknown, value?: T, extra?: unknown) => void) => void): Promise<[T, unknown]> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, passed on as it came
   return new Promise((resolve, reject) => start((error, value, extra) => (error ? reject(error) : resolve([value as T, extra]))));
 }
 
@@ -54,7 +55,7 @@ function promisePool(pool: MysqlPoolLike | MysqlCallbackPoolLike): MysqlPoolLike
   if (typeof withPromise.promise === 'function') return withPromise.promise();
   // a promise pool's getConnection() takes no argument; a callback pool's takes the callback
   if (pool.getConnection.length === 0) return pool as MysqlPoolLike;
-  const callbacks = pool as MysqlCallbackPoolLike;
+  const callbacks: MysqlCallbackPoolLike = pool;
   return {
     query: (sql, values = []) => promised((done) => callbacks.query(sql, values, done)),
     getConnection: async () => {
@@ -65,6 +66,7 @@ function promisePool(pool: MysqlPoolLike | MysqlCallbackPoolLike): MysqlPoolLike
         destroy: () => connection.destroy(),
       };
     },
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, passed on as it came
     end: () => new Promise<void>((resolve, reject) => callbacks.end((error) => (error ? reject(error) : resolve()))),
   };
 }

@@ -13,7 +13,7 @@ const KINDS: Record<string, string> = { S: 'sequence', r: 'table', p: 'table', v
 /** PostgreSQL's system catalogs (`pg_attribute`, `pg_index`, `pg_sequence`) and locks. */
 export const postgresCatalog: Catalog = {
   async columnType(client, ref, column) {
-    const { rows } = await client.query<{ t: unknown }>(
+    const { rows } = await client.query<{ t: string | null }>(
       `select format_type(a.atttypid, null) as t from pg_attribute a
         where a.attrelid = to_regclass($1) and a.attname = $2 and a.attnum > 0 and not a.attisdropped`,
       [regclass(ref), column],
