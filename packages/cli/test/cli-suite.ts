@@ -49,13 +49,19 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
   it(`alter shrinks a block size without handing out a key twice (${source})`, async () => {
     const segment = `alter_${source}`;
     expectSuccess(await hilo(['init', '--url', url(), '--source', source, '--block-size', '100', segment]));
-    const before = keysOf(await hilo(['next', '--url', url(), '--source', source, '--block-size', '100', '--count', '150', segment]));
+    const before = keysOf(
+      await hilo(['next', '--url', url(), '--source', source, '--block-size', '100', '--count', '150', segment]),
+    );
     const alter = await hilo(['alter', '--url', url(), '--source', source, '--block-size', '40', '--json', segment]);
     expectSuccess(alter);
     expect(JSON.parse(alter.stdout)).toEqual(
-      source === 'sequence' ? { segment, source, from: 100, to: 40, changed: true } : { segment, source, blockSize: 40, changed: false },
+      source === 'sequence'
+        ? { segment, source, from: 100, to: 40, changed: true }
+        : { segment, source, blockSize: 40, changed: false },
     );
-    const after = keysOf(await hilo(['next', '--url', url(), '--source', source, '--block-size', '40', '--count', '50', segment]));
+    const after = keysOf(
+      await hilo(['next', '--url', url(), '--source', source, '--block-size', '40', '--count', '50', segment]),
+    );
     expect(after).toHaveLength(50);
     expect(after[0]!).toBeGreaterThan(before.at(-1)!);
     const missing = await hilo(['alter', '--url', url(), '--source', source, segment]);
@@ -120,7 +126,9 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
     const json = await hilo(['status', '--url', url(), '--source', source, '--max-key', 'int', '--json']);
     expectSuccess(json);
-    const row = (JSON.parse(json.stdout) as { segment: string; used: number; maxKey: string }[]).find((r) => r.segment === segment)!;
+    const row = (JSON.parse(json.stdout) as { segment: string; used: number; maxKey: string }[]).find(
+      (r) => r.segment === segment,
+    )!;
     expect(row.maxKey).toBe('2147483647');
     expect(row.used).toBeGreaterThan(0.93);
     expect(row.used).toBeLessThan(1);
@@ -131,7 +139,9 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     expect(table.stderr).toMatch(new RegExp(`segment "${segment}" has used 9\\d\\.\\d % of its keys up to 2147483647`));
     // with bigint columns (the default) the same segment has barely started
     const roomy = await hilo(['status', '--url', url(), '--source', source, '--json']);
-    expect((JSON.parse(roomy.stdout) as { segment: string; used: number }[]).find((r) => r.segment === segment)!.used).toBeLessThan(0.001);
+    expect(
+      (JSON.parse(roomy.stdout) as { segment: string; used: number }[]).find((r) => r.segment === segment)!.used,
+    ).toBeLessThan(0.001);
     const bad = await hilo(['status', '--url', url(), '--max-key', 'huge']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-key.*smallint, int, bigint/);
@@ -144,7 +154,19 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await run(`create table ${orders} (id bigint not null primary key, reference varchar(20) not null)`);
     await run(`create table ${items} (item_id bigint not null primary key, sku varchar(20) not null)`);
     const schema = db.kind === 'postgres' ? 'public' : db.name;
-    const args = ['init', '--url', url(), '--source', source, orders, 'items', '--guard', orders, '--guard', `items=${schema}.${items}.item_id`];
+    const args = [
+      'init',
+      '--url',
+      url(),
+      '--source',
+      source,
+      orders,
+      'items',
+      '--guard',
+      orders,
+      '--guard',
+      `items=${schema}.${items}.item_id`,
+    ];
     for (let i = 0; i < 2; i++) {
       const init = await hilo([...args, '--json']);
       expectSuccess(init);
@@ -156,7 +178,9 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await expect(run(`insert into ${orders} (reference) values ('keyless')`)).rejects.toThrow(
       new RegExp(`hilo: a row of segment '${orders}' arrived without a key`),
     );
-    await expect(run(`insert into ${items} (sku) values ('keyless')`)).rejects.toThrow(/hilo: a row of segment 'items' arrived without a key/);
+    await expect(run(`insert into ${items} (sku) values ('keyless')`)).rejects.toThrow(
+      /hilo: a row of segment 'items' arrived without a key/,
+    );
     const [orderKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, orders]));
     const [itemKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, 'items']));
     await run(`insert into ${orders} (id, reference) values (${orderKey}, 'keyed')`);
@@ -198,7 +222,10 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
   it(`init --guard names a missing table or column in one line and exits 1 (${source})`, async () => {
     await execute()(`create table columnless_${source} (id bigint primary key)`);
     for (const [guard, message] of [
-      ['no_such_table.id', /Cannot guard "no_such_table\.id" \(segment "missing"\): table .*no_such_table.* does not exist/],
+      [
+        'no_such_table.id',
+        /Cannot guard "no_such_table\.id" \(segment "missing"\): table .*no_such_table.* does not exist/,
+      ],
       [`columnless_${source}.nope`, /Cannot guard "columnless_\w+\.nope".*has no column .nope./],
     ] as const) {
       const init = await hilo(['init', '--url', url(), '--source', source, 'missing', '--guard', guard]);

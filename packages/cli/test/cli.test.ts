@@ -24,12 +24,20 @@ function expectUsageError(run: { code: number | null; stdout: string; stderr: st
 describe('hilo: bad input exits 2 with one line saying what to fix', () => {
   it.each([
     ['a block size of 0', ['next', '--url', PG, '--block-size', '0', 'orders'], /--block-size.*integer from 1/],
-    ['a negative block size', ['next', '--url', PG, '--block-size', '-5', 'orders'], /--block-size.*integer from 1.*"-5"/],
+    [
+      'a negative block size',
+      ['next', '--url', PG, '--block-size', '-5', 'orders'],
+      /--block-size.*integer from 1.*"-5"/,
+    ],
     ['a negative block size in init', ['init', '--url', PG, '--block-size=-1', 'orders'], /--block-size.*"-1"/],
     ['a fractional block size', ['init', '--url', PG, '--block-size', '2.5', 'orders'], /--block-size.*"2\.5"/],
     ['a non-numeric count', ['next', '--url', PG, '--count', 'lots', 'orders'], /--count.*integer.*"lots"/],
     ['a count of 0', ['next', '--url', PG, '--count', '0', 'orders'], /--count/],
-    ['an unknown URL scheme', ['next', '--url', 'oracle://db/x', 'orders'], /postgres:\/\/.*mysql:\/\/.*"oracle:\/\/db\/x"/],
+    [
+      'an unknown URL scheme',
+      ['next', '--url', 'oracle://db/x', 'orders'],
+      /postgres:\/\/.*mysql:\/\/.*"oracle:\/\/db\/x"/,
+    ],
     ['a URL without scheme', ['status', '--url', 'localhost:5432/shop'], /Expected a URL starting with/],
     ['an unknown source', ['next', '--url', PG, '--source', 'file', 'orders'], /"sequence" or "table".*"file"/],
     ['a missing segment', ['next', '--url', PG], /missing required argument 'segment'/],
@@ -39,12 +47,28 @@ describe('hilo: bad input exits 2 with one line saying what to fix', () => {
     ['a hostile --from', ['floor', '--url', PG, 'orders', '--from', 'orders; drop table x'], /TABLE\.COLUMN/],
     ['a hostile --table', ['init', '--url', PG, '--source', 'table', '--table', 'x"y', 'orders'], /table name/],
     ['an unknown option', ['next', '--url', PG, '--blocksize', '5', 'orders'], /unknown option '--blocksize'/],
-    ['a hostile --guard', ['init', '--url', PG, 'orders', '--guard', 'orders; drop table x'], /--guard.*TABLE\.COLUMN.*"orders; drop table x"/],
-    ['a --guard with four parts', ['init', '--url', PG, 'orders', '--guard', 'a.b.c.d'], /--guard.*SCHEMA\.TABLE\.COLUMN/],
+    [
+      'a hostile --guard',
+      ['init', '--url', PG, 'orders', '--guard', 'orders; drop table x'],
+      /--guard.*TABLE\.COLUMN.*"orders; drop table x"/,
+    ],
+    [
+      'a --guard with four parts',
+      ['init', '--url', PG, 'orders', '--guard', 'a.b.c.d'],
+      /--guard.*SCHEMA\.TABLE\.COLUMN/,
+    ],
     ['a --guard with an empty segment', ['init', '--url', PG, 'orders', '--guard', '=orders.id'], /--guard.*SEGMENT=/],
     ['a --guard with a hostile segment', ['init', '--url', PG, 'orders', '--guard', "o'x=orders.id"], /segment name/],
-    ['a --guard whose segment is not created', ['init', '--url', PG, 'orders', '--guard', 'items=order_items.id'], /segment "items" is not among the segments to create \(orders\)/],
-    ['a --guard of no named segment among several', ['init', '--url', PG, 'orders', 'customers', '--guard', 'order_items.id'], /say which segment.*--guard orders=order_items\.id/],
+    [
+      'a --guard whose segment is not created',
+      ['init', '--url', PG, 'orders', '--guard', 'items=order_items.id'],
+      /segment "items" is not among the segments to create \(orders\)/,
+    ],
+    [
+      'a --guard of no named segment among several',
+      ['init', '--url', PG, 'orders', 'customers', '--guard', 'order_items.id'],
+      /say which segment.*--guard orders=order_items\.id/,
+    ],
     ['an unknown subcommand', ['reserve', '--url', PG], /unknown command 'reserve'/],
   ])('%s', async (_name, args, mentions) => {
     expectUsageError(await hilo(args), mentions);
@@ -139,7 +163,7 @@ describe('hilo on SQLite (table source)', () => {
     expect(run.stderr).not.toMatch(/create: true/);
   });
 
-  it('guards a SQLite key column with a trigger: a row without a key is refused, one with hilo\'s key stored', async () => {
+  it("guards a SQLite key column with a trigger: a row without a key is refused, one with hilo's key stored", async () => {
     const file = join(dir, 'guard.db');
     const url = `sqlite:${file}`;
     const Database = (await import('better-sqlite3')).default;
@@ -149,7 +173,9 @@ describe('hilo on SQLite (table source)', () => {
       const init = await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id', '--json']);
       expectSuccess(init);
       expect(JSON.parse(init.stdout)).toEqual([{ segment: 'orders', source: 'table', guards: ['orders.id'] }]);
-      expect(() => db.exec('insert into orders (total) values (1)')).toThrow(/hilo: a row of segment 'orders' arrived without a key/);
+      expect(() => db.exec('insert into orders (total) values (1)')).toThrow(
+        /hilo: a row of segment 'orders' arrived without a key/,
+      );
       const next = await hilo(['next', '--url', url, 'orders']);
       expectSuccess(next);
       const [key] = keysOf(next);
@@ -157,7 +183,9 @@ describe('hilo on SQLite (table source)', () => {
       expect(db.prepare('select id, total from orders').all()).toEqual([{ id: Number(key), total: 2 }]);
       const sql = await hilo(['init', '--url', url, 'orders', '--guard', 'orders.id', '--sql']);
       expectSuccess(sql);
-      expect(sql.stdout).toMatch(/create trigger "orders_hilo_key" before insert on "orders" when new\."id" is null or new\."id" = -1 begin select raise\(abort, .*\); end;\n/);
+      expect(sql.stdout).toMatch(
+        /create trigger "orders_hilo_key" before insert on "orders" when new\."id" is null or new\."id" = -1 begin select raise\(abort, .*\); end;\n/,
+      );
     } finally {
       db.close();
     }

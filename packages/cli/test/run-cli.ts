@@ -1,5 +1,15 @@
 import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,16 +79,20 @@ export async function ensureBuilt(): Promise<void> {
         execFileSync(process.execPath, [tsc, '-p', join(packages, pkg, 'tsconfig.build.json')], { stdio: 'pipe' });
       } catch (error) {
         const out = (error as { stdout?: Buffer }).stdout?.toString() ?? '';
-        throw new Error(`Building packages/${pkg} for the CLI tests failed; run \`pnpm build\` to see why.\n${out.slice(0, 2000)}`, {
-          cause: error,
-        });
+        throw new Error(
+          `Building packages/${pkg} for the CLI tests failed; run \`pnpm build\` to see why.\n${out.slice(0, 2000)}`,
+          {
+            cause: error,
+          },
+        );
       }
     }
     for (const [pkg, name] of [
       ['core', 'hilo-core'],
       ['cli', 'hilo-cli'],
     ] as const) {
-      if (!existsSync(join(packages, pkg, 'dist'))) throw new Error(`packages/${pkg}/dist is missing; run \`pnpm build\`.`);
+      if (!existsSync(join(packages, pkg, 'dist')))
+        throw new Error(`packages/${pkg}/dist is missing; run \`pnpm build\`.`);
       cpSync(join(packages, pkg, 'dist'), join(dir, 'node_modules', name, 'dist'), { recursive: true });
       cpSync(join(packages, pkg, 'package.json'), join(dir, 'node_modules', name, 'package.json'));
     }
@@ -91,7 +105,9 @@ export async function ensureBuilt(): Promise<void> {
     // optional: without it hilo falls back to node:sqlite
     ['better-sqlite3', true],
   ] as const) {
-    const installed = [join(packages, 'cli', 'node_modules', name), join(root, 'node_modules', name)].find((path) => existsSync(path));
+    const installed = [join(packages, 'cli', 'node_modules', name), join(root, 'node_modules', name)].find((path) =>
+      existsSync(path),
+    );
     if (installed === undefined) {
       if (optional) continue;
       throw new Error(`${name} is not installed; run \`./pnpm install\`.`);
@@ -115,7 +131,10 @@ export interface CliRun {
 }
 
 /** Runs the built `hilo` with `args` as a subprocess; never rejects on a non-zero exit. */
-export function hilo(args: readonly string[], options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+export function hilo(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliRun> {
   const started = Date.now();
   return new Promise((resolvePromise, reject) => {
     // HILO_URL from the developer's shell must not stand in for a --url a test leaves out
@@ -133,7 +152,12 @@ export function hilo(args: readonly string[], options: { env?: NodeJS.ProcessEnv
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolvePromise({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), ms: Date.now() - started });
+      resolvePromise({
+        code,
+        stdout: Buffer.concat(out).toString(),
+        stderr: Buffer.concat(err).toString(),
+        ms: Date.now() - started,
+      });
     });
   });
 }
@@ -144,7 +168,8 @@ export function keysOf(run: CliRun): bigint[] {
   const lines = run.stdout.split('\n');
   if (lines.pop() !== '') throw new Error('hilo next output does not end with a newline');
   return lines.map((line) => {
-    if (!/^[1-9][0-9]*$/.test(line)) throw new Error(`hilo next printed a line that is not a key: ${JSON.stringify(line)}`);
+    if (!/^[1-9][0-9]*$/.test(line))
+      throw new Error(`hilo next printed a line that is not a key: ${JSON.stringify(line)}`);
     return BigInt(line);
   });
 }

@@ -26,7 +26,14 @@ const compat = join(here, '..', '..', 'drizzle-compat', 'node_modules');
  * behaviour, not hilo's, so its pushes to MariaDB pass that hint.
  */
 const kits = [
-  { version: '0.31.11', kit: join(here, '..', 'node_modules', 'drizzle-kit'), orm: join(here, '..', 'node_modules', 'drizzle-orm'), mysqlHints: [] as object[], managesEverySchema: false, asksBeforeDroppingRows: false },
+  {
+    version: '0.31.11',
+    kit: join(here, '..', 'node_modules', 'drizzle-kit'),
+    orm: join(here, '..', 'node_modules', 'drizzle-orm'),
+    mysqlHints: [] as object[],
+    managesEverySchema: false,
+    asksBeforeDroppingRows: false,
+  },
   {
     version: '1.0.0-rc.5',
     kit: join(compat, 'drizzle-kit-1.0.0-rc.5'),
@@ -45,7 +52,8 @@ function kitFolder(kit: Kit, root: string): string {
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(realpathSync(kit.kit), join(dir, 'node_modules', 'drizzle-kit'), 'dir');
   symlinkSync(realpathSync(kit.orm), join(dir, 'node_modules', 'drizzle-orm'), 'dir');
-  const version = (name: string) => (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (name: string) =>
+    (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
   expect(version('drizzle-kit')).toBe(kit.version);
   expect(version('drizzle-orm')).toMatch(kit.version.startsWith('1.') ? kit.version : /^0\.45\./);
   return dir;
@@ -70,8 +78,21 @@ async function pushRun(
   url: string,
   options: { tables?: string; schemas?: string; hints?: object[] } = {},
 ): Promise<{ output: string; exitCode: number }> {
-  const env = { ...process.env, KIT_DIALECT: dialect, KIT_URL: url, KIT_TABLES_FILTER: options.tables ?? '', KIT_SCHEMA_FILTER: options.schemas ?? '' };
-  const args = [join(folders.get(kit)!, 'node_modules', 'drizzle-kit', 'bin.cjs'), 'push', '--force', '--verbose', '--config', 'drizzle.config.ts'];
+  const env = {
+    ...process.env,
+    KIT_DIALECT: dialect,
+    KIT_URL: url,
+    KIT_TABLES_FILTER: options.tables ?? '',
+    KIT_SCHEMA_FILTER: options.schemas ?? '',
+  };
+  const args = [
+    join(folders.get(kit)!, 'node_modules', 'drizzle-kit', 'bin.cjs'),
+    'push',
+    '--force',
+    '--verbose',
+    '--config',
+    'drizzle.config.ts',
+  ];
   const hints = [...(dialect === 'mysql' ? kit.mysqlHints : []), ...(options.hints ?? [])];
   if (hints.length > 0) args.push('--hints', JSON.stringify(hints));
   try {
@@ -96,13 +117,20 @@ async function push(...args: Parameters<typeof pushRun>): Promise<string> {
  * 1.0 first stops (exit code 2) and asks for the loss of its rows to be confirmed with `--hints`, leaving it in
  * place, and drops it once the user gives that hint. Resolves the output of the push that dropped it.
  */
-async function pushDroppingHiTable(kit: Kit, dialect: 'mysql' | 'sqlite', url: string, tableExists: () => Promise<boolean>): Promise<string> {
+async function pushDroppingHiTable(
+  kit: Kit,
+  dialect: 'mysql' | 'sqlite',
+  url: string,
+  tableExists: () => Promise<boolean>,
+): Promise<string> {
   if (!kit.asksBeforeDroppingRows) return push(kit, dialect, url);
   const refused = await pushRun(kit, dialect, url);
   expect(refused.exitCode).toBe(2);
   expect(refused.output).toMatch(/Confirm data loss\s+\S+\s+table\s+\S*hilo_segments\s+non-empty table/);
   expect(await tableExists()).toBe(true);
-  const asked = [...refused.output.matchAll(/^\s*(\{ "type": "confirm_data_loss".*\})\s*$/gm)].map((match) => JSON.parse(match[1]!) as object);
+  const asked = [...refused.output.matchAll(/^\s*(\{ "type": "confirm_data_loss".*\})\s*$/gm)].map(
+    (match) => JSON.parse(match[1]!) as object,
+  );
   expect(asked).toEqual([{ type: 'confirm_data_loss', kind: 'table', entity: [expect.any(String), 'hilo_segments'] }]);
   return push(kit, dialect, url, { hints: asked });
 }
@@ -120,7 +148,11 @@ async function keysAfterwards(options: Parameters<typeof hiloDrizzle>[0], count:
 }
 
 /** Draws keys, pushes, draws again: hilo's objects survive and no key comes twice. */
-async function keysSurvivePush(options: Parameters<typeof hiloDrizzle>[0], doPush: () => Promise<string>, objectGone: () => Promise<boolean>): Promise<void> {
+async function keysSurvivePush(
+  options: Parameters<typeof hiloDrizzle>[0],
+  doPush: () => Promise<string>,
+  objectGone: () => Promise<boolean>,
+): Promise<void> {
   const before = await keysAfterwards(options, 25);
   const output = await doPush();
   expect(output).not.toMatch(/DROP (TABLE|SEQUENCE)[^;]*hilo/i);
@@ -133,7 +165,11 @@ for (const kit of kits) {
   describePostgres(`drizzle-kit ${kit.version} push and hilo on postgres`, (db: TestDatabase) => {
     beforeAll(() => push(kit, 'postgresql', db.url));
     const sequenceExists = async (schema: string): Promise<boolean> => {
-      const { stdout } = await run('psql', [db.url, '-Atc', `select count(*) from pg_sequences where schemaname = '${schema}' and sequencename = 'notes_hilo_seq'`]);
+      const { stdout } = await run('psql', [
+        db.url,
+        '-Atc',
+        `select count(*) from pg_sequences where schemaname = '${schema}' and sequencename = 'notes_hilo_seq'`,
+      ]);
       return stdout.trim() === '1';
     };
 
@@ -148,7 +184,11 @@ for (const kit of kits) {
 
     it("leaves hilo's objects alone in a schema of their own (`schema: 'hilo'`) with schemaFilter: ['public'], as the README sets", async () => {
       await createHiloSchema();
-      await keysSurvivePush({ url: db.url, blockSize: 10, schema: 'hilo' }, () => push(kit, 'postgresql', db.url, { schemas: 'public' }), async () => !(await sequenceExists('hilo')));
+      await keysSurvivePush(
+        { url: db.url, blockSize: 10, schema: 'hilo' },
+        () => push(kit, 'postgresql', db.url, { schemas: 'public' }),
+        async () => !(await sequenceExists('hilo')),
+      );
     });
 
     const without = kit.managesEverySchema
@@ -174,7 +214,15 @@ for (const kit of kits) {
     beforeAll(() => push(kit, 'mysql', db.url));
     const tableExists = async (): Promise<boolean> => {
       const name = new URL(db.url).pathname.slice(1);
-      const { stdout } = await run('mysql', ['-h', '127.0.0.1', '-u', 'root', '-N', '-e', `select count(*) from information_schema.tables where table_schema = '${name}' and table_name = 'hilo_segments'`]);
+      const { stdout } = await run('mysql', [
+        '-h',
+        '127.0.0.1',
+        '-u',
+        'root',
+        '-N',
+        '-e',
+        `select count(*) from information_schema.tables where table_schema = '${name}' and table_name = 'hilo_segments'`,
+      ]);
       return stdout.trim() === '1';
     };
 
@@ -186,7 +234,11 @@ for (const kit of kits) {
     });
 
     it("keeps the hi table with tablesFilter: ['!hilo_segments']", () =>
-      keysSurvivePush({ url: db.url, blockSize: 10 }, () => push(kit, 'mysql', db.url, { tables: '!hilo_segments' }), async () => !(await tableExists())));
+      keysSurvivePush(
+        { url: db.url, blockSize: 10 },
+        () => push(kit, 'mysql', db.url, { tables: '!hilo_segments' }),
+        async () => !(await tableExists()),
+      ));
   });
 
   describe(`drizzle-kit ${kit.version} push and hilo on a SQLite file`, () => {
@@ -203,12 +255,22 @@ for (const kit of kits) {
         const { default: Database } = await import('better-sqlite3');
         const database = new Database(file, { readonly: true });
         try {
-          return (database.prepare("select count(*) as n from sqlite_master where name = 'hilo_segments'").get() as { n: number }).n === 1;
+          return (
+            (
+              database.prepare("select count(*) as n from sqlite_master where name = 'hilo_segments'").get() as {
+                n: number;
+              }
+            ).n === 1
+          );
         } finally {
           database.close();
         }
       };
-      await keysSurvivePush({ url: `sqlite:${file}`, blockSize: 10 }, () => push(kit, 'sqlite', file, { tables: '!hilo_segments' }), async () => !(await tableExists()));
+      await keysSurvivePush(
+        { url: `sqlite:${file}`, blockSize: 10 },
+        () => push(kit, 'sqlite', file, { tables: '!hilo_segments' }),
+        async () => !(await tableExists()),
+      );
       expect(await pushDroppingHiTable(kit, 'sqlite', file, tableExists)).toMatch(/DROP TABLE `hilo_segments`/);
       expect(await tableExists()).toBe(false);
     });
