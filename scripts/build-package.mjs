@@ -25,7 +25,9 @@ run('tsconfig.build.json');
 
 const bins = typeof pkg.bin === 'string' ? [pkg.bin] : Object.values(pkg.bin ?? {});
 const exported = JSON.stringify(pkg.exports ?? {});
-const esmOnly = bins.filter((b) => !exported.includes(`"${b}"`)).map((b) => b.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
+const esmOnly = bins
+  .filter((b) => !exported.includes(`"${b}"`))
+  .map((b) => b.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
 const cjsConfig = path.join(cwd, 'tsconfig.build.cjs.tmp.json');
 writeFileSync(
   cjsConfig,

@@ -57,7 +57,8 @@ export function extractBlocks(readme: string, text: string): Block[] {
     const block: Block = { readme, line, code, prelude: '' };
     if (/^skip\b/.test(marker)) {
       const why = marker.replace(/^skip\s*[—:-]?\s*/, '');
-      if (why === '') throw new Error(`${readme}:${line}: a skipped block must say why (<!-- readme-check: skip — reason -->)`);
+      if (why === '')
+        throw new Error(`${readme}:${line}: a skipped block must say why (<!-- readme-check: skip — reason -->)`);
       block.skip = why;
     } else if (marker.startsWith('prelude')) {
       block.prelude = marker.slice('prelude'.length).trim();
@@ -66,7 +67,8 @@ export function extractBlocks(readme: string, text: string): Block[] {
     } else if (marker !== '') {
       throw new Error(`${readme}:${line}: unknown readme-check marker "${marker}" (prelude, in=PATH or skip — why)`);
     }
-    const named = /^\/\/\s*([\w.-]+\.ts)\b/.exec(code) ?? /^`(?:[\w.-]*\/)*([\w.-]+\.ts)`:?$/.exec(before.split('\n').at(-1) ?? '');
+    const named =
+      /^\/\/\s*([\w.-]+\.ts)\b/.exec(code) ?? /^`(?:[\w.-]*\/)*([\w.-]+\.ts)`:?$/.exec(before.split('\n').at(-1) ?? '');
     if (named !== null) block.file = named[1];
     blocks.push(block);
   }
@@ -97,7 +99,8 @@ async function cliOptions(): Promise<Map<string, Set<string>>> {
   const cli = (await import(pathToFileURL(entry).href)) as { createProgram(io: unknown): CliCommand };
   const sink = { write: () => true };
   const program = cli.createProgram({ stdout: sink, stderr: sink });
-  const flags = (command: CliCommand) => new Set(['--help', ...command.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))]);
+  const flags = (command: CliCommand) =>
+    new Set(['--help', ...command.options.flatMap((o) => (o.long === undefined ? [] : [o.long]))]);
   const options = new Map([['', flags(program)]]);
   for (const command of program.commands) options.set(command.name(), flags(command));
   return options;
@@ -112,7 +115,8 @@ export function unknownCliFlags(readme: string, text: string, options: Map<strin
       const known = options.get(sub);
       if (known === undefined) continue; // prose ("hilo checks …"), not a command
       for (const flag of (match[2] ?? '').matchAll(/(?<=\s|\[)--[a-zA-Z][\w-]*/g)) {
-        if (!known.has(flag[0])) problems.push(`${readme}:${index + 1}: \`${sub === '' ? 'hilo' : `hilo ${sub}`}\` has no option ${flag[0]}`);
+        if (!known.has(flag[0]))
+          problems.push(`${readme}:${index + 1}: \`${sub === '' ? 'hilo' : `hilo ${sub}`}\` has no option ${flag[0]}`);
       }
     }
   });
@@ -140,7 +144,8 @@ async function main(): Promise<number> {
         let path: string;
         if (block.in !== undefined) {
           const target = join(root, block.in);
-          if (!existsSync(target)) throw new Error(`${readme}:${block.line}: in=${block.in} does not exist (run pnpm build?)`);
+          if (!existsSync(target))
+            throw new Error(`${readme}:${block.line}: in=${block.in} does not exist (run pnpm build?)`);
           path = join(target, `readme-check-${basename(readme, '.md')}-${block.line}.ts`);
           scratch.push(path);
         } else {
@@ -166,20 +171,32 @@ async function main(): Promise<number> {
     }
     for (const [dir, files] of projects) {
       const home = resolve(dir, '../..');
-      const base = existsSync(join(home, 'tsconfig.json')) ? join(home, 'tsconfig.json') : join(root, 'tsconfig.base.json');
+      const base = existsSync(join(home, 'tsconfig.json'))
+        ? join(home, 'tsconfig.json')
+        : join(root, 'tsconfig.base.json');
       const tsconfig = join(dir, 'tsconfig.json');
       mkdirSync(dir, { recursive: true });
       writeFileSync(
         tsconfig,
         JSON.stringify({
           extends: relative(dir, base),
-          compilerOptions: { rootDir: relative(dir, root), noEmit: true, types: ['node'], allowJs: true, checkJs: true },
+          compilerOptions: {
+            rootDir: relative(dir, root),
+            noEmit: true,
+            types: ['node'],
+            allowJs: true,
+            checkJs: true,
+          },
           include: [],
           files: files.map((file) => relative(dir, file)),
         }),
       );
       try {
-        execFileSync(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
+        execFileSync(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], {
+          cwd: root,
+          encoding: 'utf8',
+          stdio: 'pipe',
+        });
       } catch (error) {
         const output = String((error as { stdout?: string }).stdout ?? error);
         for (const line of output.split('\n').filter((l) => l.trim() !== '')) {
@@ -196,7 +213,8 @@ async function main(): Promise<number> {
     console.log(`readme-check: ${checked} README code blocks type-check (${skipped} skipped with a reason)`);
     return 0;
   } finally {
-    for (const readme of readmes()) rmSync(join(dirname(join(root, readme)), CHECK_DIR), { recursive: true, force: true });
+    for (const readme of readmes())
+      rmSync(join(dirname(join(root, readme)), CHECK_DIR), { recursive: true, force: true });
     for (const path of scratch) rmSync(path, { force: true });
   }
 }
@@ -209,9 +227,13 @@ function mapToReadme(line: string, written: Written[]): string {
   const hit = written.find((w) => w.path === path);
   if (hit === undefined) return line;
   const at = Number(match[2]) - hit.offset;
-  const where = at < 1 ? `${hit.block.readme}:${hit.block.line} (prelude line ${match[2]})` : `${hit.block.readme}:${hit.block.line + at - 1}:${match[3]}`;
+  const where =
+    at < 1
+      ? `${hit.block.readme}:${hit.block.line} (prelude line ${match[2]})`
+      : `${hit.block.readme}:${hit.block.line + at - 1}:${match[3]}`;
   return `${where}: ${match[4]}`;
 }
 
 // run as a script (pnpm typecheck:only); imported by its test, it only provides the parsers
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = await main();

@@ -30,7 +30,10 @@ try {
       console.log(`\n=== ${name} ===`);
       const tsconfig = join(root, 'examples', name, 'tsconfig.json');
       // Nest's injection needs decorator metadata, which tsx does not emit: run its tsc build (pnpm build)
-      const args = name === 'nestjs' ? [join(root, 'examples', name, 'dist', 'demo.js'), db.url] : ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url];
+      const args =
+        name === 'nestjs'
+          ? [join(root, 'examples', name, 'dist', 'demo.js'), db.url]
+          : ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, db.url];
       const child = spawnSync(process.execPath, args, {
         cwd: join(root, 'examples', name),
         env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },

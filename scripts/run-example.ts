@@ -6,13 +6,21 @@
 //   run-example.ts NAME URL --bench ORDERS ITEMS ROUNDS    another size (the latency benchmarks)
 const [name, url, mode, ...size] = process.argv.slice(2);
 const [orders = 1000, items = 10, rounds] = size.map(Number); // rounds: each example's own default unless given
-if (!name || !url || (mode !== undefined && mode !== '--bench') || ![orders, items, rounds ?? 1].every((n) => Number.isInteger(n) && n > 0)) {
+if (
+  !name ||
+  !url ||
+  (mode !== undefined && mode !== '--bench') ||
+  ![orders, items, rounds ?? 1].every((n) => Number.isInteger(n) && n > 0)
+) {
   console.error('usage: run-example.ts NAME URL [--bench [ORDERS ITEMS ROUNDS]]');
   process.exit(2);
 }
 if (mode === '--bench') {
   const { benchGraph } = (await import(`../examples/${name}/src/bench.ts`)) as {
-    benchGraph: (url: string, size: { orders: number; items: number; rounds?: number }) => Promise<Record<string, unknown>>;
+    benchGraph: (
+      url: string,
+      size: { orders: number; items: number; rounds?: number },
+    ) => Promise<Record<string, unknown>>;
   };
   console.log(JSON.stringify(await benchGraph(url, { orders, items, ...(rounds === undefined ? {} : { rounds }) })));
 } else {

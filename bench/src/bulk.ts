@@ -26,7 +26,10 @@ const columns = ['customer_id', 'sku', 'quantity', 'price_cents'] as const;
 /** Multi-row INSERT text for `BATCH` rows, with or without the key as first parameter of each row. */
 function insertText(table: string, withKey: boolean): string {
   const width = columns.length + (withKey ? 1 : 0);
-  const rows = Array.from({ length: BATCH }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`);
+  const rows = Array.from(
+    { length: BATCH },
+    (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`,
+  );
   return `insert into ${table} (${withKey ? 'id, ' : ''}${columns.join(', ')}) values ${rows.join(', ')}${withKey ? '' : ' returning id'}`;
 }
 
@@ -57,10 +60,19 @@ async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Pr
     await client.query(
       `create table ${table} (id ${keying.keyType} primary key, customer_id bigint not null, sku text not null, quantity integer not null, price_cents integer not null)`,
     );
-    lanes.push({ keying, table, text: insertText(table, keying.keys !== undefined), ms: 0, keyMs: 0, walBytes: 0, returned: 0 });
+    lanes.push({
+      keying,
+      table,
+      text: insertText(table, keying.keys !== undefined),
+      ms: 0,
+      keyMs: 0,
+      walBytes: 0,
+      returned: 0,
+    });
   }
   await client.query('checkpoint');
-  const lsn = async () => (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
+  const lsn = async () =>
+    (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn;
   for (let done = 0, round = 0; done < ROWS; done += BATCH, round++) {
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[(round + i) % lanes.length]!;
@@ -78,13 +90,16 @@ async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Pr
       const result = await client.query({ name: lane.table, text: lane.text, values });
       if (keys === undefined) lane.returned += result.rows.length; // the application keeps the keys it was given back
       lane.ms += performance.now() - start;
-      const { rows } = await client.query<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as d', [before]);
+      const { rows } = await client.query<{ d: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1) as d', [
+        before,
+      ]);
       lane.walBytes += Number(rows[0]!.d);
     }
   }
   const loads = new Map<Keying['name'], Load>();
   for (const lane of lanes) {
-    if (lane.keying.keys === undefined && lane.returned !== ROWS) throw new Error(`identity load returned ${lane.returned} keys for ${ROWS} rows`);
+    if (lane.keying.keys === undefined && lane.returned !== ROWS)
+      throw new Error(`identity load returned ${lane.returned} keys for ${ROWS} rows`);
     const { rows } = await client.query<{ index_bytes: string }>(
       `select pg_relation_size(i.indexrelid) as index_bytes from pg_index i where i.indrelid = $1::regclass and i.indisprimary`,
       [lane.table],
@@ -92,7 +107,12 @@ async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Pr
     const count = Number((await client.query<{ n: string }>(`select count(*) as n from ${lane.table}`)).rows[0]!.n);
     if (count !== ROWS) throw new Error(`${lane.table} holds ${count} rows, expected ${ROWS}`);
     await client.query(`drop table ${lane.table}`);
-    loads.set(lane.keying.name, { rowsPerSecond: (ROWS / lane.ms) * 1000, indexBytes: Number(rows[0]!.index_bytes), walBytes: lane.walBytes, keyMs: lane.keyMs });
+    loads.set(lane.keying.name, {
+      rowsPerSecond: (ROWS / lane.ms) * 1000,
+      indexBytes: Number(rows[0]!.index_bytes),
+      walBytes: lane.walBytes,
+      keyMs: lane.keyMs,
+    });
   }
   return loads;
 }
@@ -106,7 +126,10 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const generator = createHiLoGenerator({ source: sequenceSource(pgClient(pool), { increment: BATCH, create: true }), blockSize: BATCH });
+  const generator = createHiLoGenerator({
+    source: sequenceSource(pgClient(pool), { increment: BATCH, create: true }),
+    blockSize: BATCH,
+  });
   try {
     const loads = await loadSideBySide(client, [
       { name: 'hilo', keyType: 'bigint', keys: (count) => generator.reserve('bulk_hilo', count) },

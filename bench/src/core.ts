@@ -36,8 +36,22 @@ export async function coreBenchmarks(): Promise<Result[]> {
     { name: 'baseline.counter', value: counterOps, unit: 'keys/s' },
     { name: 'baseline.awaitedCounter', value: awaitedOps, unit: 'keys/s' },
     { name: 'baseline.randomUUID', value: uuidOps, unit: 'keys/s' },
-    { name: 'core.nextSync', value: nextSyncOps, unit: 'keys/s', ratio: nextSyncOps / counterOps, target: 0.15, note: 'ratio to baseline.counter; target ≥ 0.15' },
-    { name: 'core.next', value: nextOps, unit: 'keys/s', ratio: nextOps / awaitedOps, target: 0.6, note: 'ratio to baseline.awaitedCounter; target ≥ 0.6' },
+    {
+      name: 'core.nextSync',
+      value: nextSyncOps,
+      unit: 'keys/s',
+      ratio: nextSyncOps / counterOps,
+      target: 0.15,
+      note: 'ratio to baseline.counter; target ≥ 0.15',
+    },
+    {
+      name: 'core.next',
+      value: nextOps,
+      unit: 'keys/s',
+      ratio: nextOps / awaitedOps,
+      target: 0.6,
+      note: 'ratio to baseline.awaitedCounter; target ≥ 0.6',
+    },
   ];
 }
 
@@ -52,7 +66,12 @@ export async function boundaryLatency(source: (blockSize: number) => HiSource, l
   const keys = 2_000;
   const blockSize = 50;
   for (const prefetch of [true, false]) {
-    const generator = createHiLoGenerator({ source: source(blockSize), blockSize, adaptive: false, prefetchAt: prefetch ? 0.8 : false });
+    const generator = createHiLoGenerator({
+      source: source(blockSize),
+      blockSize,
+      adaptive: false,
+      prefetchAt: prefetch ? 0.8 : false,
+    });
     await generator.warm(['orders']);
     const samples: number[] = [];
     for (let i = 0; i < keys; i++) {

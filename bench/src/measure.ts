@@ -40,7 +40,12 @@ export async function opsPerSecondSync(batch: () => void, perBatch: number, ms =
 }
 
 /** The async twin of {@link opsPerSecondSync}. */
-export async function opsPerSecond(batch: () => Promise<void>, perBatch: number, ms = 400, rounds = 5): Promise<number> {
+export async function opsPerSecond(
+  batch: () => Promise<void>,
+  perBatch: number,
+  ms = 400,
+  rounds = 5,
+): Promise<number> {
   const warmUntil = performance.now() + ms / 2;
   while (performance.now() < warmUntil) await batch();
   let best = 0;

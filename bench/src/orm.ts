@@ -71,11 +71,15 @@ const UUIDV7_TARGET = 1.0;
  */
 function runGraph(name: string, url: string, size: readonly number[] = []): Promise<GraphBench> {
   const tsconfig = join(root, 'examples', name, 'tsconfig.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, url, '--bench', ...size.map(String)], {
-    cwd: join(root, 'examples', name),
-    env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'scripts', 'run-example.ts'), name, url, '--bench', ...size.map(String)],
+    {
+      cwd: join(root, 'examples', name),
+      env: { ...process.env, ...(existsSync(tsconfig) ? { TSX_TSCONFIG_PATH: tsconfig } : {}) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   return new Promise((resolve, reject) => {
@@ -152,7 +156,11 @@ export async function latencyBenchmarks(): Promise<Result[]> {
           const through = new URL(proxy.url);
           proxied.hostname = through.hostname;
           proxied.port = through.port;
-          const r = await runGraph(name, proxied.toString(), [200, 10, LATENCY_ROUNDS[name as keyof typeof LATENCY_ROUNDS]]);
+          const r = await runGraph(name, proxied.toString(), [
+            200,
+            10,
+            LATENCY_ROUNDS[name as keyof typeof LATENCY_ROUNDS],
+          ]);
           const ratio = r.identityMs / r.hiloMs;
           out.push({
             name: `latency.${name}.graph.rtt1ms`,

@@ -11,7 +11,8 @@ async function nextvalPerId(url: string): Promise<number> {
     for (let i = 0; i < 200; i++) await client.query("select nextval('bench_per_id_seq')");
     const n = 3000;
     const t = performance.now();
-    for (let i = 0; i < n; i++) consume(Number((await client.query<{ v: string }>("select nextval('bench_per_id_seq') as v")).rows[0]!.v));
+    for (let i = 0; i < n; i++)
+      consume(Number((await client.query<{ v: string }>("select nextval('bench_per_id_seq') as v")).rows[0]!.v));
     return (n / (performance.now() - t)) * 1000;
   } finally {
     await client.end();
@@ -52,10 +53,34 @@ export async function pgBenchmarks(url: string, coreNext: number): Promise<Resul
     const table = await concurrent(tableSource(client), 'bench_table');
     return [
       { name: 'pg.nextval_per_id', value: perId, unit: 'keys/s', note: 'one round trip per key' },
-      { name: 'pg.sequence.c64', value: seq.ops, unit: 'keys/s', ratio: seq.ops / perId, target: 100, note: `ratio to pg.nextval_per_id (target ≥ 100); ${(seq.ops / coreNext).toFixed(2)}× core.next (target ≥ 0.5)` },
-      { name: 'pg.table.c64', value: table.ops, unit: 'keys/s', ratio: table.ops / perId, target: 100, note: `ratio to pg.nextval_per_id (target ≥ 100); ${(table.ops / coreNext).toFixed(2)}× core.next (target ≥ 0.5)` },
-      { name: 'pg.sequence.reservations_per_million', value: seq.perMillion, unit: 'reservations', note: 'adaptive blocks from 100' },
-      { name: 'pg.table.reservations_per_million', value: table.perMillion, unit: 'reservations', note: 'adaptive blocks from 100' },
+      {
+        name: 'pg.sequence.c64',
+        value: seq.ops,
+        unit: 'keys/s',
+        ratio: seq.ops / perId,
+        target: 100,
+        note: `ratio to pg.nextval_per_id (target ≥ 100); ${(seq.ops / coreNext).toFixed(2)}× core.next (target ≥ 0.5)`,
+      },
+      {
+        name: 'pg.table.c64',
+        value: table.ops,
+        unit: 'keys/s',
+        ratio: table.ops / perId,
+        target: 100,
+        note: `ratio to pg.nextval_per_id (target ≥ 100); ${(table.ops / coreNext).toFixed(2)}× core.next (target ≥ 0.5)`,
+      },
+      {
+        name: 'pg.sequence.reservations_per_million',
+        value: seq.perMillion,
+        unit: 'reservations',
+        note: 'adaptive blocks from 100',
+      },
+      {
+        name: 'pg.table.reservations_per_million',
+        value: table.perMillion,
+        unit: 'reservations',
+        note: 'adaptive blocks from 100',
+      },
     ];
   } finally {
     await client.close();

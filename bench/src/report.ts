@@ -4,7 +4,10 @@ const fmt = (v: number) => (v >= 1000 ? Math.round(v).toLocaleString('en-US') : 
 
 /** A Markdown table of the results. */
 export function renderMarkdown(results: readonly Result[]): string {
-  const rows = results.map((r) => `| \`${r.name}\` | ${fmt(r.value)} ${r.unit} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${r.note ?? ''} |`);
+  const rows = results.map(
+    (r) =>
+      `| \`${r.name}\` | ${fmt(r.value)} ${r.unit} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${r.note ?? ''} |`,
+  );
   return ['| benchmark | value | ratio | note |', '| --- | ---: | ---: | --- |', ...rows, ''].join('\n');
 }
 
@@ -20,13 +23,17 @@ export function renderSvg(results: readonly Result[]): string {
   const right = width - 90;
   const lo = 0.1;
   const hi = Math.max(10, ...bars.flatMap((b) => [b.ratio!, b.target ?? 0])) * 2;
-  const x = (v: number) => left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (right - left);
+  const x = (v: number) =>
+    left + ((Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * (right - left);
   const top = 40;
   const height = top + bars.length * rowH + 40;
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const ticks = [0.1, 1, 10, 100, 1000, 10000].filter((t) => t <= hi);
   const grid = ticks
-    .map((t) => `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${top + bars.length * rowH}" stroke="#ddd"/><text x="${x(t).toFixed(1)}" y="${top + bars.length * rowH + 16}" text-anchor="middle" font-size="11" fill="#666">${t}×</text>`)
+    .map(
+      (t) =>
+        `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${top + bars.length * rowH}" stroke="#ddd"/><text x="${x(t).toFixed(1)}" y="${top + bars.length * rowH + 16}" text-anchor="middle" font-size="11" fill="#666">${t}×</text>`,
+    )
     .join('');
   const rows = bars.map((b, i) => {
     const y = top + i * rowH;

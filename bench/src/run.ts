@@ -28,7 +28,10 @@ const runs = (phase: (typeof PHASES)[number]) => asked.length === 0 || asked.inc
 
 const results: Result[] = [];
 const log = (r: Result[]) => {
-  for (const x of r) process.stderr.write(`bench: ${x.name} = ${x.value.toPrecision(4)} ${x.unit}${x.ratio === undefined ? '' : ` (ratio ${x.ratio.toFixed(2)})`}\n`);
+  for (const x of r)
+    process.stderr.write(
+      `bench: ${x.name} = ${x.value.toPrecision(4)} ${x.unit}${x.ratio === undefined ? '' : ` (ratio ${x.ratio.toFixed(2)})`}\n`,
+    );
   results.push(...r);
 };
 
@@ -47,7 +50,12 @@ try {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const client = pgClient(pool);
     // a sequence of its own, INCREMENT BY the block size of the latency run
-    log(await boundaryLatency((size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }), 'pg'));
+    log(
+      await boundaryLatency(
+        (size) => sequenceSource(client, { increment: size, name: (segment) => `${segment}_boundary_seq` }),
+        'pg',
+      ),
+    );
     await pool.end();
   }
   process.env.HILO_PG_URL = url; // the bulk and ORM benchmarks create their databases on this server

@@ -4,7 +4,21 @@ const fence = '```';
 
 describe('readme-check: which README blocks are compiled, and how', () => {
   it('compiles ts, typescript and js blocks with their README line, and nothing else', () => {
-    const text = ['# x', `${fence}sh`, 'npm i x', fence, `${fence}ts`, 'const a = 1;', fence, `${fence}js`, 'b();', fence, `${fence}sql`, 'select 1;', fence].join('\n');
+    const text = [
+      '# x',
+      `${fence}sh`,
+      'npm i x',
+      fence,
+      `${fence}ts`,
+      'const a = 1;',
+      fence,
+      `${fence}js`,
+      'b();',
+      fence,
+      `${fence}sql`,
+      'select 1;',
+      fence,
+    ].join('\n');
     const blocks = extractBlocks('R.md', text);
     expect(blocks.map((b) => [b.line, b.code])).toEqual([
       [6, 'const a = 1;\n'],
@@ -41,12 +55,26 @@ describe('readme-check: which README blocks are compiled, and how', () => {
   });
 
   it('refuses a skip without a reason and an unknown marker', () => {
-    expect(() => extractBlocks('R.md', `<!-- readme-check: skip -->\n${fence}ts\nx;\n${fence}`)).toThrow(/must say why/);
-    expect(() => extractBlocks('R.md', `<!-- readme-check: fragmnt -->\n${fence}ts\nx;\n${fence}`)).toThrow(/unknown readme-check marker "fragmnt"/);
+    expect(() => extractBlocks('R.md', `<!-- readme-check: skip -->\n${fence}ts\nx;\n${fence}`)).toThrow(
+      /must say why/,
+    );
+    expect(() => extractBlocks('R.md', `<!-- readme-check: fragmnt -->\n${fence}ts\nx;\n${fence}`)).toThrow(
+      /unknown readme-check marker "fragmnt"/,
+    );
   });
 
   it('names a block after its first-line comment or the `path` line before it, so later blocks can import it', () => {
-    const text = [`${fence}ts`, '// entities.ts', 'export {};', fence, '`src/main.ts`:', '', `${fence}ts`, 'x;', fence].join('\n');
+    const text = [
+      `${fence}ts`,
+      '// entities.ts',
+      'export {};',
+      fence,
+      '`src/main.ts`:',
+      '',
+      `${fence}ts`,
+      'x;',
+      fence,
+    ].join('\n');
     expect(extractBlocks('R.md', text).map((b) => b.file)).toEqual(['entities.ts', 'main.ts']);
   });
 });

@@ -10,7 +10,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const INSIDE_CLONE = 'HILO_INSIDE_CLONE_TEST';
 
 /** Runs a command in the clone; resolves with its exit code and output. */
-function run(cwd: string, command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  cwd: string,
+  command: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -5,7 +5,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const importPattern = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const importPattern =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -46,7 +47,9 @@ export function findCycles(graph: ReadonlyMap<string, readonly string[]>): strin
 describe('import cycles', () => {
   it('the checker reads type-only imports and re-exports, and finds a cycle through them', () => {
     const a = '/p/src/a.ts';
-    expect(importsOf(a, "import type { B } from './b.js';\nexport { c } from './c.js';\nimport x from 'pkg';")).toEqual(['/p/src/b.ts', '/p/src/c.ts']);
+    expect(importsOf(a, "import type { B } from './b.js';\nexport { c } from './c.js';\nimport x from 'pkg';")).toEqual(
+      ['/p/src/b.ts', '/p/src/c.ts'],
+    );
     const graph = new Map([
       ['/a.ts', ['/b.ts']],
       ['/b.ts', ['/c.ts']],
@@ -56,7 +59,9 @@ describe('import cycles', () => {
     expect(findCycles(graph)).toEqual([['/a.ts', '/b.ts', '/c.ts', '/a.ts']]);
   });
 
-  const packages = readdirSync(join(root, 'packages')).filter((p) => statSync(join(root, 'packages', p, 'src'), { throwIfNoEntry: false })?.isDirectory());
+  const packages = readdirSync(join(root, 'packages')).filter((p) =>
+    statSync(join(root, 'packages', p, 'src'), { throwIfNoEntry: false })?.isDirectory(),
+  );
   it.each(packages)('packages/%s/src has none', (name) => {
     const files = sourceFiles(join(root, 'packages', name, 'src'));
     expect(files.length).toBeGreaterThan(0);

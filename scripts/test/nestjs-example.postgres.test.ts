@@ -11,7 +11,14 @@ describePostgres('examples/nestjs: Nest’s own Jest run (ts-jest, CommonJS)', (
   it('passes against the test database', async () => {
     const child = spawn(
       process.execPath,
-      ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', join(example, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js'), '--config', 'jest.config.ts', '--ci'],
+      [
+        '--experimental-vm-modules',
+        '--no-warnings=ExperimentalWarning',
+        join(example, '..', '..', 'node_modules', 'jest', 'bin', 'jest.js'),
+        '--config',
+        'jest.config.ts',
+        '--ci',
+      ],
       { cwd: example, env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -82,18 +82,33 @@ function workspaceRelease(folder: string, name: string): string | undefined {
   }
 }
 
-const cases = PUBLISHED.filter((folder) => existsSync(join(root, 'packages', folder, 'package.json'))).flatMap((folder) =>
-  Object.entries(manifest(join(root, 'packages', folder, 'package.json')).peerDependencies ?? {}).map(([name, range]) => ({ folder, name, range })),
+const cases = PUBLISHED.filter((folder) => existsSync(join(root, 'packages', folder, 'package.json'))).flatMap(
+  (folder) =>
+    Object.entries(manifest(join(root, 'packages', folder, 'package.json')).peerDependencies ?? {}).map(
+      ([name, range]) => ({ folder, name, range }),
+    ),
 );
 
 it('finds the peer ranges of the published packages', () => {
   expect(cases.map((c) => `${c.folder}:${c.name}`)).toEqual(
-    expect.arrayContaining(['core:pg', 'core:better-sqlite3', 'typeorm:typeorm', 'prisma:@prisma/client', 'mikro-orm:@mikro-orm/core', 'drizzle:drizzle-orm', 'kysely:kysely']),
+    expect.arrayContaining([
+      'core:pg',
+      'core:better-sqlite3',
+      'typeorm:typeorm',
+      'prisma:@prisma/client',
+      'mikro-orm:@mikro-orm/core',
+      'drizzle:drizzle-orm',
+      'kysely:kysely',
+    ]),
   );
 });
 
-it.each(cases)('$folder: the lowest release of $name $range is run, and every release run is inside it', ({ folder, name, range }) => {
-  const run = [...compatReleases(name), workspaceRelease(folder, name)].filter((v): v is string => v !== undefined);
-  for (const lowest of lowestReleases(range)) expect(run).toContain(lowest);
-  for (const version of run) expect({ version, inside: satisfies(version, range) }).toEqual({ version, inside: true });
-});
+it.each(cases)(
+  '$folder: the lowest release of $name $range is run, and every release run is inside it',
+  ({ folder, name, range }) => {
+    const run = [...compatReleases(name), workspaceRelease(folder, name)].filter((v): v is string => v !== undefined);
+    for (const lowest of lowestReleases(range)) expect(run).toContain(lowest);
+    for (const version of run)
+      expect({ version, inside: satisfies(version, range) }).toEqual({ version, inside: true });
+  },
+);

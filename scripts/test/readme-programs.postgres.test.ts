@@ -31,7 +31,6 @@ describePostgres('README programs run as written on PostgreSQL', (db) => {
       program.remove();
     }
   });
-
 });
 
 // its own database: the TypeORM program above already made order_items_hilo_seq with another block size

@@ -21,7 +21,9 @@ export function writeReadmeProgram(
   for (const file of files) {
     // a block named in the README (`// shop.ts`), or an unnamed one picked by its content
     const [name, block] =
-      typeof file === 'string' ? [file, blocks.find((b) => b.file === file)] : [file.name, blocks.find((b) => file.where(b.code))];
+      typeof file === 'string'
+        ? [file, blocks.find((b) => b.file === file)]
+        : [file.name, blocks.find((b) => file.where(b.code))];
     if (block === undefined) throw new Error(`${readme} has no block ${name}`);
     writeFileSync(join(dir, name), edit(block.code));
   }

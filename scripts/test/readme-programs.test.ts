@@ -12,7 +12,11 @@ describe('README programs that need no database run as written', () => {
       (code) => `${code}\nexport { id, next, bulk };\n`,
     );
     try {
-      const { id, next, bulk } = (await import(program.url('usage.ts'))) as { id: number; next: number; bulk: number[] };
+      const { id, next, bulk } = (await import(program.url('usage.ts'))) as {
+        id: number;
+        next: number;
+        bulk: number[];
+      };
       expect([id, next]).toEqual([1, 2]);
       expect(bulk).toHaveLength(1000);
       expect(bulk[0]).toBeGreaterThan(2);
@@ -55,7 +59,10 @@ describe("hilo-typeorm's SQLite program runs as written", () => {
 function models(schema: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const match of schema.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}/gm)) {
-    const body = match[2]!.split('\n').map((line) => line.trim().replace(/\s+/g, ' ')).filter((line) => line !== '');
+    const body = match[2]!
+      .split('\n')
+      .map((line) => line.trim().replace(/\s+/g, ' '))
+      .filter((line) => line !== '');
     found.set(match[1]!, body.join('\n'));
   }
   return found;
@@ -70,6 +77,10 @@ describe("hilo-prisma's README schema is the one its quick start is compiled and
     expect([...readmeModels.keys()]).toEqual(['Customer', 'Order', 'OrderItem']);
     for (const [name, body] of readmeModels) expect({ name, body }).toEqual({ name, body: example.get(name) });
     // and the quick start block is compiled against that example (see scripts/check-readmes.ts)
-    expect(extractBlocks('packages/prisma/README.md', readme).some((b) => b.in === 'examples/prisma/src' && b.code.includes('quickStart'))).toBe(true);
+    expect(
+      extractBlocks('packages/prisma/README.md', readme).some(
+        (b) => b.in === 'examples/prisma/src' && b.code.includes('quickStart'),
+      ),
+    ).toBe(true);
   });
 });

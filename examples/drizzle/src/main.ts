@@ -59,10 +59,18 @@ export async function run(url: string, log: (line: string) => void = console.log
   try {
     // 1. Keys before the insert: the $defaultFn is callable, and after warm() it is served from memory.
     const shoppers = people.map((p) => ({ id: customerKey(), ...p }));
-    const basket = shoppers.flatMap((customer, n) => [0, 1].map((k) => ({ id: orderKey(), customerId: customer.id, k: n + k })));
-    const lines = basket.flatMap((order) => catalog.slice(0, 2 + (order.k % 2)).map((product, i) => ({ id: itemKey(), orderId: order.id, ...product, quantity: 1 + i })));
+    const basket = shoppers.flatMap((customer, n) =>
+      [0, 1].map((k) => ({ id: orderKey(), customerId: customer.id, k: n + k })),
+    );
+    const lines = basket.flatMap((order) =>
+      catalog
+        .slice(0, 2 + (order.k % 2))
+        .map((product, i) => ({ id: itemKey(), orderId: order.id, ...product, quantity: 1 + i })),
+    );
     const keysBeforeFlush = shoppers.length + basket.length + lines.length;
-    log(`${keysBeforeFlush} keys known before anything was inserted, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customerId}`);
+    log(
+      `${keysBeforeFlush} keys known before anything was inserted, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customerId}`,
+    );
 
     // 2. One transaction, one multi-row INSERT per table, no RETURNING.
     const before = counter.count;
@@ -72,7 +80,9 @@ export async function run(url: string, log: (line: string) => void = console.log
       await tx.insert(items).values(lines);
     });
     const statements = counter.count - before; // BEGIN and COMMIT included
-    log(`inserted ${shoppers.length} customers, ${basket.length} orders and ${lines.length} items in ${statements} statements`);
+    log(
+      `inserted ${shoppers.length} customers, ${basket.length} orders and ${lines.length} items in ${statements} statements`,
+    );
 
     // 3. A rolled-back transaction: its keys are gone for good.
     let abandoned = 0;
@@ -94,9 +104,15 @@ export async function run(url: string, log: (line: string) => void = console.log
         .insert(identityOrders)
         .values(basket.map((o) => ({ customerId: o.customerId })))
         .returning({ id: identityOrders.id });
-      await tx.insert(identityItems).values(
-        saved.flatMap((order, n) => catalog.slice(0, 2 + (basket[n]!.k % 2)).map((product, i) => ({ orderId: order.id, ...product, quantity: 1 + i }))),
-      );
+      await tx
+        .insert(identityItems)
+        .values(
+          saved.flatMap((order, n) =>
+            catalog
+              .slice(0, 2 + (basket[n]!.k % 2))
+              .map((product, i) => ({ orderId: order.id, ...product, quantity: 1 + i })),
+          ),
+        );
     });
     const identityStatements = counter.count - beforeIdentity + 1; // + the customers insert it also needs
     log(`identity keys: the same batch took ${identityStatements} statements, and no key was known before inserting`);
@@ -126,11 +142,16 @@ export async function onPostgresJs(url: string, log: (line: string) => void): Pr
     const db = drizzlePostgresJs({ client: sql });
     await hilo.warm(['customers']);
     const keys = await db.transaction(async (tx) => {
-      const rows = [{ name: 'Barbara Liskov', email: 'barbara@example.com' }, { name: 'Alan Kay', email: 'alan@example.com' }].map((p) => ({ id: hilo.key('customers')(), ...p }));
+      const rows = [
+        { name: 'Barbara Liskov', email: 'barbara@example.com' },
+        { name: 'Alan Kay', email: 'alan@example.com' },
+      ].map((p) => ({ id: hilo.key('customers')(), ...p }));
       await tx.insert(customers).values(rows);
       return rows.map((row) => row.id);
     });
-    log(`on postgres.js (one driver for Drizzle and hilo): customers ${keys.join(' and ')} stored under keys known before the insert`);
+    log(
+      `on postgres.js (one driver for Drizzle and hilo): customers ${keys.join(' and ')} stored under keys known before the insert`,
+    );
     return keys;
   } finally {
     await hilo.close();

@@ -75,22 +75,42 @@ export async function run(url: string, log: (line: string) => void = console.log
   try {
     // 1. Keys before the insert (from memory after warm()).
     const shoppers = await Promise.all(people.map(async (p) => ({ id: await id('customers'), ...p })));
-    const basket = await Promise.all(shoppers.flatMap((customer, n) => [0, 1].map(async (k) => ({ id: await id('orders'), customer_id: customer.id, k: n + k }))));
+    const basket = await Promise.all(
+      shoppers.flatMap((customer, n) =>
+        [0, 1].map(async (k) => ({ id: await id('orders'), customer_id: customer.id, k: n + k })),
+      ),
+    );
     const lines = await Promise.all(
-      basket.flatMap((order) => catalog.slice(0, 2 + (order.k % 2)).map(async (product, i) => ({ id: await id('order_items'), order_id: order.id, ...product, quantity: 1 + i }))),
+      basket.flatMap((order) =>
+        catalog
+          .slice(0, 2 + (order.k % 2))
+          .map(async (product, i) => ({
+            id: await id('order_items'),
+            order_id: order.id,
+            ...product,
+            quantity: 1 + i,
+          })),
+      ),
     );
     const keysBeforeFlush = shoppers.length + basket.length + lines.length;
-    log(`${keysBeforeFlush} keys known before anything was inserted, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customer_id}`);
+    log(
+      `${keysBeforeFlush} keys known before anything was inserted, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customer_id}`,
+    );
 
     // 2. One transaction, one multi-row INSERT per table, no RETURNING.
     const before = counter.count;
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('customers').values(shoppers).execute();
-      await trx.insertInto('orders').values(basket.map(({ k: _, ...o }) => o)).execute();
+      await trx
+        .insertInto('orders')
+        .values(basket.map(({ k: _, ...o }) => o))
+        .execute();
       await trx.insertInto('order_items').values(lines).execute();
     });
     const statements = counter.count - before; // BEGIN and COMMIT included
-    log(`inserted ${shoppers.length} customers, ${basket.length} orders and ${lines.length} items in ${statements} statements`);
+    log(
+      `inserted ${shoppers.length} customers, ${basket.length} orders and ${lines.length} items in ${statements} statements`,
+    );
 
     // 3. A rolled-back transaction: the plugin fills the key, which is gone for good afterwards.
     let abandoned = 0;
@@ -116,7 +136,13 @@ export async function run(url: string, log: (line: string) => void = console.log
         .execute();
       await trx
         .insertInto('identity_order_items')
-        .values(saved.flatMap((order, n) => catalog.slice(0, 2 + (basket[n]!.k % 2)).map((product, i) => ({ order_id: Number(order.id), ...product, quantity: 1 + i }))))
+        .values(
+          saved.flatMap((order, n) =>
+            catalog
+              .slice(0, 2 + (basket[n]!.k % 2))
+              .map((product, i) => ({ order_id: Number(order.id), ...product, quantity: 1 + i })),
+          ),
+        )
         .execute();
     });
     const identityStatements = counter.count - beforeIdentity + 1; // + the customers insert it also needs

@@ -1,7 +1,16 @@
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
 import { HiLo } from 'hilo-mikro-orm';
 import { v7 as uuidv7 } from 'uuid';
-import { Customer, IdentityCustomer, IdentityOrder, Order, UuidCustomer, UuidOrder, entities, uuidEntities } from './entities.js';
+import {
+  Customer,
+  IdentityCustomer,
+  IdentityOrder,
+  Order,
+  UuidCustomer,
+  UuidOrder,
+  entities,
+  uuidEntities,
+} from './entities.js';
 import { benchSides, type GraphBenchResult } from '@hilo/testing/bench';
 
 export type { GraphBenchResult };
@@ -41,13 +50,21 @@ export async function benchGraph(
       hilo: (em: EntityManager, count: number) => {
         const owner = em.getReference(Customer, customer.id);
         for (let o = 0; o < count; o++) {
-          em.create(Order, { customer: owner, placedAt: new Date(), items: Array.from({ length: items }, (_, n) => line(n)) });
+          em.create(Order, {
+            customer: owner,
+            placedAt: new Date(),
+            items: Array.from({ length: items }, (_, n) => line(n)),
+          });
         }
       },
       identity: (em: EntityManager, count: number) => {
         const owner = em.getReference(IdentityCustomer, identityCustomer.id);
         for (let o = 0; o < count; o++) {
-          em.create(IdentityOrder, { customer: owner, placedAt: new Date(), items: Array.from({ length: items }, (_, n) => line(n)) });
+          em.create(IdentityOrder, {
+            customer: owner,
+            placedAt: new Date(),
+            items: Array.from({ length: items }, (_, n) => line(n)),
+          });
         }
       },
       uuidv7: (em: EntityManager, count: number) => {

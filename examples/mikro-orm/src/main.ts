@@ -31,7 +31,15 @@ export async function run(
     const em = orm.em.fork();
     const ada = em.create(Customer, {
       email: 'ada@example.com',
-      orders: [{ placedAt: new Date(), items: [{ sku: 'tea', quantity: 2 }, { sku: 'cup', quantity: 1 }] }],
+      orders: [
+        {
+          placedAt: new Date(),
+          items: [
+            { sku: 'tea', quantity: 2 },
+            { sku: 'cup', quantity: 1 },
+          ],
+        },
+      ],
     });
     const order = ada.orders[0]!;
     const keysBeforeFlush = [ada, order, ...order.items].filter((e) => e.id !== undefined).length;
@@ -51,7 +59,9 @@ export async function run(
     const identityStatements = await countStatements(sql, orm.em.fork(), (batch) => {
       createShop(batch, IdentityCustomer);
     });
-    log(`batch of 20 customers, 40 orders, 120 items: ${batchKeys} keys before flush; ${statements} statements with hi/lo keys, ${identityStatements} with autoincrement keys`);
+    log(
+      `batch of 20 customers, 40 orders, 120 items: ${batchKeys} keys before flush; ${statements} statements with hi/lo keys, ${identityStatements} with autoincrement keys`,
+    );
 
     // 4. A rolled-back transaction: its keys are burnt, never handed out again.
     let burnt = 0;
@@ -84,7 +94,11 @@ function createShop(em: EntityManager, entity: typeof Customer | typeof Identity
         items: Array.from({ length: 3 }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1 })),
       })),
     });
-    const graph = [customer, ...customer.orders, ...customer.orders.getItems().flatMap((order) => order.items.getItems())];
+    const graph = [
+      customer,
+      ...customer.orders,
+      ...customer.orders.getItems().flatMap((order) => order.items.getItems()),
+    ];
     keyed += graph.filter((e) => e.id !== undefined).length;
   }
   return keyed;

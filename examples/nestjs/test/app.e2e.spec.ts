@@ -32,22 +32,32 @@ describe('NestJS shop with hi/lo keys', () => {
     const dataSource = app.get(DataSource);
     expect(hiloOf(dataSource).segmentOf(Customer)).toBe('customers');
 
-    const placed = (await request(app.getHttpServer()).post('/typeorm/customers').send({ name: 'Ada', totals: [10, 20, 30] }).expect(201))
-      .body as PlacedOrders;
+    const placed = (
+      await request(app.getHttpServer())
+        .post('/typeorm/customers')
+        .send({ name: 'Ada', totals: [10, 20, 30] })
+        .expect(201)
+    ).body as PlacedOrders;
     expect(placed.keysBeforeSave).toBe(4);
     // each table has its own segment (sequence), so only keys of one table are distinct from each other
     expect(new Set(placed.orderIds).size).toBe(3);
 
-    const stored = (await request(app.getHttpServer()).get(`/typeorm/customers/${placed.customerId}`).expect(200)).body as Customer;
+    const stored = (await request(app.getHttpServer()).get(`/typeorm/customers/${placed.customerId}`).expect(200))
+      .body as Customer;
     expect(stored.orders.map((o) => o.id).sort((a, b) => a - b)).toEqual([...placed.orderIds].sort((a, b) => a - b));
   });
 
   it('@mikro-orm/nestjs: the hilo extension keys entities at em.create(), before flush', async () => {
-    const placed = (await request(app.getHttpServer()).post('/mikro-orm/customers').send({ name: 'Grace', totals: [5, 7] }).expect(201))
-      .body as PlacedOrders;
+    const placed = (
+      await request(app.getHttpServer())
+        .post('/mikro-orm/customers')
+        .send({ name: 'Grace', totals: [5, 7] })
+        .expect(201)
+    ).body as PlacedOrders;
     expect(placed.keysBeforeSave).toBe(3);
 
-    const stored = (await request(app.getHttpServer()).get(`/mikro-orm/customers/${placed.customerId}`).expect(200)).body as {
+    const stored = (await request(app.getHttpServer()).get(`/mikro-orm/customers/${placed.customerId}`).expect(200))
+      .body as {
       orders: Array<{ id: number }>;
     };
     expect(stored.orders.map((o) => o.id).sort((a, b) => a - b)).toEqual([...placed.orderIds].sort((a, b) => a - b));

@@ -60,8 +60,12 @@ function median(values: readonly number[]): number {
  * first (JIT, connection pools, Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the
  * timed rounds then rotate which side goes first, so that a change in machine load falls on all.
  */
-export async function benchGraph(url: string, { orders, items, rounds = 3 }: GraphBenchOptions): Promise<GraphBenchResult> {
-  if (!Number.isSafeInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+export async function benchGraph(
+  url: string,
+  { orders, items, rounds = 3 }: GraphBenchOptions,
+): Promise<GraphBenchResult> {
+  if (!Number.isSafeInteger(rounds) || rounds < 1)
+    throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   await createShopSchema(url);
   const shop = openShop(url);
   const { prisma, base, statements } = shop;
@@ -76,15 +80,22 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
       const orderIds = await prisma.order.reserveIds(orders);
       const itemIds = await prisma.orderItem.reserveIds(orders * items);
       await prisma.$transaction([
-        prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-h${n}`, customerId })) }),
-        prisma.orderItem.createMany({ data: itemIds.map((id, n) => ({ id, orderId: orderIds[Math.floor(n / items)]!, ...line(n) })) }),
+        prisma.order.createMany({
+          data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-h${n}`, customerId })),
+        }),
+        prisma.orderItem.createMany({
+          data: itemIds.map((id, n) => ({ id, orderId: orderIds[Math.floor(n / items)]!, ...line(n) })),
+        }),
       ]);
     };
     const withIdentity = async (round: number): Promise<void> => {
       for (let o = 0; o < orders; o++) {
         // the client without the extension: what a Prisma application does today
         await base.identityOrder.create({
-          data: { number: `${tag}-${round}-i${o}`, items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) } },
+          data: {
+            number: `${tag}-${round}-i${o}`,
+            items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) },
+          },
         });
       }
     };
@@ -93,7 +104,11 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
       await base.$transaction([
         base.uuidOrder.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}` })) }),
         base.uuidOrderItem.createMany({
-          data: Array.from({ length: orders * items }, (_, n) => ({ id: uuidv7(), orderId: orderIds[Math.floor(n / items)]!, ...line(n) })),
+          data: Array.from({ length: orders * items }, (_, n) => ({
+            id: uuidv7(),
+            orderId: orderIds[Math.floor(n / items)]!,
+            ...line(n),
+          })),
         }),
       ]);
     };
@@ -107,9 +122,17 @@ export async function benchGraph(url: string, { orders, items, rounds = 3 }: Gra
     const work = { hilo: withHilo, identity: withIdentity, uuidv7: withUuidv7 };
     type Side = keyof typeof work;
     const order: Side[] = ['hilo', 'identity', 'uuidv7'];
-    const first = { hilo: await timed(withHilo, 0), identity: await timed(withIdentity, 0), uuidv7: await timed(withUuidv7, 0) };
+    const first = {
+      hilo: await timed(withHilo, 0),
+      identity: await timed(withIdentity, 0),
+      uuidv7: await timed(withUuidv7, 0),
+    };
     const times: Record<Side, number[]> = { hilo: [], identity: [], uuidv7: [] };
-    const counts: Record<Side, number> = { hilo: first.hilo.statements, identity: first.identity.statements, uuidv7: first.uuidv7.statements };
+    const counts: Record<Side, number> = {
+      hilo: first.hilo.statements,
+      identity: first.identity.statements,
+      uuidv7: first.uuidv7.statements,
+    };
     for (let round = 1; round <= rounds; round++) {
       for (let k = 0; k < order.length; k++) {
         const side = order[(round + k) % order.length]!;

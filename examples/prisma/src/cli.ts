@@ -3,7 +3,8 @@ import { run } from './main.js';
 
 // `node dist/cli.js [postgres://…]` runs the example; `--bench` times 1,000 orders × 10 items both ways
 // (`--orders N`, `--rounds N` to change that), `--json` prints the result as one JSON line.
-const USAGE = 'usage: node dist/cli.js postgres://user@host:5432/db [--bench [--json] [--orders N] [--rounds N]]  (or set DATABASE_URL)\n';
+const USAGE =
+  'usage: node dist/cli.js postgres://user@host:5432/db [--bench [--json] [--orders N] [--rounds N]]  (or set DATABASE_URL)\n';
 const args = process.argv.slice(2);
 const url = args.find((a) => /^postgres(ql)?:\/\//.test(a)) ?? process.env.DATABASE_URL;
 

@@ -40,13 +40,18 @@ export async function run(url: string, log: (line: string) => void = console.log
       unitPrice: 250 * (1 + (n % 4)),
     }));
     const keysBeforeFlush = 1 + orders.length + items.length;
-    log(`keys before persisting: customer ${customerId}, orders ${orderIds[0]}…${orderIds.at(-1)}, items ${itemIds[0]}…${itemIds.at(-1)}`);
+    log(
+      `keys before persisting: customer ${customerId}, orders ${orderIds[0]}…${orderIds.at(-1)}, items ${itemIds[0]}…${itemIds.at(-1)}`,
+    );
 
     // A key is filled in when missing too: this customer row gets the id we drew above only because we pass it.
     await prisma.customer.create({ data: { id: customerId, email: `ada+${tag}@example.com`, name: 'Ada Lovelace' } });
 
     statements.length = 0;
-    await prisma.$transaction([prisma.order.createMany({ data: orders }), prisma.orderItem.createMany({ data: items })]);
+    await prisma.$transaction([
+      prisma.order.createMany({ data: orders }),
+      prisma.orderItem.createMany({ data: items }),
+    ]);
     const hiloStatements = statements.length;
     log(`${orders.length} orders and ${items.length} items persisted with hilo keys: ${hiloStatements} SQL statements`);
 
@@ -55,7 +60,11 @@ export async function run(url: string, log: (line: string) => void = console.log
       await prisma.identityOrder.create({
         data: {
           number: `${tag}-${n + 1}`,
-          items: { create: items.slice(n * ITEMS_PER_ORDER, (n + 1) * ITEMS_PER_ORDER).map(({ sku, quantity, unitPrice }) => ({ sku, quantity, unitPrice })) },
+          items: {
+            create: items
+              .slice(n * ITEMS_PER_ORDER, (n + 1) * ITEMS_PER_ORDER)
+              .map(({ sku, quantity, unitPrice }) => ({ sku, quantity, unitPrice })),
+          },
         },
       });
     }
@@ -67,7 +76,11 @@ export async function run(url: string, log: (line: string) => void = console.log
     try {
       await prisma.$transaction(async (tx) => {
         const order = await tx.order.create({
-          data: { number: `${tag}-rolled-back`, customerId, items: { create: [{ sku: 'SKU-1', quantity: 1, unitPrice: 250 }] } },
+          data: {
+            number: `${tag}-rolled-back`,
+            customerId,
+            items: { create: [{ sku: 'SKU-1', quantity: 1, unitPrice: 250 }] },
+          },
         });
         rolledBack = order.id;
         throw new RollBack();
@@ -76,7 +89,8 @@ export async function run(url: string, log: (line: string) => void = console.log
       if (!(error instanceof RollBack)) throw error;
     }
     const next = await prisma.order.nextId();
-    if (rolledBack === undefined || next <= rolledBack) throw new Error(`key ${next} came after rolled-back key ${rolledBack}`);
+    if (rolledBack === undefined || next <= rolledBack)
+      throw new Error(`key ${next} came after rolled-back key ${rolledBack}`);
     log(`order ${rolledBack} was rolled back; its key is not reused (next order key: ${next})`);
 
     return { keysBeforeFlush, statements: hiloStatements, identityStatements };

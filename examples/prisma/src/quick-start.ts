@@ -6,8 +6,9 @@ import { createShopSchema } from './schema.js';
 
 export async function quickStart(url: string): Promise<bigint[]> {
   await createShopSchema(url); // the tables and hilo's safety net (no migrate in this example)
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) })
-    .$extends(hilo({ metadata: hiloMetadata, url }));
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(
+    hilo({ metadata: hiloMetadata, url }),
+  );
   try {
     const run = Date.now().toString(36);
 
@@ -26,7 +27,10 @@ export async function quickStart(url: string): Promise<bigint[]> {
 
     await prisma.customer.create({ data: { id: customerId, email: `ada+${run}@example.com`, name: 'Ada' } });
     // The whole graph in two INSERT statements.
-    await prisma.$transaction([prisma.order.createMany({ data: orders }), prisma.orderItem.createMany({ data: items })]);
+    await prisma.$transaction([
+      prisma.order.createMany({ data: orders }),
+      prisma.orderItem.createMany({ data: items }),
+    ]);
 
     // Or let the extension fill the keys, at any depth.
     const order = await prisma.order.create({

@@ -9,10 +9,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // The root build covers packages/*; the example's client is generated here when it is missing.
 function ensureGeneratedClient(): void {
   if (existsSync(join(root, 'src', 'generated', 'prisma', 'hilo.ts'))) return;
-  execFileSync(process.execPath, [join(root, '..', '..', 'packages', 'prisma', 'scripts', 'generate.mjs'), 'prisma/schema.prisma'], {
-    cwd: root,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [join(root, '..', '..', 'packages', 'prisma', 'scripts', 'generate.mjs'), 'prisma/schema.prisma'],
+    {
+      cwd: root,
+      stdio: 'pipe',
+    },
+  );
 }
 
 describePostgres('example: prisma shop', (db) => {
@@ -61,7 +65,16 @@ describePostgres('example: prisma shop', (db) => {
     // `--bench --json`: one line with exactly the fields `pnpm bench` records
     const json = benchJson(result);
     expect(json).not.toContain('\n');
-    expect(Object.keys(JSON.parse(json))).toEqual(['orders', 'itemsPerOrder', 'hiloMs', 'identityMs', 'uuidv7Ms', 'hiloStatements', 'identityStatements', 'uuidv7Statements']);
+    expect(Object.keys(JSON.parse(json))).toEqual([
+      'orders',
+      'itemsPerOrder',
+      'hiloMs',
+      'identityMs',
+      'uuidv7Ms',
+      'hiloStatements',
+      'identityStatements',
+      'uuidv7Statements',
+    ]);
     expect(JSON.parse(json)).toMatchObject({ orders: 100, itemsPerOrder: 10, hiloStatements: result.hiloStatements });
     expect(benchText(result)).toMatch(/median of 2 rounds[\s\S]*speed-up: [0-9.]+×/);
   });
@@ -77,7 +90,16 @@ describePostgres('example: prisma shop', (db) => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe('');
     const result = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(Object.keys(result)).toEqual(['orders', 'itemsPerOrder', 'hiloMs', 'identityMs', 'uuidv7Ms', 'hiloStatements', 'identityStatements', 'uuidv7Statements']);
+    expect(Object.keys(result)).toEqual([
+      'orders',
+      'itemsPerOrder',
+      'hiloMs',
+      'identityMs',
+      'uuidv7Ms',
+      'hiloStatements',
+      'identityStatements',
+      'uuidv7Statements',
+    ]);
     expect(result).toMatchObject({ orders: 20, itemsPerOrder: 10, identityStatements: 100 });
     expect(result['hiloStatements']).toBeLessThanOrEqual(4);
   }, 60_000);

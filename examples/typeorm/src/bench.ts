@@ -31,32 +31,63 @@ export async function benchGraph(
     new DataSource({
       type: 'postgres',
       url,
-      entities: [Customer, Order, OrderItem, IdentityCustomer, IdentityOrder, IdentityOrderItem, UuidCustomer, UuidOrder, UuidOrderItem],
+      entities: [
+        Customer,
+        Order,
+        OrderItem,
+        IdentityCustomer,
+        IdentityOrder,
+        IdentityOrderItem,
+        UuidCustomer,
+        UuidOrder,
+        UuidOrderItem,
+      ],
       synchronize: true,
       logger: counter,
     }),
   );
   const stockCounter = new StatementCounter();
   // the tables are the hilo DataSource's (it synchronizes them); this one only writes to them
-  const stock = new DataSource({ type: 'postgres', url, entities: [IdentityCustomer, IdentityOrder, IdentityOrderItem, UuidCustomer, UuidOrder, UuidOrderItem], logger: stockCounter });
+  const stock = new DataSource({
+    type: 'postgres',
+    url,
+    entities: [IdentityCustomer, IdentityOrder, IdentityOrderItem, UuidCustomer, UuidOrder, UuidOrderItem],
+    logger: stockCounter,
+  });
   await dataSource.initialize();
   try {
     await stock.initialize();
     const customer = await dataSource.getRepository(Customer).save({ name: 'Bench', email: 'bench@example.com' });
-    const identityCustomer = await dataSource.getRepository(IdentityCustomer).save({ name: 'Bench', email: 'bench@example.com' });
+    const identityCustomer = await dataSource
+      .getRepository(IdentityCustomer)
+      .save({ name: 'Bench', email: 'bench@example.com' });
     const line = (n: number) => ({ sku: `SKU-${n % 7}`, quantity: 1 + (n % 3), priceCents: 100 + n });
 
-    const uuidCustomer = await dataSource.getRepository(UuidCustomer).save({ id: uuidv7(), name: 'Bench', email: 'bench@example.com' });
+    const uuidCustomer = await dataSource
+      .getRepository(UuidCustomer)
+      .save({ id: uuidv7(), name: 'Bench', email: 'bench@example.com' });
     const hiloOrders = (manager: EntityManager, count: number) =>
-      Array.from({ length: count }, (_, o) => manager.create(Order, { customerId: customer.id, items: Array.from({ length: items }, (_, n) => line(o * items + n)) }));
+      Array.from({ length: count }, (_, o) =>
+        manager.create(Order, {
+          customerId: customer.id,
+          items: Array.from({ length: items }, (_, n) => line(o * items + n)),
+        }),
+      );
     const identityOrders = (manager: EntityManager, count: number) =>
       Array.from({ length: count }, (_, o) =>
-        manager.create(IdentityOrder, { customerId: identityCustomer.id, items: Array.from({ length: items }, (_, n) => line(o * items + n)) }),
+        manager.create(IdentityOrder, {
+          customerId: identityCustomer.id,
+          items: Array.from({ length: items }, (_, n) => line(o * items + n)),
+        }),
       );
     const uuidOrders = (manager: EntityManager, count: number) =>
       Array.from({ length: count }, (_, o) => {
         const id = uuidv7();
-        return manager.create(UuidOrder, { id, customerId: uuidCustomer.id, items: Array.from({ length: items }, (_, n) => ({ id: uuidv7(), orderId: id, ...line(o * items + n) })) });
+        return manager.create(UuidOrder, {
+          id,
+          customerId: uuidCustomer.id,
+          items: Array.from({ length: items }, (_, n) => ({ id: uuidv7(), orderId: id, ...line(o * items + n) })),
+        });
       });
     // every side: create() the graph, then save() the array of orders with its items cascaded, in one transaction
     const sides = {
@@ -64,10 +95,24 @@ export async function benchGraph(
       identity: (count: number) => dataSource.transaction((manager) => manager.save(identityOrders(manager, count))),
       uuidv7: (count: number) => dataSource.transaction((manager) => manager.save(uuidOrders(manager, count))),
     };
-    const result = await benchSides({ orders, items, rounds }, (side, count) => sides[side](count), () => counter.count);
+    const result = await benchSides(
+      { orders, items, rounds },
+      (side, count) => sides[side](count),
+      () => counter.count,
+    );
     const identityRounds = Math.min(rounds, 3);
-    const stockIdentity = await timeSide(identityRounds, orders, (count) => stock.transaction((manager) => manager.save(identityOrders(manager, count))), () => stockCounter.count);
-    const stockUuidv7 = await timeSide(1, orders, (count) => stock.transaction((manager) => manager.save(uuidOrders(manager, count))), () => stockCounter.count);
+    const stockIdentity = await timeSide(
+      identityRounds,
+      orders,
+      (count) => stock.transaction((manager) => manager.save(identityOrders(manager, count))),
+      () => stockCounter.count,
+    );
+    const stockUuidv7 = await timeSide(
+      1,
+      orders,
+      (count) => stock.transaction((manager) => manager.save(uuidOrders(manager, count))),
+      () => stockCounter.count,
+    );
     return {
       ...result,
       stock: {

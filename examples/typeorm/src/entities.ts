@@ -23,7 +23,9 @@ export class Order {
 export class OrderItem {
   @HiLoGeneratedColumn({ segment: 'order_items', blockSize: 500 }) id!: number;
   @Column({ type: 'bigint', transformer: hiloKeyTransformer }) orderId!: number;
-  @ManyToOne(() => Order, (order) => order.items, { onDelete: 'CASCADE' }) @JoinColumn({ name: 'orderId' }) order?: Order;
+  @ManyToOne(() => Order, (order) => order.items, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'orderId' })
+  order?: Order;
   @Column({ type: 'varchar', length: 40 }) sku!: string;
   @Column({ type: 'int' }) quantity!: number;
   @Column({ type: 'int' }) priceCents!: number;

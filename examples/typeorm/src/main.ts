@@ -1,4 +1,9 @@
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { DataSource, type Logger } from 'typeorm';
 import { hiloMetrics } from 'hilo-core/otel';
 import { hiloOf, withHiLo } from 'hilo-typeorm';
@@ -36,7 +41,12 @@ const people = [
 export async function run(
   url: string,
   log: (line: string) => void = console.log,
-): Promise<{ keysBeforeFlush: number; statements: number; identityStatements: number; metrics: Record<string, number> }> {
+): Promise<{
+  keysBeforeFlush: number;
+  statements: number;
+  identityStatements: number;
+  metrics: Record<string, number>;
+}> {
   const counter = new StatementCounter();
   // OpenTelemetry metrics: an app registers its SDK and exporter once; here an in-memory one, read at the end.
   const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
@@ -72,7 +82,9 @@ export async function run(
     );
     const keys = [...shoppers.map((c) => c.id), ...basket.flatMap((o) => [o.id, ...o.items.map((i) => i.id)])];
     const keysBeforeFlush = keys.filter((key) => typeof key === 'number').length;
-    log(`${keysBeforeFlush} keys known before anything was saved, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customerId}`);
+    log(
+      `${keysBeforeFlush} keys known before anything was saved, e.g. order ${basket[0]!.id} of customer ${basket[0]!.customerId}`,
+    );
 
     // 2. One batch, one transaction: a multi-row INSERT per table, no SELECT first, no RETURNING of keys.
     const before = counter.count;
@@ -81,7 +93,9 @@ export async function run(
       await manager.save(basket);
     });
     const statements = counter.count - before;
-    log(`saved ${shoppers.length} customers, ${basket.length} orders and ${keys.length - shoppers.length - basket.length} items in ${statements} statements`);
+    log(
+      `saved ${shoppers.length} customers, ${basket.length} orders and ${keys.length - shoppers.length - basket.length} items in ${statements} statements`,
+    );
 
     // 3. A rolled-back transaction: its keys are gone for good, never handed out again.
     let abandoned = 0;
@@ -94,10 +108,15 @@ export async function run(
       })
       .catch((error: Error) => log(`transaction rolled back (${error.message}); order key ${abandoned} stays unused`));
     const next = orders.create({ customerId: shoppers[0]!.id, items: [] });
-    log(`the next order gets key ${next.id}, not ${abandoned}; ${await orders.countBy({ id: abandoned })} rows carry ${abandoned}`);
+    log(
+      `the next order gets key ${next.id}, not ${abandoned}; ${await orders.countBy({ id: abandoned })} rows carry ${abandoned}`,
+    );
 
     // The graph reads back with keys as numbers.
-    const reloaded = await orders.findOneOrFail({ where: { id: basket[0]!.id }, relations: { customer: true, items: true } });
+    const reloaded = await orders.findOneOrFail({
+      where: { id: basket[0]!.id },
+      relations: { customer: true, items: true },
+    });
     log(`order ${reloaded.id}: ${reloaded.customer!.name}, ${reloaded.items.length} items`);
 
     // 4. The same batch through TypeORM's identity keys: customers first (to learn their keys), then orders.
@@ -117,19 +136,29 @@ export async function run(
     });
     const identityStatements = counter.count - beforeIdentity;
     log(`identity keys: the same batch took ${identityStatements} statements, and no key was known before saving`);
-    const reservations = Object.values(hiloOf(dataSource).generator.stats()).reduce((sum, s) => sum + s.reservations, 0);
+    const reservations = Object.values(hiloOf(dataSource).generator.stats()).reduce(
+      (sum, s) => sum + s.reservations,
+      0,
+    );
     log(`hilo reserved blocks ${reservations} times, on a connection of its own`);
 
     // 5. What an operator's dashboard would show: hilo's OpenTelemetry instruments, summed over segments.
     await reader.forceFlush();
     const metrics: Record<string, number> = {};
-    for (const metric of exporter.getMetrics().at(-1)?.scopeMetrics.flatMap((scope) => scope.metrics) ?? []) {
+    for (const metric of exporter
+      .getMetrics()
+      .at(-1)
+      ?.scopeMetrics.flatMap((scope) => scope.metrics) ?? []) {
       for (const point of metric.dataPoints) {
         const value = typeof point.value === 'number' ? point.value : (point.value as { count: number }).count;
         metrics[metric.descriptor.name] = (metrics[metric.descriptor.name] ?? 0) + value;
       }
     }
-    log(`metrics: ${Object.entries(metrics).map(([name, value]) => `${name}=${value}`).join(', ')}`);
+    log(
+      `metrics: ${Object.entries(metrics)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(', ')}`,
+    );
     return { keysBeforeFlush, statements, identityStatements, metrics };
   } finally {
     stopObserving();

@@ -23,7 +23,9 @@ export class UuidOrder {
 export class UuidOrderItem {
   @PrimaryColumn('uuid') id!: string;
   @Column('uuid') orderId!: string;
-  @ManyToOne(() => UuidOrder, (order) => order.items, { onDelete: 'CASCADE' }) @JoinColumn({ name: 'orderId' }) order?: UuidOrder;
+  @ManyToOne(() => UuidOrder, (order) => order.items, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'orderId' })
+  order?: UuidOrder;
   @Column({ type: 'varchar', length: 40 }) sku!: string;
   @Column({ type: 'int' }) quantity!: number;
   @Column({ type: 'int' }) priceCents!: number;

@@ -34,7 +34,12 @@ describePostgres('typeorm example: the graph benchmark behind `pnpm bench`', (db
     expect(result.hiloMs).toBeGreaterThan(0);
     expect(result.speedup).toBeCloseTo(result.identityMs / result.hiloMs);
     // the same identity and UUIDv7 graphs on a DataSource without hilo: TypeORM as it ships, same statements
-    expect(result.stock).toMatchObject({ identityStatements: 4, uuidv7Statements: 6, identityRounds: 1, uuidv7Rounds: 1 });
+    expect(result.stock).toMatchObject({
+      identityStatements: 4,
+      uuidv7Statements: 6,
+      identityRounds: 1,
+      uuidv7Rounds: 1,
+    });
     expect(result.stock!.identityMs).toBeGreaterThan(0);
     expect(result.stock!.uuidv7Ms).toBeGreaterThan(0);
   });

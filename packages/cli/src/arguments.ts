@@ -14,7 +14,9 @@ export function parseSource(value: string): SourceKind {
 function integer(value: string, min: number, max: number, example: string): number {
   const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new InvalidArgumentError(`Expected an integer from ${min} to ${max} (e.g. ${example}), got ${JSON.stringify(value)}.`);
+    throw new InvalidArgumentError(
+      `Expected an integer from ${min} to ${max} (e.g. ${example}), got ${JSON.stringify(value)}.`,
+    );
   }
   return n;
 }
@@ -34,7 +36,9 @@ export function parseMaxKey(value: string): bigint {
   const named = columnTypeMaxKey(value);
   if (named !== undefined) return named;
   if (/^[1-9][0-9]{0,18}$/.test(value)) return BigInt(value);
-  throw new InvalidArgumentError(`Expected a column type (smallint, int, bigint) or a positive integer (e.g. 2147483647), got ${JSON.stringify(value)}.`);
+  throw new InvalidArgumentError(
+    `Expected a column type (smallint, int, bigint) or a positive integer (e.g. 2147483647), got ${JSON.stringify(value)}.`,
+  );
 }
 
 const SCHEMES = /^(postgres|postgresql|mysql|mariadb):\/\/|^sqlite:/i;
@@ -48,7 +52,9 @@ export function parseUrl(value: string): string {
     );
   }
   if (/^sqlite:(\/\/)?$/i.test(value)) {
-    throw new InvalidArgumentError(`Expected a file after "sqlite:" (e.g. sqlite:app.db), got ${JSON.stringify(value)}.`);
+    throw new InvalidArgumentError(
+      `Expected a file after "sqlite:" (e.g. sqlite:app.db), got ${JSON.stringify(value)}.`,
+    );
   }
   return value;
 }

@@ -1,5 +1,11 @@
 import { CommanderError } from 'commander';
-import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceUnavailableError, HiLoTimeoutError } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  HiLoError,
+  HiLoMismatchError,
+  HiLoSourceUnavailableError,
+  HiLoTimeoutError,
+} from 'hilo-core';
 import { redactUrl } from 'hilo-core/adapter-kit';
 import { TIMEOUT_MS } from './open.js';
 
@@ -67,6 +73,11 @@ export function oneLine(error: unknown, url?: string): string {
     return `could not reach ${where} (${reason.replace(/\s*\n\s*/g, ' ')}); check that the database runs and accepts connections.`;
   }
   // core's hints come worded for library callers and for the command line: print the command line's
-  const text = error instanceof HiLoError && error.hint !== undefined ? `${error.problem} ${error.hint.cli}` : error instanceof Error ? error.message : String(error);
+  const text =
+    error instanceof HiLoError && error.hint !== undefined
+      ? `${error.problem} ${error.hint.cli}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return text.replace(/\s*\n\s*/g, ' ').trim() || String(error);
 }

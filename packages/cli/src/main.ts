@@ -15,7 +15,10 @@ import { createProgram, type ProgramState } from './program.js';
  * const status = await main(['status', '--url', 'sqlite:app.db']);
  * ```
  */
-export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<ExitStatus> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<ExitStatus> {
   const state: ProgramState = {};
   const program = createProgram(io, state);
   try {

@@ -46,7 +46,9 @@ export async function openTarget(options: TargetOptions): Promise<Target> {
   const kind: SourceKind = options.source ?? defaultSourceKind(client);
   const tableOptions = options.table === undefined ? {} : { table: options.table };
   const source: Target['source'] = ({ blockSize, create }) =>
-    kind === 'sequence' ? sequenceSource(client, { increment: blockSize, create }) : tableSource(client, { ...tableOptions, create });
+    kind === 'sequence'
+      ? sequenceSource(client, { increment: blockSize, create })
+      : tableSource(client, { ...tableOptions, create });
   return {
     client,
     kind,

@@ -7,7 +7,9 @@ import {
   type GuardRef,
   parseSource,
   parseTableName,
-  parseUrl, parseMaxKey } from './arguments.js';
+  parseUrl,
+  parseMaxKey,
+} from './arguments.js';
 import { runAlter, type AlterOptions } from './commands/alter.js';
 import { runFloor, type FloorOptions } from './commands/floor.js';
 import { runInit, type InitOptions } from './commands/init.js';
@@ -46,7 +48,8 @@ function collectGuard(value: string, previous: GuardRef[] | undefined): GuardRef
 }
 
 const URL_HELP = 'database URL: postgres://…, postgresql://…, mysql://…, mariadb://… or sqlite:PATH';
-const SOURCE_HELP = 'hi source: "sequence" (one sequence per segment) or "table" (one row per segment) (default: sequence on PostgreSQL, table elsewhere)';
+const SOURCE_HELP =
+  'hi source: "sequence" (one sequence per segment) or "table" (one row per segment) (default: sequence on PostgreSQL, table elsewhere)';
 const TABLE_HELP = 'hi table of the table source (default: hilo_segments)';
 
 function withCommonOptions(command: Command, options: { table: boolean }): Command {
@@ -100,7 +103,11 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
       .addArgument(new Argument('<segment...>', 'segments to create, e.g. orders customers').argParser(collectSegment)),
     { table: true },
   )
-    .option('--block-size <n>', `keys per reservation; a sequence's INCREMENT BY (default: ${DEFAULT_BLOCK_SIZE})`, parseBlockSize)
+    .option(
+      '--block-size <n>',
+      `keys per reservation; a sequence's INCREMENT BY (default: ${DEFAULT_BLOCK_SIZE})`,
+      parseBlockSize,
+    )
     .option(
       '--guard <[segment=]table[.column]>',
       'reject rows inserted into this key column without a key (PostgreSQL: a raising column default; MariaDB/MySQL: a BEFORE INSERT trigger); also SCHEMA.TABLE.COLUMN; repeatable (column default: id; segment default: the one named like the table, or the only one)',
@@ -127,14 +134,24 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
       parseBlockSize,
     )
     .option('--count <n>', 'how many keys to print; millions stream in constant memory', parseCount, 1)
-    .addHelpText('after', '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop --count 1000000 orders > keys.txt')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop --count 1000000 orders > keys.txt',
+    )
     .action(async (segment: string, options: NextOptions) => runNext(segment, options, io));
 
-  withCommonOptions(program.command('status').description('list the segments in the database with their stored values'), {
-    table: true,
-  })
+  withCommonOptions(
+    program.command('status').description('list the segments in the database with their stored values'),
+    {
+      table: true,
+    },
+  )
     .option('--json', 'print the segments as JSON (values as strings)')
-    .option('--max-key <n|type>', 'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)', parseMaxKey)
+    .option(
+      '--max-key <n|type>',
+      'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)',
+      parseMaxKey,
+    )
     .action(async (options: StatusOptions) => runStatus(options, io));
 
   withCommonOptions(
@@ -145,7 +162,10 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     { table: true },
   )
     .addOption(
-      new Option('--from <table[.column]>', 'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)')
+      new Option(
+        '--from <table[.column]>',
+        'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)',
+      )
         .argParser(parseColumnRef)
         .makeOptionMandatory(),
     )
@@ -161,11 +181,17 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
   withCommonOptions(
     program
       .command('alter')
-      .description("change a sequence's INCREMENT BY without overlap: the next block starts after the last one handed out")
+      .description(
+        "change a sequence's INCREMENT BY without overlap: the next block starts after the last one handed out",
+      )
       .addArgument(new Argument('<segment>', 'the segment, e.g. orders').argParser(parseSegment)),
     { table: true },
   )
-    .addOption(new Option('--block-size <n>', 'the new INCREMENT BY (keys per block)').argParser(parseBlockSize).makeOptionMandatory())
+    .addOption(
+      new Option('--block-size <n>', 'the new INCREMENT BY (keys per block)')
+        .argParser(parseBlockSize)
+        .makeOptionMandatory(),
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo alter --url postgres://app@localhost/shop --block-size 1000 orders')
     .action(async (segment: string, options: AlterOptions) => runAlter(segment, options, io));
@@ -175,12 +201,23 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     command.configureOutput({
       ...program.configureOutput(),
       outputError: (text, write) =>
-        write(`hilo ${command.name()}: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see \`hilo ${command.name()} --help\`)\n`),
+        write(
+          `hilo ${command.name()}: ${text
+            .replace(/^error: /, '')
+            .replace(/\s*\n\s*/g, ' ')
+            .trim()} (see \`hilo ${command.name()} --help\`)\n`,
+        ),
     });
   }
   program.configureOutput({
     ...program.configureOutput(),
-    outputError: (text, write) => write(`hilo: ${text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see \`hilo --help\`)\n`),
+    outputError: (text, write) =>
+      write(
+        `hilo: ${text
+          .replace(/^error: /, '')
+          .replace(/\s*\n\s*/g, ' ')
+          .trim()} (see \`hilo --help\`)\n`,
+      ),
   });
   return program;
 }

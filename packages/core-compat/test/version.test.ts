@@ -8,7 +8,14 @@ const expected = (globalThis as { HILO_WORKER_PACKAGES?: Record<string, string> 
 const versionOf = (name: string): string => installedVersion(name, import.meta.resolve(name));
 
 it('maps every optional peer to the oldest release of its range', () => {
-  expect(expected).toEqual({ pg: '8.11.0', postgres: '3.4.0', mysql2: '3.9.0', mariadb: '3.4.0', 'better-sqlite3': '13.0.0', '@opentelemetry/api': '1.4.0' });
+  expect(expected).toEqual({
+    pg: '8.11.0',
+    postgres: '3.4.0',
+    mysql2: '3.9.0',
+    mariadb: '3.4.0',
+    'better-sqlite3': '13.0.0',
+    '@opentelemetry/api': '1.4.0',
+  });
   for (const [name, version] of Object.entries(expected)) expect(versionOf(name)).toBe(version);
 });
 

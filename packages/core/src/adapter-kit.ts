@@ -41,7 +41,13 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
 export type HiSourceLayout = Pick<CreateHiLoOptions<'bigint'>, 'source' | 'table' | 'schema' | 'strategy' | 'create'>;
 
 /** The option names of {@link HiSourceLayout}. */
-export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set(['source', 'table', 'schema', 'strategy', 'create']);
+export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set([
+  'source',
+  'table',
+  'schema',
+  'strategy',
+  'create',
+]);
 
 /**
  * Refuses the {@link HiSourceLayout} options set in `options` for an in-memory database, where an adapter
@@ -52,7 +58,9 @@ export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set(['sour
  * @param owner - where the options were given, e.g. `"installHiLo()"`.
  */
 export function refuseLayoutInMemory(options: object, database: string, owner: string): void {
-  const given = [...HI_SOURCE_LAYOUT_OPTION_NAMES].filter((name) => (options as Record<string, unknown>)[name] !== undefined);
+  const given = [...HI_SOURCE_LAYOUT_OPTION_NAMES].filter(
+    (name) => (options as Record<string, unknown>)[name] !== undefined,
+  );
   if (given.length === 0) return;
   throw new HiLoConfigurationError(
     `${database} is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
@@ -86,7 +94,10 @@ export interface OwnedGenerator<K extends number | bigint = number | bigint> {
  * to its life: released at once when `build` throws, else after the generator closes, even when that fails.
  * The one "close what we opened" of every adapter.
  */
-export async function ownGenerator<K extends number | bigint>(build: () => HiLoGenerator<K>, release: () => unknown): Promise<OwnedGenerator<K>> {
+export async function ownGenerator<K extends number | bigint>(
+  build: () => HiLoGenerator<K>,
+  release: () => unknown,
+): Promise<OwnedGenerator<K>> {
   let generator: HiLoGenerator<K>;
   try {
     generator = build();
@@ -136,7 +147,8 @@ export interface KeySupplyWording {
  * ```
  */
 export function openKeySupply(options: KeySupplyOptions, owner: string, wording: KeySupplyWording = {}): KeySupply {
-  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  if (options === null || typeof options !== 'object')
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
   const { url, client, generator, source, table, schema, strategy, create, ...generatorOptions } = options;
   const given = [url, client, generator].filter((v) => v !== undefined).length;
@@ -145,7 +157,8 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
       `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. ${wording.example ?? '{ url: process.env.DATABASE_URL }'}.`,
     );
   }
-  if (url !== undefined && typeof url !== 'string') throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
+  if (url !== undefined && typeof url !== 'string')
+    throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
   if (client !== undefined && typeof (client as { query?: unknown }).query !== 'function') {
     throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (connect(url), pgClient(pool), …)', client);
   }
@@ -160,8 +173,23 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
-    const sql = client ?? (await connect(url!, generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs }));
-    const build = () => createHiLo<'bigint'>({ ...generatorOptions, client: sql, keyType: 'bigint', source, table, schema, strategy, create });
+    const sql =
+      client ??
+      (await connect(
+        url!,
+        generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
+      ));
+    const build = () =>
+      createHiLo<'bigint'>({
+        ...generatorOptions,
+        client: sql,
+        keyType: 'bigint',
+        source,
+        table,
+        schema,
+        strategy,
+        create,
+      });
     return ownGenerator<number | bigint>(build, () => (client === undefined ? sql.close() : undefined));
   };
 
@@ -170,7 +198,10 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
   let closed = false;
   return {
     generator() {
-      if (closed) return Promise.reject(new HiLoConfigurationError(wording.closed ?? `${owner} was closed; create a new one to get more keys.`));
+      if (closed)
+        return Promise.reject(
+          new HiLoConfigurationError(wording.closed ?? `${owner} was closed; create a new one to get more keys.`),
+        );
       if (building === undefined) {
         building = build().then(
           (b) => (built = b),
@@ -217,7 +248,12 @@ export interface KeyFieldLimits {
  *
  * @param where - names the field in the message, e.g. `"orders.id"`.
  */
-export function keyToField(key: number | bigint, as: KeyField, where: string, limits: KeyFieldLimits = {}): number | bigint | string {
+export function keyToField(
+  key: number | bigint,
+  as: KeyField,
+  where: string,
+  limits: KeyFieldLimits = {},
+): number | bigint | string {
   // number and bigint compare exactly in JavaScript: no conversion on the hot path
   if (limits.maxKey !== undefined && key > limits.maxKey) {
     throw new HiLoOverflowError(
@@ -308,13 +344,20 @@ export function segmentsForColumns(
         `Segment "${column.segment}" gets blockSize ${other.blockSize} from ${other.where ?? 'one key column'} and ${column.blockSize} from ${column.where ?? 'another'}; give them the same blockSize or different segments.`,
       );
     }
-    if (column.blockSize !== undefined && other === undefined) declared.set(column.segment, { blockSize: column.blockSize, where: column.where });
+    if (column.blockSize !== undefined && other === undefined)
+      declared.set(column.segment, { blockSize: column.blockSize, where: column.where });
     const given = user.segments?.[column.segment]?.maxKey ?? user.maxKey;
-    const usable = (typeof given === 'bigint' && given >= 1n) || (typeof given === 'number' && Number.isSafeInteger(given) && given >= 1);
+    const usable =
+      (typeof given === 'bigint' && given >= 1n) ||
+      (typeof given === 'number' && Number.isSafeInteger(given) && given >= 1);
     let maxKey = usable && BigInt(given) < column.maxKey ? BigInt(given) : column.maxKey;
     if (previous?.maxKey !== undefined && BigInt(previous.maxKey) < maxKey) maxKey = BigInt(previous.maxKey);
     const blockSize = column.blockSize ?? previous?.blockSize ?? user.segments?.[column.segment]?.blockSize;
-    result[column.segment] = { ...user.segments?.[column.segment], ...(blockSize === undefined ? {} : { blockSize }), maxKey };
+    result[column.segment] = {
+      ...user.segments?.[column.segment],
+      ...(blockSize === undefined ? {} : { blockSize }),
+      maxKey,
+    };
   }
   return result;
 }
@@ -324,7 +367,8 @@ export function segmentsForColumns(
  * (`shop.orders` → `orders`), so every adapter and the `hilo` command agree on it.
  */
 export function segmentOfTable(table: string): string {
-  if (typeof table !== 'string' || table.trim() === '') throw HiLoConfigurationError.invalidOption('table', 'a table name', table);
+  if (typeof table !== 'string' || table.trim() === '')
+    throw HiLoConfigurationError.invalidOption('table', 'a table name', table);
   const dot = table.lastIndexOf('.');
   return dot === -1 ? table : table.slice(dot + 1);
 }

@@ -28,7 +28,10 @@ export interface HiLoHint {
  */
 export function missingObjectHint(object: string, segment?: string): HiLoHint {
   const command = segment === undefined ? '`hilo init`' : `\`hilo init ${segment}\``;
-  return { library: `Run ${command} or pass \`create: true\` to create ${object}.`, cli: `Run ${command} to create ${object}.` };
+  return {
+    library: `Run ${command} or pass \`create: true\` to create ${object}.`,
+    cli: `Run ${command} to create ${object}.`,
+  };
 }
 
 /**
@@ -49,9 +52,16 @@ export class HiLoError extends Error {
   /** How to fix it, worded for library callers and for the CLI; `undefined` when the message says it all. */
   readonly hint: HiLoHint | undefined;
 
-  constructor(code: HiLoErrorCode, message: string, options?: { cause?: unknown; retryable?: boolean; retryWithinMs?: number; hint?: HiLoHint }) {
+  constructor(
+    code: HiLoErrorCode,
+    message: string,
+    options?: { cause?: unknown; retryable?: boolean; retryWithinMs?: number; hint?: HiLoHint },
+  ) {
     const hint = options?.hint;
-    super(hint === undefined ? message : `${message} ${hint.library}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      hint === undefined ? message : `${message} ${hint.library}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = new.target.name;
     this.code = code;
     this.retryable = options?.retryable ?? false;
@@ -89,7 +99,9 @@ export class HiLoConfigurationError extends HiLoError {
         );
       }
       if (value === null) {
-        throw new HiLoConfigurationError(`Expected \`${key}\` to be set or left out (for its default), got null; ${where} does not read null as the default.`);
+        throw new HiLoConfigurationError(
+          `Expected \`${key}\` to be set or left out (for its default), got null; ${where} does not read null as the default.`,
+        );
       }
     }
   }

@@ -24,7 +24,13 @@ export type { HiLoStrategy } from './engine/strategies.js';
 
 // databases: clients, sources, schema and maintenance
 export type { SqlClient, SqlExecutor, SqlResult, SqlDialect } from './sql/sql-client.js';
-export { pgClient, type PgPoolLike, type PgPoolClientLike, type PgQueryResultLike, type PgClientOptions } from './dialects/postgres/client.js';
+export {
+  pgClient,
+  type PgPoolLike,
+  type PgPoolClientLike,
+  type PgQueryResultLike,
+  type PgClientOptions,
+} from './dialects/postgres/client.js';
 export {
   postgresJsClient,
   type PostgresJsSqlLike,
@@ -48,7 +54,12 @@ export {
   type MariadbQueryableLike,
   type MariadbClientOptions,
 } from './dialects/mysql/mariadb.js';
-export { sqliteClient, type SqliteDatabaseLike, type SqliteStatementLike, type SqliteClientOptions } from './dialects/sqlite/client.js';
+export {
+  sqliteClient,
+  type SqliteDatabaseLike,
+  type SqliteStatementLike,
+  type SqliteClientOptions,
+} from './dialects/sqlite/client.js';
 export { connect, type ConnectOptions } from './operations/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sources/sql-hi-source.js';

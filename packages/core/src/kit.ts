@@ -26,7 +26,11 @@ export {
   type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
-export { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn } from './dialects/sqlite/private-source.js';
+export {
+  privateDatabaseSource,
+  type PrivateDatabaseQuery,
+  type StoredKeyColumn,
+} from './dialects/sqlite/private-source.js';
 export { checkInteger, MAX_BLOCK_SIZE, type IntegerBounds } from './engine/checks.js';
 export {
   keyGuardSchemaSql,

@@ -58,18 +58,38 @@ export const SEGMENT_ATTRIBUTE = 'hilo.segment';
  */
 export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
   const meter = options.meter ?? metrics.getMeter('hilo-core');
-  const reservations = meter.createCounter('hilo.reservations', { description: 'Successful reservations of key blocks', unit: '{reservation}' });
+  const reservations = meter.createCounter('hilo.reservations', {
+    description: 'Successful reservations of key blocks',
+    unit: '{reservation}',
+  });
   const duration = meter.createHistogram('hilo.reservation.duration', {
     description: 'Time one successful reservation took, retries excluded',
     unit: 's',
-    advice: { explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
+    advice: {
+      explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    },
   });
-  const failures = meter.createCounter('hilo.reservation.failures', { description: 'Reservation attempts that failed', unit: '{attempt}' });
-  const returned = meter.createCounter('hilo.keys.returned', { description: 'Unused keys given back to the database at close', unit: '{key}' });
-  const lost = meter.createCounter('hilo.keys.lost', { description: 'Keys that will never be handed out (gaps, never duplicates)', unit: '{key}' });
+  const failures = meter.createCounter('hilo.reservation.failures', {
+    description: 'Reservation attempts that failed',
+    unit: '{attempt}',
+  });
+  const returned = meter.createCounter('hilo.keys.returned', {
+    description: 'Unused keys given back to the database at close',
+    unit: '{key}',
+  });
+  const lost = meter.createCounter('hilo.keys.lost', {
+    description: 'Keys that will never be handed out (gaps, never duplicates)',
+    unit: '{key}',
+  });
   const issued = meter.createObservableCounter('hilo.keys.issued', { description: 'Keys handed out', unit: '{key}' });
-  const available = meter.createObservableGauge('hilo.keys.available', { description: 'Keys in memory, ready without a round trip', unit: '{key}' });
-  const blockSize = meter.createObservableGauge('hilo.block.size', { description: 'Keys the next reservation asks for', unit: '{key}' });
+  const available = meter.createObservableGauge('hilo.keys.available', {
+    description: 'Keys in memory, ready without a round trip',
+    unit: '{key}',
+  });
+  const blockSize = meter.createObservableGauge('hilo.block.size', {
+    description: 'Keys the next reservation asks for',
+    unit: '{key}',
+  });
 
   const observed = new Set<Pick<HiLoGenerator<number | bigint>, 'stats'>>();
   meter.addBatchObservableCallback(
@@ -96,7 +116,11 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
           break;
         case 'retry':
         case 'failed':
-          failures.add(1, { ...attributes, 'hilo.outcome': event.type === 'retry' ? 'retried' : 'gave_up', 'error.type': errorType(event.error) });
+          failures.add(1, {
+            ...attributes,
+            'hilo.outcome': event.type === 'retry' ? 'retried' : 'gave_up',
+            'error.type': errorType(event.error),
+          });
           break;
         case 'returned':
           returned.add(event.keys, attributes);

@@ -23,7 +23,7 @@ describe('keyToField', () => {
     expect(keyToField(5n, 'string', 'orders.id')).toBe('5');
   });
 
-  it('refuses a key above the column maximum, naming the field and the adapter\'s own remedy', () => {
+  it("refuses a key above the column maximum, naming the field and the adapter's own remedy", () => {
     const limits = { maxKey: 2_147_483_647n, column: 'an Int', widen: 'make the field BigInt' };
     expect(keyToField(2_147_483_647n, 'number', 'Profile.id', limits)).toBe(2_147_483_647);
     expect(() => keyToField(2_147_483_648n, 'number', 'Profile.id', limits)).toThrow(HiLoOverflowError);
@@ -32,7 +32,7 @@ describe('keyToField', () => {
     );
   });
 
-  it('refuses a key a number field would round, with the adapter\'s way to declare a bigint', () => {
+  it("refuses a key a number field would round, with the adapter's way to declare a bigint", () => {
     const big = 2n ** 53n;
     expect(keyToField(big, 'bigint', 'Order.id')).toBe(big);
     expect(() => keyToField(big, 'number', 'Order.id', { asBigint: "declare it with keyType: 'bigint'" })).toThrow(
@@ -54,7 +54,15 @@ describe('segmentsForColumns', () => {
 
   it('lowers a column maximum to the maxKey the user set, per segment before global, and keeps their other segment options', () => {
     const user = { maxKey: 1000, segments: { orders: { maxKey: 10n, maxBlockSize: 64 }, other: { blockSize: 7 } } };
-    expect(segmentsForColumns([{ segment: 'orders', maxKey: 2_147_483_647n }, { segment: 'items', maxKey: 2_147_483_647n }], user)).toEqual({
+    expect(
+      segmentsForColumns(
+        [
+          { segment: 'orders', maxKey: 2_147_483_647n },
+          { segment: 'items', maxKey: 2_147_483_647n },
+        ],
+        user,
+      ),
+    ).toEqual({
       orders: { maxKey: 10n, maxBlockSize: 64 },
       items: { maxKey: 1000n },
       other: { blockSize: 7 },
@@ -86,7 +94,10 @@ describe('ownGenerator', () => {
   it('closes the generator first (its unused keys go back while the pool is open), then releases, even when closing fails', async () => {
     const order: string[] = [];
     const generator = createHiLoGenerator({ source: memorySource() });
-    const owned = await ownGenerator(() => generator, () => order.push('release'));
+    const owned = await ownGenerator(
+      () => generator,
+      () => order.push('release'),
+    );
     expect(owned.generator).toBe(generator);
     const close = generator.close.bind(generator);
     generator.close = async () => {
@@ -130,12 +141,17 @@ describe('openKeySupply passes the hi source layout through', () => {
 
   it('keeps `strategy` and `table`: the range strategy stores the highest key handed out', async () => {
     const url = `sqlite:${join(dir, 'range.db')}`;
-    const supply = openKeySupply({ url, source: 'table', table: 'kit_hi', strategy: 'range', blockSize: 10, adaptive: false, prefetchAt: false }, 'test()');
+    const supply = openKeySupply(
+      { url, source: 'table', table: 'kit_hi', strategy: 'range', blockSize: 10, adaptive: false, prefetchAt: false },
+      'test()',
+    );
     expect(await (await supply.generator()).next('orders')).toBe(1n);
     const reader = await connect(url);
     try {
       // range: the stored value is the last key of the block (pooled-lo would store 11, the next block's first)
-      expect((await reader.query('SELECT next_value FROM kit_hi WHERE segment = ?', ['orders'])).rows).toEqual([{ next_value: 10 }]);
+      expect((await reader.query('SELECT next_value FROM kit_hi WHERE segment = ?', ['orders'])).rows).toEqual([
+        { next_value: 10 },
+      ]);
     } finally {
       await supply.close();
       await reader.close();
@@ -154,10 +170,14 @@ describe('openKeySupply passes the hi source layout through', () => {
 
 describe('refuseLayoutInMemory', () => {
   it('names every layout option set and where it was set; other options pass', () => {
-    expect(() => refuseLayoutInMemory({ table: 't', create: false, blockSize: 5 }, 'The SQLite database', 'setup()')).toThrow(
+    expect(() =>
+      refuseLayoutInMemory({ table: 't', create: false, blockSize: 5 }, 'The SQLite database', 'setup()'),
+    ).toThrow(
       'The SQLite database is in memory (":memory:"), where hilo keeps the counter in this process and ignores `table`, `create`; remove those options from setup(), or use a database file',
     );
-    expect(() => refuseLayoutInMemory({ blockSize: 5, source: undefined }, 'The SQLite database', 'setup()')).not.toThrow();
+    expect(() =>
+      refuseLayoutInMemory({ blockSize: 5, source: undefined }, 'The SQLite database', 'setup()'),
+    ).not.toThrow();
   });
 });
 

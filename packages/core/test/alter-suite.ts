@@ -32,7 +32,11 @@ export function runAlterSuite(kind: 'postgres' | 'mysql'): void {
             last = block.last;
           }
         }
-        expect(await alterBlockSize(client, { segment, blockSize: next })).toEqual({ segment, from: BigInt(size), to: BigInt(next) });
+        expect(await alterBlockSize(client, { segment, blockSize: next })).toEqual({
+          segment,
+          from: BigInt(size),
+          to: BigInt(next),
+        });
         size = next;
         // a fresh process with the new block size: its first block starts after the last one of the old size
         const after = sequenceSource(client, { increment: size });
@@ -45,8 +49,14 @@ export function runAlterSuite(kind: 'postgres' | 'mysql'): void {
 
     it('should leave an unchanged increment alone and name a missing sequence', async () => {
       await sequenceSource(client, { increment: 10 }).prepare('same');
-      expect(await alterBlockSize(client, { segment: 'same', blockSize: 10 })).toEqual({ segment: 'same', from: 10n, to: 10n });
-      await expect(alterBlockSize(client, { segment: 'nowhere', blockSize: 10 })).rejects.toThrow(/does not exist.*hilo init nowhere/);
+      expect(await alterBlockSize(client, { segment: 'same', blockSize: 10 })).toEqual({
+        segment: 'same',
+        from: 10n,
+        to: 10n,
+      });
+      await expect(alterBlockSize(client, { segment: 'nowhere', blockSize: 10 })).rejects.toThrow(
+        /does not exist.*hilo init nowhere/,
+      );
     });
   });
 }

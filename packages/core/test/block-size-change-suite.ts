@@ -17,7 +17,9 @@ export function runBlockSizeChangeSuite(kind: 'postgres' | 'mysql'): void {
         for (const blockSize of [100, 250, 40]) {
           const replicas = await Promise.all([0, 1].map(() => connect(db.url)));
           try {
-            const generators = replicas.map((client) => createHiLo({ client, source, blockSize, keyType: 'bigint', adaptive: false }));
+            const generators = replicas.map((client) =>
+              createHiLo({ client, source, blockSize, keyType: 'bigint', adaptive: false }),
+            );
             // 3 blocks' worth per replica, interleaved, so reservations of the two replicas alternate
             const draws = await Promise.all(
               generators.map(async (generator) => {

@@ -21,9 +21,13 @@ interface Drawn {
 async function keysWithout(hidden: string, fallback: string, url: string): Promise<Drawn> {
   // under the `core drivers (oldest)` project the child maps the drivers to their oldest releases, as Jest does
   const mapping = workerMapping();
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', ...mapping.args, '--import', hide, worker, url, fallback], {
-    env: { ...process.env, ...mapping.env, HILO_HIDE_MODULES: hidden },
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', ...mapping.args, '--import', hide, worker, url, fallback],
+    {
+      env: { ...process.env, ...mapping.env, HILO_HIDE_MODULES: hidden },
+    },
+  );
   const drawn = JSON.parse(stdout.trim().split('\n').pop()!) as Drawn;
   const expected = (globalThis as { HILO_WORKER_PACKAGES?: Record<string, string> }).HILO_WORKER_PACKAGES?.[fallback];
   if (expected !== undefined) expect(drawn.fallbackVersion).toBe(expected);
@@ -39,7 +43,11 @@ describePostgres('connect() on PostgreSQL without `pg`', (db) => {
   }, 30_000);
 
   it('says which drivers it looked for when neither is installed', async () => {
-    await expect(keysWithout('pg,postgres', 'postgres', db.url)).rejects.toMatchObject({ stderr: expect.stringMatching(/neither `pg` nor `postgres` \(postgres\.js\) is installed: run `npm install pg`/) as unknown });
+    await expect(keysWithout('pg,postgres', 'postgres', db.url)).rejects.toMatchObject({
+      stderr: expect.stringMatching(
+        /neither `pg` nor `postgres` \(postgres\.js\) is installed: run `npm install pg`/,
+      ) as unknown,
+    });
   }, 30_000);
 });
 
@@ -52,6 +60,8 @@ describeMysql('connect() on MariaDB without `mysql2`', (db) => {
   }, 30_000);
 
   it('says which drivers it looked for when neither is installed', async () => {
-    await expect(keysWithout('mysql2,mariadb', 'mariadb', db.url)).rejects.toMatchObject({ stderr: expect.stringMatching(/neither `mysql2` nor `mariadb` is installed: run `npm install mysql2`/) as unknown });
+    await expect(keysWithout('mysql2,mariadb', 'mariadb', db.url)).rejects.toMatchObject({
+      stderr: expect.stringMatching(/neither `mysql2` nor `mariadb` is installed: run `npm install mysql2`/) as unknown,
+    });
   }, 30_000);
 });

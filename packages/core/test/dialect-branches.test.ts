@@ -22,11 +22,12 @@ describe('database particulars', () => {
   it('are one Dialect per database, each from its own folder', () => {
     expect(Object.keys(DIALECTS).sort()).toEqual(['mysql', 'postgres', 'sqlite']);
     for (const [name, dialect] of Object.entries(DIALECTS)) expect(dialect.name).toBe(name);
-    expect(readdirSync(join(src, 'dialects'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()).toEqual([
-      'mysql',
-      'postgres',
-      'sqlite',
-    ]);
+    expect(
+      readdirSync(join(src, 'dialects'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['mysql', 'postgres', 'sqlite']);
   });
 
   it(`are not branched on outside src/dialects more than the ${REMAINING} times left`, () => {
@@ -34,8 +35,13 @@ describe('database particulars', () => {
       .filter((file) => !relative(src, file).startsWith('dialects'))
       .flatMap((file) => {
         const text = readFileSync(file, 'utf8');
-        return [...text.matchAll(BRANCH)].map((m) => `${relative(src, file)}:${text.slice(0, m.index).split('\n').length}`);
+        return [...text.matchAll(BRANCH)].map(
+          (m) => `${relative(src, file)}:${text.slice(0, m.index).split('\n').length}`,
+        );
       });
-    if (found.length > REMAINING) throw new Error(`${found.length} database branches outside src/dialects (was ${REMAINING}):\n${found.join('\n')}`);
+    if (found.length > REMAINING)
+      throw new Error(
+        `${found.length} database branches outside src/dialects (was ${REMAINING}):\n${found.join('\n')}`,
+      );
   });
 });

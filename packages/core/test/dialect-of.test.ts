@@ -12,8 +12,17 @@ describe('dialectOf', () => {
     ['Kysely', ['PostgresAdapter', 'MysqlAdapter', 'SqliteAdapter']],
   ])('maps what %s reports to a dialect name', (_orm, names) => {
     const expected: Record<string, string> = {
-      postgres: 'postgres', postgresql: 'postgres', PostgreSqlPlatform: 'postgres', PgDialect: 'postgres', PostgresAdapter: 'postgres',
-      mysql: 'mysql', mariadb: 'mysql', MySqlPlatform: 'mysql', MariaDbPlatform: 'mysql', MySqlDialect: 'mysql', MysqlAdapter: 'mysql',
+      postgres: 'postgres',
+      postgresql: 'postgres',
+      PostgreSqlPlatform: 'postgres',
+      PgDialect: 'postgres',
+      PostgresAdapter: 'postgres',
+      mysql: 'mysql',
+      mariadb: 'mysql',
+      MySqlPlatform: 'mysql',
+      MariaDbPlatform: 'mysql',
+      MySqlDialect: 'mysql',
+      MysqlAdapter: 'mysql',
     };
     for (const name of names) expect([name, dialectOf(name)]).toEqual([name, expected[name] ?? 'sqlite']);
   });
@@ -22,12 +31,17 @@ describe('dialectOf', () => {
     expect(dialectOf(['MyPlatform', 'MariaDbPlatform', 'MySqlPlatform'])).toBe('mysql');
   });
 
-  it.each(['mssql', 'LibSqlPlatform', 'aurora-postgres', 'cockroachdb', '', undefined, 42])('refuses %p with a configuration error naming it', (value) => {
-    expect(() => dialectOf(value)).toThrow(HiLoConfigurationError);
-    expect(() => dialectOf(value)).toThrow(/Expected a database hilo speaks \(PostgreSQL, MariaDB, SQLite\), got /);
-  });
+  it.each(['mssql', 'LibSqlPlatform', 'aurora-postgres', 'cockroachdb', '', undefined, 42])(
+    'refuses %p with a configuration error naming it',
+    (value) => {
+      expect(() => dialectOf(value)).toThrow(HiLoConfigurationError);
+      expect(() => dialectOf(value)).toThrow(/Expected a database hilo speaks \(PostgreSQL, MariaDB, SQLite\), got /);
+    },
+  );
 
   it('words the error as the adapter asks', () => {
-    expect(() => dialectOf('MsSqlPlatform', (got) => `not on ${got}`)).toThrow(new HiLoConfigurationError('not on MsSqlPlatform'));
+    expect(() => dialectOf('MsSqlPlatform', (got) => `not on ${got}`)).toThrow(
+      new HiLoConfigurationError('not on MsSqlPlatform'),
+    );
   });
 });

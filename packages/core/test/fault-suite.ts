@@ -50,10 +50,16 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
       });
 
       /** A generator whose own connections go through the proxy (`direct`: straight to the database). */
-      async function openGenerator(options: Omit<HiLoGeneratorOptions<'number'>, 'source'>, direct = false): Promise<HiLoGenerator<number>> {
+      async function openGenerator(
+        options: Omit<HiLoGeneratorOptions<'number'>, 'source'>,
+        direct = false,
+      ): Promise<HiLoGenerator<number>> {
         const client = await openClient(direct ? db.url : proxy.url(db.url));
         const blockSize = options.blockSize ?? 10;
-        const source = sourceKind === 'sequence' ? sequenceSource(client, { increment: blockSize }) : tableSource(client, { increment: blockSize });
+        const source =
+          sourceKind === 'sequence'
+            ? sequenceSource(client, { increment: blockSize })
+            : tableSource(client, { increment: blockSize });
         const generator = createHiLoGenerator({ ...options, source, blockSize });
         opened.push({ generator, client });
         return generator;
@@ -62,7 +68,14 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
       it('a stalled link: each attempt times out, the block in hand keeps serving, callers get a typed error within the budget, and it recovers after heal', async () => {
         const segment = `stall_${sourceKind}`;
         // a budget of ten attempt timeouts: on a loaded machine a timer can fire late, and the second attempt must still fit
-        const hilo = await openGenerator({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 3000, retryBaseDelayMs: 10 });
+        const hilo = await openGenerator({
+          blockSize: 20,
+          adaptive: false,
+          prefetchAt: false,
+          timeoutMs: 300,
+          retryBudgetMs: 3000,
+          retryBaseDelayMs: 10,
+        });
         // On a loaded machine the first round trip through the proxy (connecting, creating the sequence) can take
         // longer than the 300 ms each attempt gets here (seen once in CI); start-up is not what this test is about.
         for (let attempt = 1; ; attempt++) {
@@ -168,7 +181,8 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
           expect(Date.now() - started).toBeLessThan(5000);
           expect(await stuck).toBeInstanceOf(Error);
           const deadline = Date.now() + 2000;
-          while (proxy.connections > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+          while (proxy.connections > 0 && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 20));
           expect(proxy.connections).toBe(0);
         }, 30_000);
       }

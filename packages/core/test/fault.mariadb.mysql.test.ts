@@ -3,4 +3,9 @@
 import { faultSuite } from './fault-suite.js';
 import { connectMariadb } from './mariadb-support.js';
 
-faultSuite('mysql', { name: 'the mariadb connector', connect: connectMariadb, boundsClose: false, waitsOutRefusals: true });
+faultSuite('mysql', {
+  name: 'the mariadb connector',
+  connect: connectMariadb,
+  boundsClose: false,
+  waitsOutRefusals: true,
+});

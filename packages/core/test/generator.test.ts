@@ -17,7 +17,10 @@ import {
 const fixed = { adaptive: false, prefetchAt: false } as const;
 
 /** Wraps a source so that tests can make reservations fail before or after the database acted. */
-function flaky(inner: HiSource, plan: { failBefore?: () => boolean; failAfter?: () => boolean; hang?: () => boolean }): HiSource {
+function flaky(
+  inner: HiSource,
+  plan: { failBefore?: () => boolean; failAfter?: () => boolean; hang?: () => boolean },
+): HiSource {
   return {
     description: 'flaky source',
     async reserve(segment: string, request: ReserveRequest) {
@@ -40,7 +43,12 @@ describe('generator: keys from memory', () => {
     for (let i = 0; i < 95; i++) keys.push(await generator.next('orders'));
     expect(keys).toEqual(Array.from({ length: 95 }, (_, i) => i + 1));
     expect(source.reservations.get('orders')).toBe(10);
-    expect(generator.stats().orders).toMatchObject({ keysIssued: 95, keysAvailable: 5, reservations: 10, keysReserved: 100 });
+    expect(generator.stats().orders).toMatchObject({
+      keysIssued: 95,
+      keysAvailable: 5,
+      reservations: 10,
+      keysReserved: 100,
+    });
   });
 
   it('nextSync throws a typed not-ready error when cold, starts a reservation, then serves from memory', async () => {
@@ -103,7 +111,9 @@ describe('generator: keys from memory', () => {
     const taken = Promise.all(Array.from({ length: 300 }, () => generator.next('orders')));
     await generator.ensure('orders', 500);
     const first = await taken;
-    const rest = Array.from({ length: Math.min(500, generator.stats().orders!.keysAvailable) }, () => generator.nextSync('orders'));
+    const rest = Array.from({ length: Math.min(500, generator.stats().orders!.keysAvailable) }, () =>
+      generator.nextSync('orders'),
+    );
     expect(rest.length).toBeGreaterThanOrEqual(200); // the 300 callers may have taken from what ensure brought
     expect(new Set([...first, ...rest]).size).toBe(first.length + rest.length);
     await expect(generator.ensure('orders', -1)).rejects.toThrow(HiLoConfigurationError);
@@ -127,7 +137,13 @@ describe('generator: keys from memory', () => {
 
   it('adaptive sizing grows blocks when keys are consumed fast, within the bounds', async () => {
     const source = memorySource();
-    const generator = createHiLoGenerator({ source, blockSize: 10, maxBlockSize: 640, adaptive: { targetMs: 1000 }, prefetchAt: false });
+    const generator = createHiLoGenerator({
+      source,
+      blockSize: 10,
+      maxBlockSize: 640,
+      adaptive: { targetMs: 1000 },
+      prefetchAt: false,
+    });
     for (let i = 0; i < 5000; i++) await generator.next('orders');
     const { blockSize } = generator.stats().orders!;
     expect(blockSize).toBeGreaterThan(10);
@@ -219,7 +235,10 @@ describe('generator: failures', () => {
   it('gives up after the configured retries with the last cause', async () => {
     const source = flaky(memorySource(), { failBefore: () => true });
     const generator = createHiLoGenerator({ source, retries: 3, retryBaseDelayMs: 1 });
-    await expect(generator.next('orders')).rejects.toMatchObject({ code: 'HILO_EXHAUSTED', message: expect.stringMatching(/after 4 attempts/) });
+    await expect(generator.next('orders')).rejects.toMatchObject({
+      code: 'HILO_EXHAUSTED',
+      message: expect.stringMatching(/after 4 attempts/),
+    });
     expect(generator.stats().orders!.failedAttempts).toBe(4);
   });
 
@@ -295,7 +314,12 @@ describe('generator: key types', () => {
 
   it('bigint keys go past Number.MAX_SAFE_INTEGER', async () => {
     const start = BigInt(Number.MAX_SAFE_INTEGER) - 1n;
-    const generator = createHiLoGenerator({ source: memorySource({ start }), blockSize: 4, keyType: 'bigint', ...fixed });
+    const generator = createHiLoGenerator({
+      source: memorySource({ start }),
+      blockSize: 4,
+      keyType: 'bigint',
+      ...fixed,
+    });
     const keys = await generator.reserve('orders', 6);
     expect(keys).toEqual([start, start + 1n, start + 2n, start + 3n, start + 4n, start + 5n]);
     expect(typeof (await generator.next('orders'))).toBe('bigint');
@@ -337,7 +361,11 @@ describe('generator: properties', () => {
           adaptive: fc.boolean(),
           failureRate: fc.double({ min: 0, max: 0.4, noNaN: true }),
           ops: fc.array(
-            fc.record({ g: fc.nat(3), kind: fc.constantFrom('next', 'nextSync', 'reserve'), n: fc.integer({ min: 1, max: 40 }) }),
+            fc.record({
+              g: fc.nat(3),
+              kind: fc.constantFrom('next', 'nextSync', 'reserve'),
+              n: fc.integer({ min: 1, max: 40 }),
+            }),
             { minLength: 1, maxLength: 60 },
           ),
         }),
@@ -349,7 +377,10 @@ describe('generator: properties', () => {
           })();
           const gens = Array.from({ length: p.generators }, () =>
             createHiLoGenerator({
-              source: flaky(shared, { failBefore: () => rand() < p.failureRate / 2, failAfter: () => rand() < p.failureRate / 2 }),
+              source: flaky(shared, {
+                failBefore: () => rand() < p.failureRate / 2,
+                failAfter: () => rand() < p.failureRate / 2,
+              }),
               blockSize: p.blockSize,
               prefetchAt: p.prefetchAt,
               adaptive: p.adaptive ? { targetMs: 50 } : false,

@@ -40,7 +40,12 @@ describePostgres('headroom of an int key column', (db) => {
       expect(headroom[0]).toMatchObject({ segment: 'near', maxKey: BigInt(INT_MAX) });
       expect((headroom[0] as { used: number }).used).toBeGreaterThanOrEqual(0.9);
       expect(warnings).toEqual([
-        [expect.stringMatching(/segment "near" has reserved keys up to \d+, 9\d\.\d % of its maxKey 2147483647.*int → bigint/), { code: 'HILO_HEADROOM' }],
+        [
+          expect.stringMatching(
+            /segment "near" has reserved keys up to \d+, 9\d\.\d % of its maxKey 2147483647.*int → bigint/,
+          ),
+          { code: 'HILO_HEADROOM' },
+        ],
       ]);
     } finally {
       process.emitWarning = emitWarning;
@@ -50,7 +55,11 @@ describePostgres('headroom of an int key column', (db) => {
   });
 
   it('refuses a maxKey that is not a positive integer, naming the option', () => {
-    expect(() => createHiLoGenerator({ source: { description: 'x', reserve: async () => [] }, maxKey: 0 })).toThrow(/`maxKey`.*int column/);
-    expect(() => createHiLoGenerator({ source: { description: 'x', reserve: async () => [] }, segments: { a: { maxKey: -1n } } })).toThrow(/`segments\.a\.maxKey`/);
+    expect(() => createHiLoGenerator({ source: { description: 'x', reserve: async () => [] }, maxKey: 0 })).toThrow(
+      /`maxKey`.*int column/,
+    );
+    expect(() =>
+      createHiLoGenerator({ source: { description: 'x', reserve: async () => [] }, segments: { a: { maxKey: -1n } } }),
+    ).toThrow(/`segments\.a\.maxKey`/);
   });
 });

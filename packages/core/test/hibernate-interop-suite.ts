@@ -69,7 +69,8 @@ async function hiloWrites(url: string, shared: Shared): Promise<void> {
 /** Defines the real-Hibernate tests for `kind`. */
 export function hibernateInteropSuite(kind: Kind): void {
   const on = kind === 'postgres' ? 'PostgreSQL' : 'MariaDB';
-  const dialect = kind === 'postgres' ? 'org.hibernate.dialect.PostgreSQLDialect' : 'org.hibernate.dialect.MySQL5InnoDBDialect';
+  const dialect =
+    kind === 'postgres' ? 'org.hibernate.dialect.PostgreSQLDialect' : 'org.hibernate.dialect.MySQL5InnoDBDialect';
   const enhancedSequence = 'org.hibernate.id.enhanced.SequenceStyleGenerator';
   const enhancedTable = 'org.hibernate.id.enhanced.TableGenerator';
 
@@ -78,13 +79,27 @@ export function hibernateInteropSuite(kind: Kind): void {
     {
       table: 't_table_pooled',
       generator: `${enhancedTable};table_name=hib_seqs,segment_value=tpooled,optimizer=pooled,increment_size=20`,
-      preset: (c) => hibernateTablePreset(c, { table: 'hib_seqs', segmentValue: () => 'tpooled', incrementSize: 20, storeLastUsed: false, create: false }),
+      preset: (c) =>
+        hibernateTablePreset(c, {
+          table: 'hib_seqs',
+          segmentValue: () => 'tpooled',
+          incrementSize: 20,
+          storeLastUsed: false,
+          create: false,
+        }),
     },
     {
       table: 't_table_pooled_lo',
       generator: `${enhancedTable};table_name=hib_seqs,segment_value=tpooledlo,optimizer=pooled-lo,increment_size=20`,
       preset: (c) =>
-        hibernateTablePreset(c, { table: 'hib_seqs', segmentValue: () => 'tpooledlo', optimizer: 'pooled-lo', incrementSize: 20, storeLastUsed: false, create: false }),
+        hibernateTablePreset(c, {
+          table: 'hib_seqs',
+          segmentValue: () => 'tpooledlo',
+          optimizer: 'pooled-lo',
+          incrementSize: 20,
+          storeLastUsed: false,
+          create: false,
+        }),
     },
     // TableHiLoGenerator (`hilo`): hibernate_unique_key(next_hi), the schema NHibernate shares
     {
@@ -98,18 +113,31 @@ export function hibernateInteropSuite(kind: Kind): void {
       {
         table: 't_seq_pooled',
         generator: `${enhancedSequence};sequence_name=pooled_seq,optimizer=pooled,increment_size=20`,
-        preset: (c) => hibernateSequencePreset(c, { sequenceName: () => 'pooled_seq', incrementSize: 20, create: false }),
+        preset: (c) =>
+          hibernateSequencePreset(c, { sequenceName: () => 'pooled_seq', incrementSize: 20, create: false }),
       },
       {
         table: 't_seq_pooled_lo',
         generator: `${enhancedSequence};sequence_name=pooled_lo_seq,optimizer=pooled-lo,increment_size=20`,
-        preset: (c) => hibernateSequencePreset(c, { sequenceName: () => 'pooled_lo_seq', optimizer: 'pooled-lo', incrementSize: 20, create: false }),
+        preset: (c) =>
+          hibernateSequencePreset(c, {
+            sequenceName: () => 'pooled_lo_seq',
+            optimizer: 'pooled-lo',
+            incrementSize: 20,
+            create: false,
+          }),
       },
       // JPA @SequenceGenerator(allocationSize = 50) under 3.6's defaults: SequenceHiLoGenerator (seqhilo), max_lo 49
       {
         table: 't_seq_jpa',
         generator: 'seqhilo;sequence=jpa_seq,max_lo=49',
-        preset: (c) => hibernateSequencePreset(c, { sequenceName: () => 'jpa_seq', optimizer: 'legacy-hilo', incrementSize: 49, create: false }),
+        preset: (c) =>
+          hibernateSequencePreset(c, {
+            sequenceName: () => 'jpa_seq',
+            optimizer: 'legacy-hilo',
+            incrementSize: 49,
+            create: false,
+          }),
       },
     );
   }
@@ -121,34 +149,61 @@ export function hibernateInteropSuite(kind: Kind): void {
           // JPA @TableGenerator under 3.6's defaults: MultipleHiLoPerTableGenerator (int hi column, no primary key)
           'jpa_rows;org.hibernate.id.MultipleHiLoPerTableGenerator;table=jpa_seqs,primary_key_column=sequence_name,value_column=next_val,primary_key_value=jpa,max_lo=49',
           // on MariaDB 3.6 has no sequences: SequenceStyleGenerator keeps a table named like the sequence
-          ...(kind === 'mysql' ? [`seq_rows;${enhancedSequence};sequence_name=fallback_seq,optimizer=pooled-lo,increment_size=20`] : []),
+          ...(kind === 'mysql'
+            ? [`seq_rows;${enhancedSequence};sequence_name=fallback_seq,optimizer=pooled-lo,increment_size=20`]
+            : []),
         ];
         // created before Hibernate's schema update, without a primary key, so a repeated key is counted, not refused
-        await run(kind, db.url, ...[...shared.map((s) => s.table), 'jpa_rows', 'seq_rows'].map((t) => `create table ${t} (id bigint not null, who varchar(255))`));
-        const node = startHibernateNode(
-          classpath(),
-          jdbcOf(db.url),
-          dialect,
-          HIBERNATE_ROWS,
-          [...shared.map((s) => `${s.table};${s.generator}`), ...refusedConfigs],
+        await run(
+          kind,
+          db.url,
+          ...[...shared.map((s) => s.table), 'jpa_rows', 'seq_rows'].map(
+            (t) => `create table ${t} (id bigint not null, who varchar(255))`,
+          ),
         );
+        const node = startHibernateNode(classpath(), jdbcOf(db.url), dialect, HIBERNATE_ROWS, [
+          ...shared.map((s) => `${s.table};${s.generator}`),
+          ...refusedConfigs,
+        ]);
         await node.ready;
         const done = node.go();
         await Promise.all([done, ...shared.map((s) => hiloWrites(db.url, s))]);
         for (const s of shared) {
           const counted = await duplicatesIn(db.url, s.table);
-          expect({ table: s.table, ...counted }).toEqual({ table: s.table, rows: HIBERNATE_ROWS + HILO_CALLERS * ROWS_PER_HILO_CALLER, duplicates: 0, hilo: HILO_CALLERS * ROWS_PER_HILO_CALLER });
+          expect({ table: s.table, ...counted }).toEqual({
+            table: s.table,
+            rows: HIBERNATE_ROWS + HILO_CALLERS * ROWS_PER_HILO_CALLER,
+            duplicates: 0,
+            hilo: HILO_CALLERS * ROWS_PER_HILO_CALLER,
+          });
         }
         const client = await connect(db.url);
         try {
           for (const optimizer of ['pooled', 'pooled-lo', 'legacy-hilo'] as const) {
-            const hilo = createHiLoGenerator({ ...hibernateTablePreset(client, { table: 'jpa_seqs', optimizer, incrementSize: 49, create: false }), adaptive: false });
-            await expect(hilo.next('jpa')).rejects.toMatchObject({ code: 'HILO_MISMATCH', message: expect.stringMatching(/MultipleHiLoPerTableGenerator/) });
+            const hilo = createHiLoGenerator({
+              ...hibernateTablePreset(client, { table: 'jpa_seqs', optimizer, incrementSize: 49, create: false }),
+              adaptive: false,
+            });
+            await expect(hilo.next('jpa')).rejects.toMatchObject({
+              code: 'HILO_MISMATCH',
+              message: expect.stringMatching(/MultipleHiLoPerTableGenerator/),
+            });
             await hilo.close();
           }
           if (kind === 'mysql') {
-            const hilo = createHiLoGenerator({ ...hibernateSequencePreset(client, { sequenceName: () => 'fallback_seq', optimizer: 'pooled-lo', incrementSize: 20, create: false }), adaptive: false });
-            await expect(hilo.next('fallback')).rejects.toMatchObject({ code: 'HILO_MISMATCH', message: expect.stringMatching(/is a table, not a sequence/) });
+            const hilo = createHiLoGenerator({
+              ...hibernateSequencePreset(client, {
+                sequenceName: () => 'fallback_seq',
+                optimizer: 'pooled-lo',
+                incrementSize: 20,
+                create: false,
+              }),
+              adaptive: false,
+            });
+            await expect(hilo.next('fallback')).rejects.toMatchObject({
+              code: 'HILO_MISMATCH',
+              message: expect.stringMatching(/is a table, not a sequence/),
+            });
             await hilo.close();
           }
         } finally {

@@ -18,7 +18,11 @@ import type { SqlClient } from '../src/sql/sql-client.js';
 type Watched = 'blockFromValue' | 'blocksFromValues' | 'blocksFromValueRange';
 
 /** Reserves `size` keys twice from `source`, recording what keyArithmetic computed meanwhile. */
-async function watchReservations(source: HiSource, segment: string, size: number): Promise<{ handedOut: Block[]; computed: Block[] }> {
+async function watchReservations(
+  source: HiSource,
+  segment: string,
+  size: number,
+): Promise<{ handedOut: Block[]; computed: Block[] }> {
   const computed: Block[] = [];
   const watched = keyArithmetic as unknown as Record<Watched, (...args: unknown[]) => Block | Block[] | undefined>;
   const originals = { ...watched };
@@ -33,7 +37,10 @@ async function watchReservations(source: HiSource, segment: string, size: number
   try {
     const signal = new AbortController().signal;
     await source.prepare?.(segment, signal);
-    const handedOut = [...(await source.reserve(segment, { size, signal })), ...(await source.reserve(segment, { size, signal }))];
+    const handedOut = [
+      ...(await source.reserve(segment, { size, signal })),
+      ...(await source.reserve(segment, { size, signal })),
+    ];
     return { handedOut, computed };
   } finally {
     Object.assign(watched, originals);
@@ -45,7 +52,10 @@ function expectComputedThere(result: { handedOut: Block[]; computed: Block[] }):
   expect(result.computed.length).toBeGreaterThan(0);
   for (const block of result.handedOut) {
     const covered = result.computed.some((c) => c.first <= block.first && block.last <= c.last);
-    if (!covered) throw new Error(`block ${block.first}–${block.last} was not computed by keyArithmetic (computed: ${JSON.stringify(result.computed, (_, v) => (typeof v === 'bigint' ? `${v}` : v))})`);
+    if (!covered)
+      throw new Error(
+        `block ${block.first}–${block.last} was not computed by keyArithmetic (computed: ${JSON.stringify(result.computed, (_, v) => (typeof v === 'bigint' ? `${v}` : v))})`,
+      );
   }
 }
 
@@ -68,14 +78,39 @@ describePostgres('key arithmetic in one module: PostgreSQL sources and presets',
   });
 
   const cases: Array<[string, () => HiSource]> = [
-    ["sequenceSource({ strategy: 'pooled-lo' })", () => sequenceSource(client, { strategy: 'pooled-lo', increment: 10, name: (s) => `${s}_plo_seq` })],
-    ["sequenceSource({ strategy: 'pooled' })", () => sequenceSource(client, { strategy: 'pooled', increment: 10, name: (s) => `${s}_p_seq` })],
-    ["sequenceSource({ strategy: 'hilo' })", () => sequenceSource(client, { strategy: 'hilo', increment: 10, name: (s) => `${s}_h_seq` })],
+    [
+      "sequenceSource({ strategy: 'pooled-lo' })",
+      () => sequenceSource(client, { strategy: 'pooled-lo', increment: 10, name: (s) => `${s}_plo_seq` }),
+    ],
+    [
+      "sequenceSource({ strategy: 'pooled' })",
+      () => sequenceSource(client, { strategy: 'pooled', increment: 10, name: (s) => `${s}_p_seq` }),
+    ],
+    [
+      "sequenceSource({ strategy: 'hilo' })",
+      () => sequenceSource(client, { strategy: 'hilo', increment: 10, name: (s) => `${s}_h_seq` }),
+    ],
     ['tableSource (pooled-lo)', () => tableSource(client, { table: 'ka_segments', increment: 10 })],
     ['efCorePreset', () => efCorePreset(client, { incrementBy: 10 }).source],
-    ["hibernateSequencePreset({ optimizer: 'pooled' })", () => hibernateSequencePreset(client, { optimizer: 'pooled', incrementSize: 10, sequenceName: (s) => `${s}_hp_seq` }).source],
-    ["hibernateSequencePreset({ optimizer: 'legacy-hilo' })", () => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 10, sequenceName: (s) => `${s}_hl_seq` }).source],
-    ["hibernateTablePreset({ optimizer: 'hilo' })", () => hibernateTablePreset(client, { optimizer: 'hilo', incrementSize: 10 }).source],
+    [
+      "hibernateSequencePreset({ optimizer: 'pooled' })",
+      () =>
+        hibernateSequencePreset(client, { optimizer: 'pooled', incrementSize: 10, sequenceName: (s) => `${s}_hp_seq` })
+          .source,
+    ],
+    [
+      "hibernateSequencePreset({ optimizer: 'legacy-hilo' })",
+      () =>
+        hibernateSequencePreset(client, {
+          optimizer: 'legacy-hilo',
+          incrementSize: 10,
+          sequenceName: (s) => `${s}_hl_seq`,
+        }).source,
+    ],
+    [
+      "hibernateTablePreset({ optimizer: 'hilo' })",
+      () => hibernateTablePreset(client, { optimizer: 'hilo', incrementSize: 10 }).source,
+    ],
     ['nhibernatePreset', () => nhibernatePreset(client, { maxLo: 9 }).source],
     ['martenPreset', () => martenPreset(client, { maxLo: 10 }).source],
   ];

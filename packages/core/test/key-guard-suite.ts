@@ -33,18 +33,21 @@ export function keyGuardSuite(kind: 'postgres' | 'mysql'): void {
         const watched: SqlClient = {
           ...client,
           query: (sql, params) => (sent.push(sql), client.query(sql, params)),
-          transaction: (work) => client.transaction((tx) => work({ query: (sql, params) => (sent.push(sql), tx.query(sql, params)) })),
+          transaction: (work) =>
+            client.transaction((tx) => work({ query: (sql, params) => (sent.push(sql), tx.query(sql, params)) })),
         };
         await ensureKeyGuard(watched, [{ segment: 'orders', table: 'guarded' }]);
         const { rows } = await client.query<{ v: unknown }>('select version() as v');
         if (/mariadb/i.test(String(rows[0]?.v))) {
-          expect(sent.filter((sql) => /trigger/i.test(sql)).map((sql) => sql.split(' ').slice(0, 4).join(' '))).toEqual([
-            'create or replace trigger',
-          ]);
+          expect(sent.filter((sql) => /trigger/i.test(sql)).map((sql) => sql.split(' ').slice(0, 4).join(' '))).toEqual(
+            ['create or replace trigger'],
+          );
         } else {
           expect(sent.some((sql) => sql.startsWith('drop trigger if exists'))).toBe(true); // MySQL: drop, then create
         }
-        await expect(client.query("insert into guarded (name) values ('keyless')")).rejects.toThrow(/arrived without a key/);
+        await expect(client.query("insert into guarded (name) values ('keyless')")).rejects.toThrow(
+          /arrived without a key/,
+        );
       });
     }
 

@@ -3,7 +3,14 @@
 // (sources-mariadb-connector.mysql.test.ts, fault.mariadb.mysql.test.ts); this file covers the wrapper itself.
 import mariadb from 'mariadb';
 import { describeMysql } from '@hilo/testing';
-import { createHiLo, HiLoConfigurationError, mariadbClient, tableSource, type MariadbPoolLike, type SqlClient } from '../src/index.js';
+import {
+  createHiLo,
+  HiLoConfigurationError,
+  mariadbClient,
+  tableSource,
+  type MariadbPoolLike,
+  type SqlClient,
+} from '../src/index.js';
 
 const signal = () => new AbortController().signal;
 
@@ -12,7 +19,13 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
   let client: SqlClient;
   beforeAll(() => {
     const url = new URL(db.url);
-    pool = mariadb.createPool({ host: url.hostname, port: Number(url.port || 3306), user: url.username, database: url.pathname.slice(1), connectionLimit: 4 });
+    pool = mariadb.createPool({
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: url.username,
+      database: url.pathname.slice(1),
+      connectionLimit: 4,
+    });
     client = mariadbClient(pool);
   });
   afterAll(async () => {
@@ -47,19 +60,32 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
       ['1', 'kept'],
       ['9007199254740993', 'kept'],
     ]);
-    expect((await client.query('update mdb_rows set note = ? where id in (?, ?)', ['changed', 1n, 2n])).affectedRows).toBe(1);
+    expect(
+      (await client.query('update mdb_rows set note = ? where id in (?, ?)', ['changed', 1n, 2n])).affectedRows,
+    ).toBe(1);
     await expect(client.query('select * from mdb_no_such_table')).rejects.toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
   });
 
   it('refuses what is not a mariadb pool', () => {
     expect(() => mariadbClient(undefined as unknown as MariadbPoolLike)).toThrow(HiLoConfigurationError);
-    expect(() => mariadbClient({ query: () => undefined } as unknown as MariadbPoolLike)).toThrow(/pool of the `mariadb` package/);
+    expect(() => mariadbClient({ query: () => undefined } as unknown as MariadbPoolLike)).toThrow(
+      /pool of the `mariadb` package/,
+    );
   });
 
   it('turns a pool that finds no connection in time (ER_GET_CONNECTION_TIMEOUT: a refused port) into a retryable HiLoSourceUnavailableError', async () => {
-    const refused = mariadb.createPool({ host: '127.0.0.1', port: 1, user: 'root', connectTimeout: 300, acquireTimeout: 500, connectionLimit: 1 });
+    const refused = mariadb.createPool({
+      host: '127.0.0.1',
+      port: 1,
+      user: 'root',
+      connectTimeout: 300,
+      acquireTimeout: 500,
+      connectionLimit: 1,
+    });
     try {
-      await expect(tableSource(mariadbClient(refused)).reserve('refused', { size: 10, signal: signal() })).rejects.toMatchObject({
+      await expect(
+        tableSource(mariadbClient(refused)).reserve('refused', { size: 10, signal: signal() }),
+      ).rejects.toMatchObject({
         name: 'HiLoSourceUnavailableError',
         retryable: true,
       });

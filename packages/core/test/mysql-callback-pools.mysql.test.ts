@@ -23,7 +23,14 @@ describeMysql('mysqlClient() on callback pools', (db) => {
     });
 
     it('reserves blocks from a hi table and a MariaDB sequence', async () => {
-      const table = createHiLo({ client, source: 'table', table: `hilo_cb_${_name.length}`, blockSize: 10, adaptive: false, keyType: 'bigint' });
+      const table = createHiLo({
+        client,
+        source: 'table',
+        table: `hilo_cb_${_name.length}`,
+        blockSize: 10,
+        adaptive: false,
+        keyType: 'bigint',
+      });
       const fromTable = await Promise.all(Array.from({ length: 25 }, () => table.next('orders')));
       expect(new Set(fromTable).size).toBe(25);
       const sequence = createHiLo({ client, source: 'sequence', blockSize: 10, adaptive: false, keyType: 'bigint' });
@@ -47,8 +54,15 @@ describeMysql('mysqlClient() on callback pools', (db) => {
           throw new Error('roll back');
         }),
       ).rejects.toThrow('roll back');
-      expect((await client.query<{ id: unknown; note: string }>(`select id, note from ${t}`)).rows.map((r) => [Number(r.id), r.note])).toEqual([[1, 'kept']]);
-      expect((await client.query(`update ${t} set note = ? where id in (?, ?)`, ['changed', 1, 2])).affectedRows).toBe(1);
+      expect(
+        (await client.query<{ id: unknown; note: string }>(`select id, note from ${t}`)).rows.map((r) => [
+          Number(r.id),
+          r.note,
+        ]),
+      ).toEqual([[1, 'kept']]);
+      expect((await client.query(`update ${t} set note = ? where id in (?, ?)`, ['changed', 1, 2])).affectedRows).toBe(
+        1,
+      );
       await expect(client.query('select * from no_such_table')).rejects.toMatchObject({ code: 'ER_NO_SUCH_TABLE' });
     });
   });

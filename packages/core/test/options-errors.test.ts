@@ -30,30 +30,38 @@ describe('option errors name what the caller set', () => {
   it('reserve() with a negative count is a configuration error, naming `count`', async () => {
     const hilo = createHiLoGenerator({ source: memorySource() });
     await expect(hilo.reserve('a', -1)).rejects.toBeInstanceOf(HiLoConfigurationError);
-    await expect(hilo.reserve('a', -1)).rejects.toThrow(/Expected `count` to be an integer from 0 to 100000000, got -1/);
+    await expect(hilo.reserve('a', -1)).rejects.toThrow(
+      /Expected `count` to be an integer from 0 to 100000000, got -1/,
+    );
     await hilo.close();
   });
 
   it('createHiLo({}) names the missing `client` instead of failing with a TypeError', () => {
-    expect(configurationError(() => createHiLo({} as never)).message).toMatch(/Expected `client` to be a SqlClient.*got undefined/);
+    expect(configurationError(() => createHiLo({} as never)).message).toMatch(
+      /Expected `client` to be a SqlClient.*got undefined/,
+    );
     expect(configurationError(() => createHiLo(undefined as never)).message).toMatch(/createHiLo\(\) options/);
   });
 
   it('null is refused by name rather than read as the default', () => {
-    expect(configurationError(() => createHiLoGenerator({ source: memorySource(), blockSize: null as never })).message).toMatch(
-      /Expected `blockSize` to be set or left out \(for its default\), got null/,
+    expect(
+      configurationError(() => createHiLoGenerator({ source: memorySource(), blockSize: null as never })).message,
+    ).toMatch(/Expected `blockSize` to be set or left out \(for its default\), got null/);
+    expect(configurationError(() => createHiLo({ client, timeoutMs: null as never })).message).toMatch(
+      /`timeoutMs`.*got null/,
     );
-    expect(configurationError(() => createHiLo({ client, timeoutMs: null as never })).message).toMatch(/`timeoutMs`.*got null/);
   });
 
-  it('a misspelt option is refused by createHiLoGenerator(), createHiLo() and the adapters\' key supply, listing the known names', () => {
-    expect(configurationError(() => createHiLoGenerator({ source: memorySource(), blokSize: 5 } as never)).message).toMatch(
-      /Unknown option `blokSize` for createHiLoGenerator\(\); expected one of `source`, `blockSize`/,
+  it("a misspelt option is refused by createHiLoGenerator(), createHiLo() and the adapters' key supply, listing the known names", () => {
+    expect(
+      configurationError(() => createHiLoGenerator({ source: memorySource(), blokSize: 5 } as never)).message,
+    ).toMatch(/Unknown option `blokSize` for createHiLoGenerator\(\); expected one of `source`, `blockSize`/);
+    expect(configurationError(() => createHiLo({ client, blokSize: 5 } as never)).message).toMatch(
+      /Unknown option `blokSize` for createHiLo\(\)/,
     );
-    expect(configurationError(() => createHiLo({ client, blokSize: 5 } as never)).message).toMatch(/Unknown option `blokSize` for createHiLo\(\)/);
-    expect(configurationError(() => openKeySupply({ url: 'sqlite::memory:', blokSize: 5 } as never, 'hiloKysely()')).message).toMatch(
-      /Unknown option `blokSize` for hiloKysely\(\)/,
-    );
+    expect(
+      configurationError(() => openKeySupply({ url: 'sqlite::memory:', blokSize: 5 } as never, 'hiloKysely()')).message,
+    ).toMatch(/Unknown option `blokSize` for hiloKysely\(\)/);
   });
 
   it('a bad blockSize with the table `hilo` strategy is reported as `blockSize`, the option set, not `increment`', () => {

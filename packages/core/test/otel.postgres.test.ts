@@ -1,6 +1,12 @@
 // hilo's OpenTelemetry metrics (hilo-core/otel) read by the OpenTelemetry SDK's in-memory exporter, with
 // reservations from a real PostgreSQL sequence.
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
 import { describePostgres } from '@hilo/testing';
 import { hiloMetrics } from 'hilo-core/otel';
 import { createHiLoGenerator } from '../src/engine/generator.js';
@@ -14,7 +20,13 @@ describePostgres('OpenTelemetry metrics', (db) => {
     const provider = new MeterProvider({ readers: [reader] });
     const telemetry = hiloMetrics({ meter: provider.getMeter('hilo-test') });
     const client = await connect(db.url);
-    const hilo = createHiLoGenerator({ source: sequenceSource(client, { increment: 10 }), blockSize: 10, adaptive: false, prefetchAt: false, onEvent: telemetry.onEvent });
+    const hilo = createHiLoGenerator({
+      source: sequenceSource(client, { increment: 10 }),
+      blockSize: 10,
+      adaptive: false,
+      prefetchAt: false,
+      onEvent: telemetry.onEvent,
+    });
     const stop = telemetry.observe(hilo);
     try {
       await hilo.reserve('otel_orders', 25); // three blocks of 10
@@ -40,9 +52,15 @@ describePostgres('OpenTelemetry metrics', (db) => {
 
       await hilo.close(); // a sequence cannot take keys back: the unused ones are lost
       await reader.forceFlush();
-      const afterClose = exporter.getMetrics().at(-1)!.scopeMetrics.flatMap((s) => s.metrics);
+      const afterClose = exporter
+        .getMetrics()
+        .at(-1)!
+        .scopeMetrics.flatMap((s) => s.metrics);
       const lost = afterClose.find((m) => m.descriptor.name === 'hilo.keys.lost')!;
-      expect(lost.dataPoints.find((p) => p.attributes['hilo.segment'] === 'otel_orders')).toMatchObject({ value: 5, attributes: { 'hilo.reason': 'close' } });
+      expect(lost.dataPoints.find((p) => p.attributes['hilo.segment'] === 'otel_orders')).toMatchObject({
+        value: 5,
+        attributes: { 'hilo.reason': 'close' },
+      });
     } finally {
       stop();
       await hilo.close();
@@ -58,7 +76,11 @@ describePostgres('OpenTelemetry metrics', (db) => {
     const telemetry = hiloMetrics({ meter: provider.getMeter('hilo-test') });
     const client = await connect(db.url);
     // a sequence that does not exist and may not be created: not retryable, one failure that gives up
-    const hilo = createHiLoGenerator({ source: sequenceSource(client, { increment: 10, create: false }), blockSize: 10, onEvent: telemetry.onEvent });
+    const hilo = createHiLoGenerator({
+      source: sequenceSource(client, { increment: 10, create: false }),
+      blockSize: 10,
+      onEvent: telemetry.onEvent,
+    });
     try {
       await expect(hilo.next('otel_missing')).rejects.toThrow(/does not exist/);
       await reader.forceFlush();
@@ -68,7 +90,14 @@ describePostgres('OpenTelemetry metrics', (db) => {
         .scopeMetrics.flatMap((s) => s.metrics)
         .find((m) => m.descriptor.name === 'hilo.reservation.failures')!;
       expect(failures.dataPoints).toEqual([
-        expect.objectContaining({ value: 1, attributes: { 'hilo.segment': 'otel_missing', 'hilo.outcome': 'gave_up', 'error.type': expect.stringMatching(/^HILO_/) } }),
+        expect.objectContaining({
+          value: 1,
+          attributes: {
+            'hilo.segment': 'otel_missing',
+            'hilo.outcome': 'gave_up',
+            'error.type': expect.stringMatching(/^HILO_/),
+          },
+        }),
       ]);
     } finally {
       await hilo.close();

@@ -5,7 +5,14 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { describePostgres } from '@hilo/testing';
-import { createHiLo, HiLoConfigurationError, postgresJsClient, tableSource, type PostgresJsSqlLike, type SqlClient } from '../src/index.js';
+import {
+  createHiLo,
+  HiLoConfigurationError,
+  postgresJsClient,
+  tableSource,
+  type PostgresJsSqlLike,
+  type SqlClient,
+} from '../src/index.js';
 import { isTransientDriverError } from '../src/operations/driver-errors.js';
 
 const quiet = { onnotice: () => undefined };
@@ -52,12 +59,16 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
-    const { rows } = await client.query<{ id: string; note: string }>('select id::text as id, note from pjs_rows order by id');
+    const { rows } = await client.query<{ id: string; note: string }>(
+      'select id::text as id, note from pjs_rows order by id',
+    );
     expect(rows).toEqual([
       { id: '1', note: 'kept' },
       { id: '9007199254740993', note: 'kept' },
     ]);
-    expect((await client.query('update pjs_rows set note = $1 where id in ($2, $3)', ['changed', 1n, 2n])).affectedRows).toBe(1);
+    expect(
+      (await client.query('update pjs_rows set note = $1 where id in ($2, $3)', ['changed', 1n, 2n])).affectedRows,
+    ).toBe(1);
     await expect(client.query('select * from pjs_no_such_table')).rejects.toMatchObject({ code: '42P01' });
   });
 
@@ -65,7 +76,13 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
     const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, prepare: false, ...quiet });
     try {
       for (const source of ['sequence', 'table'] as const) {
-        const hilo = createHiLo({ client: postgresJsClient(typed), source, blockSize: 10, adaptive: false, keyType: 'bigint' });
+        const hilo = createHiLo({
+          client: postgresJsClient(typed),
+          source,
+          blockSize: 10,
+          adaptive: false,
+          keyType: 'bigint',
+        });
         const keys = await Promise.all(Array.from({ length: 25 }, () => hilo.next(`pjs_typed_${source}`)));
         expect(new Set(keys).size).toBe(25);
         expect(keys.every((key) => typeof key === 'bigint' && key > 0n)).toBe(true);
@@ -88,7 +105,9 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
 
   it('refuses what is not a postgres.js instance', () => {
     expect(() => postgresJsClient(undefined as unknown as PostgresJsSqlLike)).toThrow(HiLoConfigurationError);
-    expect(() => postgresJsClient({ query: () => undefined } as unknown as PostgresJsSqlLike)).toThrow(/postgres\.js instance with unsafe\(\) and begin\(\)/);
+    expect(() => postgresJsClient({ query: () => undefined } as unknown as PostgresJsSqlLike)).toThrow(
+      /postgres\.js instance with unsafe\(\) and begin\(\)/,
+    );
   });
 
   it('reads a connection the server closes during a statement (postgres.js CONNECTION_CLOSED) as transient', async () => {

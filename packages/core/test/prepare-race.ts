@@ -15,7 +15,9 @@ export async function expectPreparesOnceUnderRace(url: string): Promise<void> {
     const table = randomName('hi');
     await Promise.all(clients.map((c) => sequenceSource(c, { increment: 10 }).prepare(segment)));
     await Promise.all(clients.map((c) => tableSource(c, { table }).prepare(segment)));
-    const blocks = await Promise.all(clients.map((c) => tableSource(c, { table }).reserve(segment, { size: 5, signal })));
+    const blocks = await Promise.all(
+      clients.map((c) => tableSource(c, { table }).reserve(segment, { size: 5, signal })),
+    );
     expect(new Set(blocks.map((b) => b[0]!.first)).size).toBe(8);
   } finally {
     await Promise.all(clients.map((c) => c.close()));

@@ -107,14 +107,28 @@ export function hibernateTableFetch(connection: Connection, settings: HibernateT
       let value: bigint;
       let rows: number;
       do {
-        const found = scalar((await connection.query(`select next_val from ${table} where sequence_name=?${lock}`, [settings.segmentValue])).rows);
+        const found = scalar(
+          (
+            await connection.query(`select next_val from ${table} where sequence_name=?${lock}`, [
+              settings.segmentValue,
+            ])
+          ).rows,
+        );
         if (found === undefined) {
           value = settings.storeLastUsed ? settings.initialValue - 1n : settings.initialValue;
-          await connection.query(`insert into ${table} (sequence_name, next_val)  values (?,?)`, [settings.segmentValue, String(value)]);
+          await connection.query(`insert into ${table} (sequence_name, next_val)  values (?,?)`, [
+            settings.segmentValue,
+            String(value),
+          ]);
         } else value = found;
         const updateValue = settings.applyIncrementSize ? value + settings.incrementSize : value + 1n;
-        rows = (await connection.query(`update ${table} set next_val=?  where next_val=? and sequence_name=?`, [String(updateValue), String(value), settings.segmentValue]))
-          .count;
+        rows = (
+          await connection.query(`update ${table} set next_val=?  where next_val=? and sequence_name=?`, [
+            String(updateValue),
+            String(value),
+            settings.segmentValue,
+          ])
+        ).count;
       } while (rows === 0);
       await connection.query('commit');
       return settings.storeLastUsed ? value + 1n : value;
@@ -137,7 +151,10 @@ export function pooledOptimizer(fetch: HibernateFetch, incrementSize: bigint, in
   return async () => {
     if (hiValue === undefined) {
       hiValue = await fetch();
-      value = (initialValue === -1n && hiValue < incrementSize) || hiValue === initialValue ? hiValue : hiValue - incrementSize + 1n;
+      value =
+        (initialValue === -1n && hiValue < incrementSize) || hiValue === initialValue
+          ? hiValue
+          : hiValue - incrementSize + 1n;
     } else if (value > hiValue) {
       hiValue = await fetch();
       value = hiValue - incrementSize + 1n;

@@ -100,7 +100,9 @@ export async function runBothSides(
     const [other, mine] = await Promise.all([Promise.all(otherSide), Promise.all(hiloSide)]);
     await hilo.close();
     const all = [...warmUp, ...otherWarmUp, ...mine.flat(), ...other.flat()];
-    expect(all.length).toBe((first === 'none' ? 0 : 1) + HILO_CALLERS * KEYS_PER_HILO_CALLER + OTHER_NODES * KEYS_PER_OTHER_NODE);
+    expect(all.length).toBe(
+      (first === 'none' ? 0 : 1) + HILO_CALLERS * KEYS_PER_HILO_CALLER + OTHER_NODES * KEYS_PER_OTHER_NODE,
+    );
     const seen = new Set<bigint>();
     const duplicates = all.filter((key) => (seen.has(key) ? true : (seen.add(key), false)));
     expect(duplicates.slice(0, 5)).toEqual([]);
@@ -164,7 +166,13 @@ export function presetSuite(kind: Kind): void {
   describeDatabase(kind, `presets on ${on}: Hibernate sequence generator`, (db) => {
     it('pooled (allocationSize 50): Hibernate nodes and hilo share orders_seq without a duplicate', async () => {
       await run(kind, db.url, hibernateSequenceDdl(kind, 'orders_seq', 1, 50));
-      await runBothSides(kind, db.url, (c) => pooledOptimizer(hibernateSequenceFetch(c, 'orders_seq'), 50n, 1n), (client) => hibernateSequencePreset(client), 'orders');
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => pooledOptimizer(hibernateSequenceFetch(c, 'orders_seq'), 50n, 1n),
+        (client) => hibernateSequencePreset(client),
+        'orders',
+      );
     });
 
     it('pooled-lo (20): Hibernate nodes and hilo share items_seq without a duplicate', async () => {
@@ -213,7 +221,13 @@ export function presetSuite(kind: Kind): void {
     });
 
     it('sequences created by hilo (pooled, hilo): Hibernate nodes follow without a duplicate', async () => {
-      await runBothSides(kind, db.url, (c) => pooledOptimizer(hibernateSequenceFetch(c, 'made_seq'), 40n, 1n), (client) => hibernateSequencePreset(client, { incrementSize: 40 }), 'made');
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => pooledOptimizer(hibernateSequenceFetch(c, 'made_seq'), 40n, 1n),
+        (client) => hibernateSequencePreset(client, { incrementSize: 40 }),
+        'made',
+      );
       await runBothSides(
         kind,
         db.url,
@@ -236,15 +250,39 @@ export function presetSuite(kind: Kind): void {
       // pooled: Hibernate's first value 1 is the initial value, a block of one key; hilo v = 11 → 2…10 (11 is left
       // to Hibernate 5+, 1 to 3.6); Hibernate v = 21 → 12…21
       expect(
-        await interleave(kind, db.url, (c) => pooledOptimizer(hibernateSequenceFetch(c, 'a_seq'), 10n, 1n), 1, (client) => hibernateSequencePreset(client, { incrementSize: 10 }), 'a', [0, 'hilo', 0]),
+        await interleave(
+          kind,
+          db.url,
+          (c) => pooledOptimizer(hibernateSequenceFetch(c, 'a_seq'), 10n, 1n),
+          1,
+          (client) => hibernateSequencePreset(client, { incrementSize: 10 }),
+          'a',
+          [0, 'hilo', 0],
+        ),
       ).toEqual([1n, 2n, 12n]);
       // pooled-lo: Hibernate 1…10 (v = 1), hilo 11… (v = 11), Hibernate 21… (v = 21)
       expect(
-        await interleave(kind, db.url, (c) => pooledLoOptimizer(hibernateSequenceFetch(c, 'b_seq'), 10n), 1, (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 10 }), 'b', steps),
+        await interleave(
+          kind,
+          db.url,
+          (c) => pooledLoOptimizer(hibernateSequenceFetch(c, 'b_seq'), 10n),
+          1,
+          (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 10 }),
+          'b',
+          steps,
+        ),
       ).toEqual([1n, 11n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 21n]);
       // hilo: v = 1 → 1…10 for Hibernate, v = 2 → 11…20 for hilo, v = 3 → 21… for Hibernate
       expect(
-        await interleave(kind, db.url, (c) => hiloOptimizer(hibernateSequenceFetch(c, 'c_seq'), 10n), 1, (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 10 }), 'c', steps),
+        await interleave(
+          kind,
+          db.url,
+          (c) => hiloOptimizer(hibernateSequenceFetch(c, 'c_seq'), 10n),
+          1,
+          (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 10 }),
+          'c',
+          steps,
+        ),
       ).toEqual([1n, 11n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 21n]);
       // legacy-hilo: v = 1 → 11…21 for Hibernate, v = 2 → 22…32 for hilo, v = 3 → 33… for Hibernate
       expect(
@@ -281,7 +319,10 @@ export function presetSuite(kind: Kind): void {
       await run(kind, db.url, hibernateSequenceDdl(kind, 'odd_seq', 1, 10));
       const client = await connect(db.url);
       try {
-        const hilo = createHiLoGenerator({ ...hibernateSequencePreset(client, { incrementSize: 50 }), adaptive: false });
+        const hilo = createHiLoGenerator({
+          ...hibernateSequencePreset(client, { incrementSize: 50 }),
+          adaptive: false,
+        });
         await expect(hilo.next('odd')).rejects.toMatchObject({ code: expect.stringMatching(/MISMATCH/i) });
         await hilo.close();
       } finally {
@@ -292,11 +333,18 @@ export function presetSuite(kind: Kind): void {
 
   describeDatabase(kind, `presets on ${on}: Hibernate presets refuse shapes they do not recognise`, (db) => {
     /** Asserts that `next` rejects with `pattern` and that the objects were left as they were. */
-    async function refused(preset: (client: SqlClient) => InteropPreset, segment: string, pattern: RegExp): Promise<void> {
+    async function refused(
+      preset: (client: SqlClient) => InteropPreset,
+      segment: string,
+      pattern: RegExp,
+    ): Promise<void> {
       const client = await connect(db.url);
       try {
         const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
-        await expect(hilo.next(segment)).rejects.toMatchObject({ code: 'HILO_MISMATCH', message: expect.stringMatching(pattern) });
+        await expect(hilo.next(segment)).rejects.toMatchObject({
+          code: 'HILO_MISMATCH',
+          message: expect.stringMatching(pattern),
+        });
         await hilo.close();
       } finally {
         await client.close();
@@ -305,15 +353,37 @@ export function presetSuite(kind: Kind): void {
 
     it('Hibernate 3.6 @SequenceGenerator(allocationSize = 50) (INCREMENT BY 1, SequenceHiLoGenerator): the hint names legacy-hilo with incrementSize 49', async () => {
       await run(kind, db.url, hibernateSequenceDdl(kind, 'jpa_seq', 1, 1));
-      await refused((client) => hibernateSequencePreset(client, { incrementSize: 50 }), 'jpa', /INCREMENT BY 1.*optimizer: 'legacy-hilo', incrementSize: 49/);
-      await refused((client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 50 }), 'jpa', /optimizer: 'legacy-hilo', incrementSize: 49/);
-      await expect(scalarOf(kind, db.url, kind === 'postgres' ? 'select last_value from jpa_seq' : 'select next_not_cached_value from jpa_seq')).resolves.toBe('1');
+      await refused(
+        (client) => hibernateSequencePreset(client, { incrementSize: 50 }),
+        'jpa',
+        /INCREMENT BY 1.*optimizer: 'legacy-hilo', incrementSize: 49/,
+      );
+      await refused(
+        (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 50 }),
+        'jpa',
+        /optimizer: 'legacy-hilo', incrementSize: 49/,
+      );
+      await expect(
+        scalarOf(
+          kind,
+          db.url,
+          kind === 'postgres' ? 'select last_value from jpa_seq' : 'select next_not_cached_value from jpa_seq',
+        ),
+      ).resolves.toBe('1');
     });
 
     it('a hilo sequence (INCREMENT BY 1) refused by pooled; a pooled one (INCREMENT BY 50) refused by hilo, naming the matching options', async () => {
       await run(kind, db.url, hibernateSequenceDdl(kind, 'p50_seq', 1, 50));
-      await refused((client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 50 }), 'p50', /optimizer: 'pooled', incrementSize: 50.*optimizer: 'pooled-lo', incrementSize: 50/);
-      await refused((client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 49 }), 'p50', /INCREMENT BY 50/);
+      await refused(
+        (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 50 }),
+        'p50',
+        /optimizer: 'pooled', incrementSize: 50.*optimizer: 'pooled-lo', incrementSize: 50/,
+      );
+      await refused(
+        (client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 49 }),
+        'p50',
+        /INCREMENT BY 50/,
+      );
     });
 
     it('Hibernate 3.6 @TableGenerator (MultipleHiLoPerTableGenerator: int next_val holding a hi, no primary key): refused, no key handed out', async () => {
@@ -324,105 +394,197 @@ export function presetSuite(kind: Kind): void {
         "insert into jpa_sequences (sequence_name, next_val) values ('orders', 1)",
       );
       for (const optimizer of ['pooled', 'pooled-lo', 'hilo', 'legacy-hilo'] as const) {
-        await refused((client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer }), 'orders', /MultipleHiLoPerTableGenerator.*new_generator_mappings=true/);
-        await refused((client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer, create: false }), 'orders', /next_val\W* is int/);
+        await refused(
+          (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer }),
+          'orders',
+          /MultipleHiLoPerTableGenerator.*new_generator_mappings=true/,
+        );
+        await refused(
+          (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer, create: false }),
+          'orders',
+          /next_val\W* is int/,
+        );
       }
-      expect(await scalarOf(kind, db.url, "select next_val from jpa_sequences where sequence_name = 'orders'")).toBe('1');
+      expect(await scalarOf(kind, db.url, "select next_val from jpa_sequences where sequence_name = 'orders'")).toBe(
+        '1',
+      );
     });
 
     it('a bigint value column without a primary key on the segment column is refused too', async () => {
       await run(kind, db.url, 'create table nopk_sequences (sequence_name varchar(255) not null, next_val bigint)');
-      await refused((client) => hibernateTablePreset(client, { table: 'nopk_sequences' }), 'orders', /is not its primary key/);
+      await refused(
+        (client) => hibernateTablePreset(client, { table: 'nopk_sequences' }),
+        'orders',
+        /is not its primary key/,
+      );
     });
 
     it('a table named in valueColumn that has no such column is refused', async () => {
       await run(kind, db.url, hibernateTableDdl(kind, 'other_sequences'));
-      await refused((client) => hibernateTablePreset(client, { table: 'other_sequences', valueColumn: 'next_hi' }), 'orders', /has no column/);
+      await refused(
+        (client) => hibernateTablePreset(client, { table: 'other_sequences', valueColumn: 'next_hi' }),
+        'orders',
+        /has no column/,
+      );
     });
 
     if (kind === 'mysql') {
       it('Hibernate 3.x on MariaDB: a one-row table named like the sequence (MySQL dialects have no sequences) gets a clear refusal', async () => {
         await run(kind, db.url, 'create table orders_seq (next_val bigint)', 'insert into orders_seq values (1)');
-        await refused((client) => hibernateSequencePreset(client), 'orders', /is a table, not a sequence.*MariaDB103Dialect/);
+        await refused(
+          (client) => hibernateSequencePreset(client),
+          'orders',
+          /is a table, not a sequence.*MariaDB103Dialect/,
+        );
         expect(await scalarOf(kind, db.url, 'select next_val from orders_seq')).toBe('1');
       });
     }
   });
 
-  describeDatabase(kind, `presets on ${on}: EF Core, NHibernate and Marten presets refuse shapes they do not recognise`, (db) => {
-    /** Asserts that the first key is refused with `code` and a message matching `pattern`; no key is handed out. */
-    async function refused(preset: (client: SqlClient) => InteropPreset, segment: string, pattern: RegExp, code = 'HILO_MISMATCH'): Promise<void> {
-      const client = await connect(db.url);
-      try {
-        const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
-        await expect(hilo.next(segment)).rejects.toMatchObject({ code, message: expect.stringMatching(pattern) });
-        expect(hilo.stats()[segment]?.keysReserved ?? 0).toBe(0);
-        await hilo.close();
-      } finally {
-        await client.close();
+  describeDatabase(
+    kind,
+    `presets on ${on}: EF Core, NHibernate and Marten presets refuse shapes they do not recognise`,
+    (db) => {
+      /** Asserts that the first key is refused with `code` and a message matching `pattern`; no key is handed out. */
+      async function refused(
+        preset: (client: SqlClient) => InteropPreset,
+        segment: string,
+        pattern: RegExp,
+        code = 'HILO_MISMATCH',
+      ): Promise<void> {
+        const client = await connect(db.url);
+        try {
+          const hilo = createHiLoGenerator({ ...preset(client), adaptive: false, keyType: 'bigint' });
+          await expect(hilo.next(segment)).rejects.toMatchObject({ code, message: expect.stringMatching(pattern) });
+          expect(hilo.stats()[segment]?.keysReserved ?? 0).toBe(0);
+          await hilo.close();
+        } finally {
+          await client.close();
+        }
       }
-    }
 
-    it('NHibernate: a next_hi column of a non-integer type (text, decimal, float) is refused and left as it was', async () => {
-      for (const [name, type] of [
-        ['nh_text', 'varchar(20)'],
-        ['nh_decimal', 'decimal(20,2)'],
-        ['nh_float', kind === 'postgres' ? 'double precision' : 'double'],
-      ] as const) {
-        await run(kind, db.url, `create table ${name} (next_hi ${type})`, `insert into ${name} values (5)`);
-        await refused((client) => nhibernatePreset(client, { table: name, maxLo: 10 }), 'orders', new RegExp(`nhibernatePreset: .*${name}.* is not NHibernate's hi/lo table \\(next_hi is .*not an integer type\\).*\`column\``));
-        await refused((client) => nhibernatePreset(client, { table: name, maxLo: 10, create: false }), 'orders', /not an integer type/);
-        expect(Number(await scalarOf(kind, db.url, `select next_hi from ${name}`))).toBe(5);
-      }
-    });
-
-    it('NHibernate: a column option naming a column the table does not have is refused; a missing table with create: false says how to create it', async () => {
-      await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
-      await refused((client) => nhibernatePreset(client, { table: 'nh_other', create: false }), 'orders', /has no column next_hi/);
-      await refused((client) => nhibernatePreset(client, { table: 'nh_missing', create: false }), 'orders', /does not exist|missing/i, 'HILO_SOURCE_FAILED');
-      // the fix is the hint's wording, not its object: `${hint}` once printed "[object Object]"
-      await refused(
-        (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
-        'orders',
-        /nh_missing.* exist\. Create it as NHibernate's schema export does: create table .*nh_missing.*, or pass `create: true`\.$/,
-        'HILO_SOURCE_FAILED',
-      );
-      expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
-    });
-
-    it('Hibernate sequence preset: a CYCLE sequence is refused (its values, and so keys, would repeat after the maximum)', async () => {
-      await run(kind, db.url, `create sequence cyc_seq start with 1 increment by 50 maxvalue 100000 cycle${kind === 'mysql' ? ' nocache' : ''}`);
-      await refused((client) => hibernateSequencePreset(client, { incrementSize: 50 }), 'cyc', /CYCLE.*no cycle/);
-    });
-
-    if (kind === 'postgres') {
-      it('EF Core: a table named like the sequence, and a CYCLE sequence, are refused before any nextval', async () => {
-        await run(kind, db.url, 'create table "TableHiLo" (id bigint)', 'create sequence "CycleHiLo" start with 1 increment by 10 maxvalue 1000 cycle');
-        await refused((client) => efCorePreset(client, { sequence: 'TableHiLo' }), 'orders', /efCorePreset: "TableHiLo" is a table, not a sequence.*`sequence`/);
-        await refused((client) => efCorePreset(client, { sequence: 'CycleHiLo' }), 'orders', /declared CYCLE/);
-        expect(await scalarOf(kind, db.url, 'select is_called from "CycleHiLo"')).toBe('false');
+      it('NHibernate: a next_hi column of a non-integer type (text, decimal, float) is refused and left as it was', async () => {
+        for (const [name, type] of [
+          ['nh_text', 'varchar(20)'],
+          ['nh_decimal', 'decimal(20,2)'],
+          ['nh_float', kind === 'postgres' ? 'double precision' : 'double'],
+        ] as const) {
+          await run(kind, db.url, `create table ${name} (next_hi ${type})`, `insert into ${name} values (5)`);
+          await refused(
+            (client) => nhibernatePreset(client, { table: name, maxLo: 10 }),
+            'orders',
+            new RegExp(
+              `nhibernatePreset: .*${name}.* is not NHibernate's hi/lo table \\(next_hi is .*not an integer type\\).*\`column\``,
+            ),
+          );
+          await refused(
+            (client) => nhibernatePreset(client, { table: name, maxLo: 10, create: false }),
+            'orders',
+            /not an integer type/,
+          );
+          expect(Number(await scalarOf(kind, db.url, `select next_hi from ${name}`))).toBe(5);
+        }
       });
 
-      it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was; a missing one with create: false says how to create it', async () => {
-        await run(kind, db.url, 'create schema m_nopk', 'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)', "insert into m_nopk.mt_hilo values ('Order', 7)");
-        await refused((client) => martenPreset(client, { schema: 'm_nopk' }), 'Order', /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/);
-        await run(kind, db.url, 'create schema m_text', 'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)', "insert into m_text.mt_hilo values ('Order', '7')");
-        await refused((client) => martenPreset(client, { schema: 'm_text', create: false }), 'Order', /hi_value is text, not an integer type/);
+      it('NHibernate: a column option naming a column the table does not have is refused; a missing table with create: false says how to create it', async () => {
+        await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
         await refused(
-          (client) => martenPreset(client, { schema: 'm_missing', create: false }),
-          'Order',
-          /mt_hilo.* does not exist\. Let Marten create its schema, or pass `create: true` \(creates .*\)\.$/,
+          (client) => nhibernatePreset(client, { table: 'nh_other', create: false }),
+          'orders',
+          /has no column next_hi/,
+        );
+        await refused(
+          (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
+          'orders',
+          /does not exist|missing/i,
           'HILO_SOURCE_FAILED',
         );
-        expect(await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'")).toBe('7');
-        expect(await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'")).toBe('7');
+        // the fix is the hint's wording, not its object: `${hint}` once printed "[object Object]"
+        await refused(
+          (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
+          'orders',
+          /nh_missing.* exist\. Create it as NHibernate's schema export does: create table .*nh_missing.*, or pass `create: true`\.$/,
+          'HILO_SOURCE_FAILED',
+        );
+        expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
       });
-    }
-  });
+
+      it('Hibernate sequence preset: a CYCLE sequence is refused (its values, and so keys, would repeat after the maximum)', async () => {
+        await run(
+          kind,
+          db.url,
+          `create sequence cyc_seq start with 1 increment by 50 maxvalue 100000 cycle${kind === 'mysql' ? ' nocache' : ''}`,
+        );
+        await refused((client) => hibernateSequencePreset(client, { incrementSize: 50 }), 'cyc', /CYCLE.*no cycle/);
+      });
+
+      if (kind === 'postgres') {
+        it('EF Core: a table named like the sequence, and a CYCLE sequence, are refused before any nextval', async () => {
+          await run(
+            kind,
+            db.url,
+            'create table "TableHiLo" (id bigint)',
+            'create sequence "CycleHiLo" start with 1 increment by 10 maxvalue 1000 cycle',
+          );
+          await refused(
+            (client) => efCorePreset(client, { sequence: 'TableHiLo' }),
+            'orders',
+            /efCorePreset: "TableHiLo" is a table, not a sequence.*`sequence`/,
+          );
+          await refused((client) => efCorePreset(client, { sequence: 'CycleHiLo' }), 'orders', /declared CYCLE/);
+          expect(await scalarOf(kind, db.url, 'select is_called from "CycleHiLo"')).toBe('false');
+        });
+
+        it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was; a missing one with create: false says how to create it', async () => {
+          await run(
+            kind,
+            db.url,
+            'create schema m_nopk',
+            'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)',
+            "insert into m_nopk.mt_hilo values ('Order', 7)",
+          );
+          await refused(
+            (client) => martenPreset(client, { schema: 'm_nopk' }),
+            'Order',
+            /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/,
+          );
+          await run(
+            kind,
+            db.url,
+            'create schema m_text',
+            'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)',
+            "insert into m_text.mt_hilo values ('Order', '7')",
+          );
+          await refused(
+            (client) => martenPreset(client, { schema: 'm_text', create: false }),
+            'Order',
+            /hi_value is text, not an integer type/,
+          );
+          await refused(
+            (client) => martenPreset(client, { schema: 'm_missing', create: false }),
+            'Order',
+            /mt_hilo.* does not exist\. Let Marten create its schema, or pass `create: true` \(creates .*\)\.$/,
+            'HILO_SOURCE_FAILED',
+          );
+          expect(await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'")).toBe(
+            '7',
+          );
+          expect(await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'")).toBe(
+            '7',
+          );
+        });
+      }
+    },
+  );
 
   describeDatabase(kind, `presets on ${on}: Hibernate table generator (hibernate_sequences)`, (db) => {
-    const table = (segmentValue: string, incrementSize: bigint, applyIncrementSize: boolean, storeLastUsed = true, initialValue = 1n) =>
-      ({ segmentValue, incrementSize, applyIncrementSize, storeLastUsed, initialValue }) as const;
+    const table = (
+      segmentValue: string,
+      incrementSize: bigint,
+      applyIncrementSize: boolean,
+      storeLastUsed = true,
+      initialValue = 1n,
+    ) => ({ segmentValue, incrementSize, applyIncrementSize, storeLastUsed, initialValue }) as const;
 
     it('pooled, stored_last_used (the default): exact keys where the row holds the last value handed out', async () => {
       await run(kind, db.url, hibernateTableDdl(kind));
@@ -438,7 +600,9 @@ export function presetSuite(kind: Kind): void {
         [0, 'hilo', 0],
       );
       expect(keys).toEqual([1n, 2n, 52n]);
-      expect(await scalarOf(kind, db.url, "select next_val from hibernate_sequences where sequence_name = 'exact'")).toBe('150');
+      expect(
+        await scalarOf(kind, db.url, "select next_val from hibernate_sequences where sequence_name = 'exact'"),
+      ).toBe('150');
     });
 
     it('pooled: Hibernate nodes (select … for update, compare-and-set) and hilo share one row without a duplicate', async () => {
@@ -507,17 +671,38 @@ export function presetSuite(kind: Kind): void {
   describeDatabase(kind, `presets on ${on}: NHibernate hibernate_unique_key`, (db) => {
     it('NHibernate nodes and hilo share the single next_hi row without a duplicate', async () => {
       // NHibernate's schema export (TableGenerator.SqlCreateStrings)
-      await run(kind, db.url, 'create table hibernate_unique_key ( next_hi bigint )', 'insert into hibernate_unique_key values ( 1 )');
-      await runBothSides(kind, db.url, (c) => nhibernateNode(c, { maxLo: 49n }), (client) => nhibernatePreset(client, { maxLo: 49 }), 'orders');
+      await run(
+        kind,
+        db.url,
+        'create table hibernate_unique_key ( next_hi bigint )',
+        'insert into hibernate_unique_key values ( 1 )',
+      );
+      await runBothSides(
+        kind,
+        db.url,
+        (c) => nhibernateNode(c, { maxLo: 49n }),
+        (client) => nhibernatePreset(client, { maxLo: 49 }),
+        'orders',
+      );
     });
 
     it('a `where` row starting at hi 0 (key 0 skipped) is shared without a duplicate; other rows untouched', async () => {
-      await run(kind, db.url, 'create table hilo_keys (next_hi bigint, entity varchar(255))', "insert into hilo_keys values (5, 'other'), (0, 'orders')");
+      await run(
+        kind,
+        db.url,
+        'create table hilo_keys (next_hi bigint, entity varchar(255))',
+        "insert into hilo_keys values (5, 'other'), (0, 'orders')",
+      );
       await runBothSides(
         kind,
         db.url,
         (c) => nhibernateNode(c, { maxLo: 29n, table: 'hilo_keys', where: "entity = 'orders'" }),
-        (client) => nhibernatePreset(client, { maxLo: 29, table: 'hilo_keys', where: (segment) => ({ column: 'entity', value: segment }) }),
+        (client) =>
+          nhibernatePreset(client, {
+            maxLo: 29,
+            table: 'hilo_keys',
+            where: (segment) => ({ column: 'entity', value: segment }),
+          }),
         'orders',
         'other',
       );
@@ -536,20 +721,31 @@ export function presetSuite(kind: Kind): void {
         kind,
         db.url,
         (c) => nhibernateNode(c, { maxLo: 19n, table: 'made_rows', where: "entity = 'lines'" }),
-        (client) => nhibernatePreset(client, { maxLo: 19, table: 'made_rows', where: (segment) => ({ column: 'entity', value: segment }) }),
+        (client) =>
+          nhibernatePreset(client, {
+            maxLo: 19,
+            table: 'made_rows',
+            where: (segment) => ({ column: 'entity', value: segment }),
+          }),
         'lines',
       );
       expect(await scalarOf(kind, db.url, 'select count(*) from made_key')).toBe('1');
     });
 
     it('exact keys: hi 0 gives 1…max_lo, then hi·(max_lo + 1) + 0…max_lo; max_lo 0 gives one key per hi', async () => {
-      await run(kind, db.url, 'create table nh_exact (next_hi bigint, entity varchar(255))', "insert into nh_exact values (0, 'a'), (0, 'b')");
+      await run(
+        kind,
+        db.url,
+        'create table nh_exact (next_hi bigint, entity varchar(255))',
+        "insert into nh_exact values (0, 'a'), (0, 'b')",
+      );
       const a = await interleave(
         kind,
         db.url,
         (c) => nhibernateNode(c, { maxLo: 9n, table: 'nh_exact', where: "entity = 'a'" }),
         1,
-        (client) => nhibernatePreset(client, { maxLo: 9, table: 'nh_exact', where: () => ({ column: 'entity', value: 'a' }) }),
+        (client) =>
+          nhibernatePreset(client, { maxLo: 9, table: 'nh_exact', where: () => ({ column: 'entity', value: 'a' }) }),
         'a',
         [0, 'hilo', ...times(8, 0), 0],
       );
@@ -559,7 +755,8 @@ export function presetSuite(kind: Kind): void {
         db.url,
         (c) => nhibernateNode(c, { maxLo: 0n, table: 'nh_exact', where: "entity = 'b'" }),
         1,
-        (client) => nhibernatePreset(client, { maxLo: 0, table: 'nh_exact', where: () => ({ column: 'entity', value: 'b' }) }),
+        (client) =>
+          nhibernatePreset(client, { maxLo: 0, table: 'nh_exact', where: () => ({ column: 'entity', value: 'b' }) }),
         'b',
         [0, 'hilo', 0],
       );
@@ -571,20 +768,36 @@ export function presetSuite(kind: Kind): void {
     describeDatabase(kind, `presets on ${on}: EF Core (Npgsql) hi/lo sequence`, (db) => {
       it('EF Core clients and hilo draw distinct keys from EntityFrameworkHiLoSequence concurrently', async () => {
         // the sequence as EF Core's Npgsql migration creates it for UseHiLo()
-        await run(kind, db.url, 'CREATE SEQUENCE "EntityFrameworkHiLoSequence" START WITH 1 INCREMENT BY 10 NO MINVALUE NO MAXVALUE NO CYCLE');
-        const { mine, other } = await runBothSides(kind, db.url, (c) => efCoreNode(c, 'EntityFrameworkHiLoSequence', 10n), (client) => efCorePreset(client), 'orders');
+        await run(
+          kind,
+          db.url,
+          'CREATE SEQUENCE "EntityFrameworkHiLoSequence" START WITH 1 INCREMENT BY 10 NO MINVALUE NO MAXVALUE NO CYCLE',
+        );
+        const { mine, other } = await runBothSides(
+          kind,
+          db.url,
+          (c) => efCoreNode(c, 'EntityFrameworkHiLoSequence', 10n),
+          (client) => efCorePreset(client),
+          'orders',
+        );
         expect(mine.some((key) => key > other[0]!)).toBe(true);
       });
 
       it('exact keys: each nextval v is the block v … v + 9 on both sides', async () => {
-        await run(kind, db.url, 'CREATE SEQUENCE "Exact" START WITH 1 INCREMENT BY 10 NO MINVALUE NO MAXVALUE NO CYCLE');
-        const keys = await interleave(kind, db.url, (c) => efCoreNode(c, 'Exact', 10n), 1, (client) => efCorePreset(client, { sequence: 'Exact' }), 'orders', [
-          0,
-          'hilo',
-          0,
-          ...times(8, 0),
-          0,
-        ]);
+        await run(
+          kind,
+          db.url,
+          'CREATE SEQUENCE "Exact" START WITH 1 INCREMENT BY 10 NO MINVALUE NO MAXVALUE NO CYCLE',
+        );
+        const keys = await interleave(
+          kind,
+          db.url,
+          (c) => efCoreNode(c, 'Exact', 10n),
+          1,
+          (client) => efCorePreset(client, { sequence: 'Exact' }),
+          'orders',
+          [0, 'hilo', 0, ...times(8, 0), 0],
+        );
         expect(keys).toEqual([1n, 11n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n, 10n, 21n]);
       });
 
@@ -592,7 +805,10 @@ export function presetSuite(kind: Kind): void {
         await run(kind, db.url, 'create sequence "OtherHiLo" start with 1 increment by 10');
         const client = await connect(db.url);
         try {
-          const hilo = createHiLoGenerator({ ...efCorePreset(client, { sequence: 'OtherHiLo', incrementBy: 20 }), adaptive: false });
+          const hilo = createHiLoGenerator({
+            ...efCorePreset(client, { sequence: 'OtherHiLo', incrementBy: 20 }),
+            adaptive: false,
+          });
           await expect(hilo.next('orders')).rejects.toMatchObject({ code: expect.stringMatching(/MISMATCH/i) });
           await hilo.close();
         } finally {
@@ -604,15 +820,36 @@ export function presetSuite(kind: Kind): void {
     describeDatabase(kind, `presets on ${on}: Marten mt_hilo`, (db) => {
       it('Marten nodes (mt_get_next_hi on a new connection per hi) and hilo share one entity row without a duplicate', async () => {
         await run(kind, db.url, MARTEN_SCHEMA);
-        await runBothSides(kind, db.url, (_c, open) => martenNode(open, 'Order', 40n), (client) => martenPreset(client, { maxLo: 40, attempts: 1000 }), 'Order');
+        await runBothSides(
+          kind,
+          db.url,
+          (_c, open) => martenNode(open, 'Order', 40n),
+          (client) => martenPreset(client, { maxLo: 40, attempts: 1000 }),
+          'Order',
+        );
       });
 
       it('Marten creates the row (hi 0), hilo continues from it', async () => {
-        await runBothSides(kind, db.url, (_c, open) => martenNode(open, 'User', 25n), (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }), 'User', 'other');
+        await runBothSides(
+          kind,
+          db.url,
+          (_c, open) => martenNode(open, 'User', 25n),
+          (client) => martenPreset(client, { maxLo: 25, attempts: 1000 }),
+          'User',
+          'other',
+        );
       });
 
       it('exact keys with the default MaxLo 1000: hi 0 → 1…1000, hi 1 → 1001…2000', async () => {
-        const keys = await interleave(kind, db.url, (_c, open) => martenNode(open, 'Invoice', 1000n), 1, (client) => martenPreset(client), 'Invoice', [0, 'hilo', 0]);
+        const keys = await interleave(
+          kind,
+          db.url,
+          (_c, open) => martenNode(open, 'Invoice', 1000n),
+          1,
+          (client) => martenPreset(client),
+          'Invoice',
+          [0, 'hilo', 0],
+        );
         expect(keys).toEqual([1n, 1001n, 2n]);
       });
     });

@@ -58,12 +58,24 @@ describe('presets: configuration errors at creation', () => {
     // options are checked before the database, so these errors come first whatever the client
     const client = sqlite();
     try {
-      expect(() => hibernateSequencePreset(client, { optimizer: 'none' as never })).toThrow(/`optimizer` to be "pooled", "pooled-lo", "hilo", "legacy-hilo"/);
-      expect(() => hibernateTablePreset(client, { incrementSize: 0 })).toThrow(/`incrementSize` to be an integer ≥ 1, got 0/);
-      expect(() => hibernateTablePreset(client, { storeLastUsed: 'yes' as never })).toThrow(/`storeLastUsed` to be a boolean/);
-      expect(() => hibernateSequencePreset(client, { incrementSize: 1 })).toThrow(/`optimizer: 'pooled'` with `incrementSize: 1`.*`optimizer: 'pooled-lo'`/);
-      expect(() => hibernateSequencePreset(client, { initialValue: 1000 })).toThrow(/`initialValue: 1000` needs `create: false`.*start with 1000 increment by 50/);
-      expect(() => hibernateSequencePreset(client, { initialValue: 1000, create: false })).toThrow(/supports PostgreSQL or MariaDB only/);
+      expect(() => hibernateSequencePreset(client, { optimizer: 'none' as never })).toThrow(
+        /`optimizer` to be "pooled", "pooled-lo", "hilo", "legacy-hilo"/,
+      );
+      expect(() => hibernateTablePreset(client, { incrementSize: 0 })).toThrow(
+        /`incrementSize` to be an integer ≥ 1, got 0/,
+      );
+      expect(() => hibernateTablePreset(client, { storeLastUsed: 'yes' as never })).toThrow(
+        /`storeLastUsed` to be a boolean/,
+      );
+      expect(() => hibernateSequencePreset(client, { incrementSize: 1 })).toThrow(
+        /`optimizer: 'pooled'` with `incrementSize: 1`.*`optimizer: 'pooled-lo'`/,
+      );
+      expect(() => hibernateSequencePreset(client, { initialValue: 1000 })).toThrow(
+        /`initialValue: 1000` needs `create: false`.*start with 1000 increment by 50/,
+      );
+      expect(() => hibernateSequencePreset(client, { initialValue: 1000, create: false })).toThrow(
+        /supports PostgreSQL or MariaDB only/,
+      );
       expect(() => nhibernatePreset(client, { maxLo: -1 })).toThrow(/`maxLo` to be an integer ≥ 0/);
       expect(() => martenPreset(client, { maxLo: 0 })).toThrow(/`maxLo` to be an integer ≥ 1/);
     } finally {

@@ -6,7 +6,8 @@ import { privateDatabaseSource, type PrivateDatabaseQuery, type StoredKeyColumn 
 
 function memoryDatabase() {
   const db = new Database(':memory:');
-  const query: PrivateDatabaseQuery = async (sql, params) => db.prepare(sql).all(...params) as Record<string, unknown>[];
+  const query: PrivateDatabaseQuery = async (sql, params) =>
+    db.prepare(sql).all(...params) as Record<string, unknown>[];
   return { db, query };
 }
 

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import * as root from '../src/index.js';
 import * as kit from '../src/kit.js';
 
-const packageJson = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8')) as {
+const packageJson = JSON.parse(
+  readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'package.json'), 'utf8'),
+) as {
   exports: Record<string, unknown>;
 };
 
@@ -58,9 +60,11 @@ describe("hilo-core's public API", () => {
     );
   });
 
-  it('keeps the adapters\' shared building blocks at `hilo-core/adapter-kit`, not at the root', () => {
+  it("keeps the adapters' shared building blocks at `hilo-core/adapter-kit`, not at the root", () => {
     expect(Object.keys(packageJson.exports)).toEqual(['.', './adapter-kit', './otel', './package.json']);
     for (const name of Object.keys(kit)) expect(Object.keys(root)).not.toContain(name);
-    expect(Object.keys(kit)).toEqual(expect.arrayContaining(['openKeySupply', 'keyToField', 'segmentOfTable', 'toHiLoError', 'quoteIdentifier']));
+    expect(Object.keys(kit)).toEqual(
+      expect.arrayContaining(['openKeySupply', 'keyToField', 'segmentOfTable', 'toHiLoError', 'quoteIdentifier']),
+    );
   });
 });

@@ -9,7 +9,16 @@ describe('SegmentBlocks: the synchronous block state', () => {
     const blocks = new SegmentBlocks('orders', 0.5);
     let lows = 0;
     const low = () => lows++;
-    expect(blocks.accept([{ first: 1n, last: 4n }, { first: 11n, last: 14n }], false, 'test')).toEqual([]);
+    expect(
+      blocks.accept(
+        [
+          { first: 1n, last: 4n },
+          { first: 11n, last: 14n },
+        ],
+        false,
+        'test',
+      ),
+    ).toEqual([]);
     blocks.advanceIfEmpty();
     const keys: (number | bigint)[] = [];
     blocks.takeMany(6, keys, false, low);
@@ -26,7 +35,16 @@ describe('SegmentBlocks: the synchronous block state', () => {
     const blocks = new SegmentBlocks('orders', undefined);
     blocks.accept([{ first: 1n, last: 10n }], false, 'test');
     blocks.advanceIfEmpty();
-    expect(() => blocks.accept([{ first: 20n, last: 29n }, { first: 5n, last: 9n }], false, 'test')).toThrow(HiLoSourceError);
+    expect(() =>
+      blocks.accept(
+        [
+          { first: 20n, last: 29n },
+          { first: 5n, last: 9n },
+        ],
+        false,
+        'test',
+      ),
+    ).toThrow(HiLoSourceError);
     expect(blocks.available()).toBe(10);
     expect(() => blocks.accept([], false, 'test')).toThrow(/returned no block/);
     expect(() => blocks.accept([{ first: 40n, last: 39n }], false, 'test')).toThrow(/invalid block/);
@@ -58,7 +76,11 @@ describe('SegmentBlocks: the synchronous block state', () => {
     expect(blocks.accept([{ first: SAFE + 1n, last: SAFE + 2n }], true, 'test')).toEqual([]);
     blocks.advanceIfEmpty();
     const low = () => undefined;
-    expect([blocks.take(true, low), blocks.take(true, low), blocks.take(true, low)]).toEqual([SAFE + 1n, SAFE + 2n, undefined]);
+    expect([blocks.take(true, low), blocks.take(true, low), blocks.take(true, low)]).toEqual([
+      SAFE + 1n,
+      SAFE + 2n,
+      undefined,
+    ]);
   });
 });
 

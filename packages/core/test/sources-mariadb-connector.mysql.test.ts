@@ -12,7 +12,8 @@ runHiSourceConformance({
   name: 'mariadb table on the mariadb connector',
   kind: 'mysql',
   connect: connectMariadb,
-  makeSource: (client, { hostileName }) => mysqlTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  makeSource: (client, { hostileName }) =>
+    mysqlTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
   worker: { script, spec: { source: 'table', options: {}, driver: 'mariadb' } },
   releases: true,
   checksIncrement: false,

@@ -7,8 +7,12 @@ runHiSourceConformance({
   name: 'mariadb table',
   kind: 'mysql',
   connect,
-  makeSource: (client, { hostileName }) => mysqlTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
-  worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'table', options: {} } },
+  makeSource: (client, { hostileName }) =>
+    mysqlTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  worker: {
+    script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)),
+    spec: { source: 'table', options: {} },
+  },
   releases: true,
   checksIncrement: false,
 });

@@ -23,7 +23,8 @@ runHiSourceConformance({
   name: 'postgres table on postgres.js',
   kind: 'postgres',
   connect: connectPostgresJs,
-  makeSource: (client, { hostileName }) => postgresTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  makeSource: (client, { hostileName }) =>
+    postgresTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
   worker: { script, spec: { source: 'table', options: {}, driver: 'postgres.js' } },
   releases: true,
   checksIncrement: false,

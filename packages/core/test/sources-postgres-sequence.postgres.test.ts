@@ -9,7 +9,10 @@ runHiSourceConformance({
   connect,
   makeSource: (client, { increment, hostileName }) =>
     postgresSequenceSource(client, { increment, ...(hostileName === undefined ? {} : { name: () => hostileName }) }),
-  worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'sequence', options: { increment: 100 } } },
+  worker: {
+    script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)),
+    spec: { source: 'sequence', options: { increment: 100 } },
+  },
   releases: false,
   checksIncrement: true,
 });

@@ -14,8 +14,12 @@ runHiSourceConformance({
   name: 'sqlite table',
   kind: 'sqlite',
   connect,
-  makeSource: (client, { hostileName }) => sqliteTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
-  worker: { script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)), spec: { source: 'table', options: {} } },
+  makeSource: (client, { hostileName }) =>
+    sqliteTableSource(client, hostileName === undefined ? {} : { table: hostileName }),
+  worker: {
+    script: fileURLToPath(new URL('./workers/reserve-worker.ts', import.meta.url)),
+    spec: { source: 'table', options: {} },
+  },
   releases: true,
   checksIncrement: false,
 });
@@ -41,7 +45,9 @@ describe('sqlite table: a reservation and another connection in the same thread'
     try {
       for (let round = 0; round < 20; round++) {
         let done = false;
-        const reservation = source.reserve('orders', { size: 10, signal: new AbortController().signal }).finally(() => (done = true));
+        const reservation = source
+          .reserve('orders', { size: 10, signal: new AbortController().signal })
+          .finally(() => (done = true));
         let turns = 0;
         while (!done && turns < 1000) {
           // between every two turns of the event loop, the application writes on its own connection
@@ -70,13 +76,17 @@ describe('sqlite table: a reservation and another connection in the same thread'
     const appDb = new Database(file);
     const hiloDb = new Database(file);
     hiloDb.pragma('busy_timeout = 5000');
-    const source = sqliteTableSource(sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 }));
+    const source = sqliteTableSource(
+      sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 }),
+    );
     await source.prepare?.('orders', new AbortController().signal);
     appDb.exec('create table t (n integer)');
     try {
       appDb.exec('begin immediate'); // the application's transaction takes the write lock
       const started = performance.now();
-      const failure = await source.reserve('orders', { size: 10, signal: new AbortController().signal }).catch((error: unknown) => error);
+      const failure = await source
+        .reserve('orders', { size: 10, signal: new AbortController().signal })
+        .catch((error: unknown) => error);
       expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
       expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
       expect((failure as Error).message).toMatch(/write lock is held while a transaction of this process is open/);
@@ -95,7 +105,12 @@ describe('sqlite table: a reservation and another connection in the same thread'
     const otherDb = new Database(file); // stands for another process writing the same file
     const hiloDb = new Database(file);
     const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
-    const generator = createHiLoGenerator({ source: sqliteTableSource(client), blockSize: 10, adaptive: false, prefetchAt: false });
+    const generator = createHiLoGenerator({
+      source: sqliteTableSource(client),
+      blockSize: 10,
+      adaptive: false,
+      prefetchAt: false,
+    });
     await generator.warm(['orders']);
     await generator.ensure('orders', 10); // the first block is in memory: the next key needs a reservation
     otherDb.exec('create table t (n integer)');
@@ -163,7 +178,9 @@ describe('sqlite table: a reservation and another connection in the same thread'
     await source.prepare?.('orders', new AbortController().signal);
     db.exec('begin');
     try {
-      await expect(source.reserve('orders', { size: 10, signal: new AbortController().signal })).rejects.toThrow(/inside a transaction, which a reservation would join/);
+      await expect(source.reserve('orders', { size: 10, signal: new AbortController().signal })).rejects.toThrow(
+        /inside a transaction, which a reservation would join/,
+      );
     } finally {
       db.exec('rollback');
       db.close();

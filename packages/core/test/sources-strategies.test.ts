@@ -1,4 +1,10 @@
-import { blockFromValue, blocksFromValueRange, blocksFromValues, floorValue, releaseTail } from '../src/engine/strategies.js';
+import {
+  blockFromValue,
+  blocksFromValueRange,
+  blocksFromValues,
+  floorValue,
+  releaseTail,
+} from '../src/engine/strategies.js';
 
 describe('strategies: mapping a database value to a block', () => {
   it('pooled-lo: the value is the first key', () => {
@@ -61,8 +67,17 @@ describe('strategies: mapping a database value to a block', () => {
 
   it('blocksFromValueRange: one block for consecutive his, equal to listing them', () => {
     for (const formula of ['hilo', 'marten', 'hibernate-hilo', 'hibernate-legacy-hilo'] as const) {
-      for (const [from, to] of [[0n, 0n], [0n, 3n], [1n, 4n], [7n, 9n]] as const) {
-        const listed = blocksFromValues(formula, Array.from({ length: Number(to - from + 1n) }, (_, k) => from + BigInt(k)), 10n);
+      for (const [from, to] of [
+        [0n, 0n],
+        [0n, 3n],
+        [1n, 4n],
+        [7n, 9n],
+      ] as const) {
+        const listed = blocksFromValues(
+          formula,
+          Array.from({ length: Number(to - from + 1n) }, (_, k) => from + BigInt(k)),
+          10n,
+        );
         expect([formula, from, to, blocksFromValueRange(formula, from, to, 10n)]).toEqual([formula, from, to, listed]);
       }
     }

@@ -21,7 +21,9 @@ describe('connect(url)', () => {
   it('should refuse an unknown scheme with a message listing the accepted ones, password hidden', async () => {
     const failure = connect('oracle://scott:tiger@db/x');
     await expect(failure).rejects.toThrow(HiLoConfigurationError);
-    await expect(connect('oracle://scott:tiger@db/x')).rejects.toThrow(/postgres:\/\/.*sqlite:.*oracle:\/\/scott:\*\*\*@db\/x/);
+    await expect(connect('oracle://scott:tiger@db/x')).rejects.toThrow(
+      /postgres:\/\/.*sqlite:.*oracle:\/\/scott:\*\*\*@db\/x/,
+    );
   });
 
   it('should refuse a sqlite URL without a file', async () => {
@@ -79,10 +81,12 @@ describe('sqliteClient with node:sqlite', () => {
   it('should say how to fix a missing table when create is false', async () => {
     const client = await connect(`sqlite:${join(dir, 'empty.db')}`);
     try {
-      await expect(tableSource(client, { create: false }).reserve('orders', { size: 1, signal })).rejects.toMatchObject({
-        code: 'HILO_SOURCE_FAILED',
-        message: expect.stringMatching(/hilo init/),
-      });
+      await expect(tableSource(client, { create: false }).reserve('orders', { size: 1, signal })).rejects.toMatchObject(
+        {
+          code: 'HILO_SOURCE_FAILED',
+          message: expect.stringMatching(/hilo init/),
+        },
+      );
     } finally {
       await client.close();
     }
@@ -100,7 +104,11 @@ describe('sqliteClient with node:sqlite', () => {
 
 describe('driver errors', () => {
   it.each([
-    ['postgres', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }), true],
+    [
+      'postgres',
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      true,
+    ],
     ['postgres', Object.assign(new Error('could not serialize access'), { code: '40001' }), true],
     ['postgres', Object.assign(new Error('deadlock detected'), { code: '40P01' }), true],
     ['postgres', Object.assign(new Error('connection failure'), { code: '08006' }), true],
@@ -108,7 +116,11 @@ describe('driver errors', () => {
     ['postgres', new Error('Connection terminated unexpectedly'), true],
     ['postgres', Object.assign(new Error('syntax error'), { code: '42601' }), false],
     ['mysql', Object.assign(new Error('Deadlock found'), { errno: 1213, code: 'ER_LOCK_DEADLOCK' }), true],
-    ['mysql', Object.assign(new Error('Lock wait timeout exceeded'), { errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT' }), true],
+    [
+      'mysql',
+      Object.assign(new Error('Lock wait timeout exceeded'), { errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT' }),
+      true,
+    ],
     ['mysql', Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }), true],
     ['mysql', Object.assign(new Error('Access denied'), { errno: 1045, code: 'ER_ACCESS_DENIED_ERROR' }), false],
     ['sqlite', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), true],
@@ -126,8 +138,14 @@ describe('driver errors', () => {
 
   it('carries the fix as a structured hint: option names for library callers, commands for the CLI', () => {
     const error = Object.assign(new Error('relation "hilo_segments" does not exist'), { code: '42P01' });
-    const converted = toHiLoError(error, { dialect: 'postgres', action: 'testing', missingHint: missingObjectHint('table "hilo_segments"', 'orders') });
-    expect(converted.problem).toBe('A hi/lo table or sequence is missing while testing: relation "hilo_segments" does not exist.');
+    const converted = toHiLoError(error, {
+      dialect: 'postgres',
+      action: 'testing',
+      missingHint: missingObjectHint('table "hilo_segments"', 'orders'),
+    });
+    expect(converted.problem).toBe(
+      'A hi/lo table or sequence is missing while testing: relation "hilo_segments" does not exist.',
+    );
     expect(converted.hint).toEqual({
       library: 'Run `hilo init orders` or pass `create: true` to create table "hilo_segments".',
       cli: 'Run `hilo init orders` to create table "hilo_segments".',

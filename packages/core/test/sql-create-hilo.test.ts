@@ -45,7 +45,9 @@ describe('createHiLo over a SQLite table', () => {
       expect([await hilo.next('orders'), await hilo.next('orders')]).toEqual([1, 2]);
       await hilo.close();
       // the default hi table, created on first use, with the default strategy (pooled-lo: the next block's first key)
-      expect((await client.query('SELECT next_value FROM hilo_segments WHERE segment = ?', ['orders'])).rows).toEqual([{ next_value: 3 }]);
+      expect((await client.query('SELECT next_value FROM hilo_segments WHERE segment = ?', ['orders'])).rows).toEqual([
+        { next_value: 3 },
+      ]);
     } finally {
       await client.close();
     }
@@ -55,7 +57,14 @@ describe('createHiLo over a SQLite table', () => {
   it('should use blockSize as max_lo of the table hilo strategy', async () => {
     const client = await connect(`sqlite:${join(dir, 'maxlo.db')}`);
     try {
-      const options = { client, source: 'table', strategy: 'hilo', blockSize: 10, adaptive: false, prefetchAt: false } as const;
+      const options = {
+        client,
+        source: 'table',
+        strategy: 'hilo',
+        blockSize: 10,
+        adaptive: false,
+        prefetchAt: false,
+      } as const;
       const first = createHiLo(options);
       const a = await first.next('orders');
       const second = createHiLo(options);
@@ -80,6 +89,8 @@ describe('createHiLo refuses options its source would ignore', () => {
     expect(() => createHiLo({ client: postgres, table: 'my_hi' })).toThrow(
       /`table: "my_hi"` applies to `source: 'table'` only.*the default on PostgreSQL.*Set `source: 'table'`.*or remove `table`/,
     );
-    expect(() => createHiLo({ client: postgres, source: 'sequence', table: 'my_hi' })).toThrow(expect.objectContaining({ code: 'HILO_CONFIGURATION' }));
+    expect(() => createHiLo({ client: postgres, source: 'sequence', table: 'my_hi' })).toThrow(
+      expect.objectContaining({ code: 'HILO_CONFIGURATION' }),
+    );
   });
 });

@@ -18,7 +18,7 @@ describe('sqlite: ensureKeyGuard', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('should store a key-less row with a key of SQLite\'s own when unguarded (why the guard exists)', async () => {
+  it("should store a key-less row with a key of SQLite's own when unguarded (why the guard exists)", async () => {
     await client.query('create table unguarded (id integer primary key, name text not null)');
     await client.query("insert into unguarded (name) values ('keyless')");
     const { rows } = await client.query<{ id: unknown }>('select id from unguarded');
@@ -26,15 +26,22 @@ describe('sqlite: ensureKeyGuard', () => {
   });
 
   it.each(['rowid_keyed', 'bigint_keyed'])(
-    'should reject a row without a key in %s with the hilo message, accept hilo\'s keys, and install twice',
+    "should reject a row without a key in %s with the hilo message, accept hilo's keys, and install twice",
     async (table) => {
       for (let i = 0; i < 2; i++) await ensureKeyGuard(client, [{ segment: table, table }]);
-      for (const keyless of [`insert into ${table} (name) values ('keyless')`, `insert into ${table} (id, name) values (null, 'null key')`, `insert into ${table} (name) select 'selected'`]) {
-        await expect(client.query(keyless)).rejects.toThrow(new RegExp(`hilo: a row of segment '${table}' arrived without a key`));
+      for (const keyless of [
+        `insert into ${table} (name) values ('keyless')`,
+        `insert into ${table} (id, name) values (null, 'null key')`,
+        `insert into ${table} (name) select 'selected'`,
+      ]) {
+        await expect(client.query(keyless)).rejects.toThrow(
+          new RegExp(`hilo: a row of segment '${table}' arrived without a key`),
+        );
       }
       const hilo = createHiLo({ client, source: 'table', create: true, blockSize: 10 });
       try {
-        for (let i = 0; i < 3; i++) await client.query(`insert into ${table} (id, name) values (?, 'keyed')`, [await hilo.next(table)]);
+        for (let i = 0; i < 3; i++)
+          await client.query(`insert into ${table} (id, name) values (?, 'keyed')`, [await hilo.next(table)]);
       } finally {
         await hilo.close();
       }
@@ -51,9 +58,15 @@ describe('sqlite: ensureKeyGuard', () => {
     await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'no_such_table' }])).rejects.toThrow(
       /Cannot guard "no_such_table\.id" \(segment "x"\): table "no_such_table" does not exist/,
     );
-    await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'rowid_keyed', column: 'nope' }])).rejects.toThrow(/has no column "nope"/);
-    await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'rowid_keyed', column: 'nope' }])).rejects.toBeInstanceOf(HiLoSourceError);
-    const { rows } = await client.query<{ name: string }>("select name from sqlite_master where type = 'trigger' order by name");
+    await expect(ensureKeyGuard(client, [{ segment: 'x', table: 'rowid_keyed', column: 'nope' }])).rejects.toThrow(
+      /has no column "nope"/,
+    );
+    await expect(
+      ensureKeyGuard(client, [{ segment: 'x', table: 'rowid_keyed', column: 'nope' }]),
+    ).rejects.toBeInstanceOf(HiLoSourceError);
+    const { rows } = await client.query<{ name: string }>(
+      "select name from sqlite_master where type = 'trigger' order by name",
+    );
     expect(rows.map((row) => row.name)).toEqual(['bigint_keyed_hilo_key', 'rowid_keyed_hilo_key']);
   });
 });

@@ -37,7 +37,9 @@ describe('keyGuardSql', () => {
     expect(() => keyGuardSql('postgres', [{ segment: 'orders', table: 'orders"; drop table x; --' }])).toThrow(
       /Expected table name to match/,
     );
-    expect(() => keyGuardSql('mysql', [{ segment: 'orders', table: 'orders', column: 'a b' }])).toThrow(/Expected column name/);
+    expect(() => keyGuardSql('mysql', [{ segment: 'orders', table: 'orders', column: 'a b' }])).toThrow(
+      /Expected column name/,
+    );
     expect(() => keyGuardSql('postgres', [{ segment: '', table: 'orders' }])).toThrow(/segment/);
     expect(() => keyGuardSql('oracle' as 'postgres', [])).toThrow(HiLoConfigurationError);
   });

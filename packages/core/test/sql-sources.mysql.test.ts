@@ -79,7 +79,9 @@ describeMysql('mariadb sources', (db) => {
       blocks.push(...(await blind.reserve('orders', { size: 10, signal })));
       blocks.push(...(await plain.reserve('orders', { size: 10, signal })));
     }
-    const keys = blocks.flatMap((b) => Array.from({ length: Number(b.last - b.first + 1n) }, (_, i) => b.first + BigInt(i)));
+    const keys = blocks.flatMap((b) =>
+      Array.from({ length: Number(b.last - b.first + 1n) }, (_, i) => b.first + BigInt(i)),
+    );
     expect(new Set(keys).size).toBe(keys.length);
     // the first UPDATE advanced the row without telling its value: those ten keys are a gap
     expect(keys).not.toContain(1n);
@@ -91,7 +93,9 @@ describeMysql('mariadb sources', (db) => {
     await source.prepare?.('orders', signal);
     await client.query("update hilo_big set next_value = 9007199254740990 where segment = 'orders'");
     // odd numbers past 2^53 have no double: only an exact value can end in ...089
-    expect(await source.reserve('orders', { size: 100, signal })).toEqual([{ first: 9007199254740990n, last: 9007199254741089n }]);
+    expect(await source.reserve('orders', { size: 100, signal })).toEqual([
+      { first: 9007199254740990n, last: 9007199254741089n },
+    ]);
   });
 
   it('should hand out hilo blocks from a table (hi × maxLo, never key 0)', async () => {
@@ -112,11 +116,14 @@ describeMysql('mariadb sources', (db) => {
     expect(await source.reserve('floored', { size: 100, signal })).toEqual([{ first: 778n, last: 877n }]);
     await client.query('delete from floor_rows');
     await client.query('insert into floor_rows values (5)');
-    expect((await raiseFloor(client, { source: 'sequence', segment: 'floored', table: 'floor_rows' })).raised).toBe(false);
+    expect((await raiseFloor(client, { source: 'sequence', segment: 'floored', table: 'floor_rows' })).raised).toBe(
+      false,
+    );
     expect(await source.reserve('floored', { size: 100, signal })).toEqual([{ first: 878n, last: 977n }]);
   });
 
-  it('should create schema objects once when many processes prepare at the same time', () => expectPreparesOnceUnderRace(db.url));
+  it('should create schema objects once when many processes prepare at the same time', () =>
+    expectPreparesOnceUnderRace(db.url));
 
   it('should list table rows and sequences in status()', async () => {
     await ensureSchema(client, { source: 'table', table: 'status_hi', segments: ['a', 'b'] });

@@ -64,8 +64,14 @@ describePostgres('postgres sources', (db) => {
     // a different configured increment reserves in units of the real one: each value is still [v, v + 10)
     const adopting = sequenceSource(client, { increment: 100, name: () => 'EntityFrameworkHiLoSequence' });
     expect(await adopting.reserve('any', { size: 25, signal })).toEqual([{ first: 21n, last: 50n }]);
-    const fixed = sequenceSource(client, { increment: 100, fixedIncrement: 'incrementBy', name: () => 'EntityFrameworkHiLoSequence' });
-    await expect(fixed.prepare('any')).rejects.toThrow(/INCREMENT BY 10, but `incrementBy` is 100.*Set `incrementBy: 10`/);
+    const fixed = sequenceSource(client, {
+      increment: 100,
+      fixedIncrement: 'incrementBy',
+      name: () => 'EntityFrameworkHiLoSequence',
+    });
+    await expect(fixed.prepare('any')).rejects.toThrow(
+      /INCREMENT BY 10, but `incrementBy` is 100.*Set `incrementBy: 10`/,
+    );
   });
 
   it('should raise a sequence restarted below max(id) above it (Quarkus #31899)', async () => {
@@ -80,7 +86,8 @@ describePostgres('postgres sources', (db) => {
     expect(next!.first).toBe(51n);
   });
 
-  it('should create schema objects once when many processes prepare at the same time', () => expectPreparesOnceUnderRace(db.url));
+  it('should create schema objects once when many processes prepare at the same time', () =>
+    expectPreparesOnceUnderRace(db.url));
 
   it('should create what schemaSql describes, idempotently, and list it in status()', async () => {
     const schema = randomName('s');

@@ -79,12 +79,16 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   const supply = openKeySupply(options, 'hiloDrizzle()');
   const fields = new Map<string, KeyField>();
 
-  const convert = (segment: string, key: number | bigint) => keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
+  const convert = (segment: string, key: number | bigint) =>
+    keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
   const draw = (segment: string): number | bigint => {
     const generator = supply.current;
     if (generator === undefined) {
       // start connecting, so a retry after a moment finds keys
-      supply.generator().then((g) => g.tryNextSync(segment), () => undefined);
+      supply.generator().then(
+        (g) => g.tryNextSync(segment),
+        () => undefined,
+      );
       throw new HiLoDrizzleNotReadyError(segment);
     }
     const key = generator.tryNextSync(segment);
@@ -95,13 +99,16 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   const hilo: HiLoDrizzle = {
     key(segment: string, as: KeyField = 'number') {
       segmentOfTable(segment);
-      if (as !== 'number' && as !== 'bigint' && as !== 'string') throw HiLoConfigurationError.invalidOption('as', '"number", "bigint" or "string"', as);
+      if (as !== 'number' && as !== 'bigint' && as !== 'string')
+        throw HiLoConfigurationError.invalidOption('as', '"number", "bigint" or "string"', as);
       const known = fields.get(segment);
-      if (known !== undefined && known !== as) throw new HiLoConfigurationError(`Segment "${segment}" is already used with as = "${known}", not "${as}"`);
+      if (known !== undefined && known !== as)
+        throw new HiLoConfigurationError(`Segment "${segment}" is already used with as = "${known}", not "${as}"`);
       fields.set(segment, as);
       const fn = (() => convert(segment, draw(segment))) as HiLoKey<never>;
       Object.defineProperty(fn, 'segment', { value: segment });
-      (fn as { next: () => Promise<unknown> }).next = async () => convert(segment, await (await supply.generator()).next(segment));
+      (fn as { next: () => Promise<unknown> }).next = async () =>
+        convert(segment, await (await supply.generator()).next(segment));
       return fn as never;
     },
     async warm(targets) {

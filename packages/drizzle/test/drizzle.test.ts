@@ -4,7 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
-import { HiLoConfigurationError, HiLoNotReadyError, HiLoOverflowError, memorySource, createHiLoGenerator } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoOverflowError,
+  memorySource,
+  createHiLoGenerator,
+} from 'hilo-core';
 import { keyToField } from 'hilo-core/adapter-kit';
 import { HiLoDrizzleNotReadyError, hiloDrizzle } from 'hilo-drizzle';
 import { createShopTables } from './support/conformance-harness.js';
@@ -41,7 +47,9 @@ function suite(kind: Kind, db: { url: string }): void {
     // 250 rows, block size 20: without ensure() the block would run dry halfway through values()
     await hilo.ensure(tables.orders, 250);
     await db.insert(tables.orders).values(Array.from({ length: 250 }, (_, i) => ({ customerId, total: i })));
-    const stored = (await db.select().from(tables.orders)).filter((o: { customerId: number }) => Number(o.customerId) === customerId);
+    const stored = (await db.select().from(tables.orders)).filter(
+      (o: { customerId: number }) => Number(o.customerId) === customerId,
+    );
     expect(stored).toHaveLength(250);
     expect(new Set(stored.map((o: { id: number }) => Number(o.id))).size).toBe(250);
   });
@@ -53,7 +61,10 @@ function suite(kind: Kind, db: { url: string }): void {
     expect(typeof orderId).toBe('number');
     await expect(
       shop.write(
-        (tx) => [tx.insert(tables.customers).values({ id: customerId, name: 'rolled back' }), tx.insert(tables.orders).values({ id: orderId, customerId, total: 1 })],
+        (tx) => [
+          tx.insert(tables.customers).values({ id: customerId, name: 'rolled back' }),
+          tx.insert(tables.orders).values({ id: orderId, customerId, total: 1 }),
+        ],
         () => {
           throw new Error('roll back');
         },
@@ -66,7 +77,7 @@ function suite(kind: Kind, db: { url: string }): void {
 
   if (kind !== 'sqlite') {
     // better-sqlite3 transactions are synchronous, so there is nothing to await inside them
-    it('inside db.transaction, nextId() and ensure() reserve on hilo\'s own connection, which the rollback leaves alone', async () => {
+    it("inside db.transaction, nextId() and ensure() reserve on hilo's own connection, which the rollback leaves alone", async () => {
       const { db, hilo, tables } = shop;
       const drawn: number[] = [];
       await expect(
@@ -106,7 +117,9 @@ describe('hilo-drizzle options', () => {
   it('needs exactly one of url, client or generator', () => {
     expect(() => hiloDrizzle({})).toThrow(HiLoConfigurationError);
     expect(() => hiloDrizzle({})).toThrow(/exactly one of `url`, `client` or `generator`, got 0/);
-    expect(() => hiloDrizzle({ url: 'sqlite:x.db', generator: createHiLoGenerator({ source: memorySource() }) })).toThrow(/got 2/);
+    expect(() =>
+      hiloDrizzle({ url: 'sqlite:x.db', generator: createHiLoGenerator({ source: memorySource() }) }),
+    ).toThrow(/got 2/);
   });
 
   it('refuses an unknown key type and a segment used with two key types', () => {

@@ -15,7 +15,7 @@ describePostgres('hilo-drizzle on postgres.js', (db) => {
     'create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), note text not null)',
   ]);
 
-  it('keys before the insert from the app\'s own postgres.js instance, inside db.transaction; a rollback never gives a key back', async () => {
+  it("keys before the insert from the app's own postgres.js instance, inside db.transaction; a rollback never gives a key back", async () => {
     const sql = appInstance.sql();
     // --- README (hilo-drizzle, "PostgreSQL through postgres.js"), with the test's instance
     const hilo = hiloDrizzle({ client: postgresJsClient(sql), blockSize: 50 });
@@ -35,7 +35,10 @@ describePostgres('hilo-drizzle on postgres.js', (db) => {
       const kept = await app.transaction(async (tx) => {
         const customerId = (await hilo.nextId(customers)) as number;
         await tx.insert(customers).values({ id: customerId, name: 'Ada' });
-        await tx.insert(orders).values([{ customerId, note: 'first' }, { customerId, note: 'second' }]);
+        await tx.insert(orders).values([
+          { customerId, note: 'first' },
+          { customerId, note: 'second' },
+        ]);
         return customerId;
       });
       let undone = 0;

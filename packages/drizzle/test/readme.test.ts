@@ -11,7 +11,9 @@ it('the README usage runs', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hilo-drizzle-readme-'));
   const file = join(dir, 'shop.db');
   const sqlite = new Database(file);
-  sqlite.exec('create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)');
+  sqlite.exec(
+    'create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)',
+  );
   try {
     // --- README
     const hilo = hiloDrizzle({ url: `sqlite:${file}`, blockSize: 100 });

@@ -19,9 +19,16 @@ it('fills a missing key in insertInto().values() on Kysely 0.27.0', async () => 
   const folder = mkdtempSync(join(tmpdir(), 'hilo-kysely-compat-'));
   const file = join(folder, 'app.db');
   const hilo = hiloKysely({ url: `sqlite:${file}`, tables: { notes: true } });
-  const db = new Kysely<{ notes: { id?: number; body: string } }>({ dialect: new SqliteDialect({ database: new Database(file) }), plugins: [hilo.plugin] });
+  const db = new Kysely<{ notes: { id?: number; body: string } }>({
+    dialect: new SqliteDialect({ database: new Database(file) }),
+    plugins: [hilo.plugin],
+  });
   try {
-    await db.schema.createTable('notes').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('body', 'text').execute();
+    await db.schema
+      .createTable('notes')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('body', 'text')
+      .execute();
     await hilo.insert(db.insertInto('notes').values([{ body: 'a' }, { body: 'b' }]));
     const rows = await db.selectFrom('notes').selectAll().orderBy('id').execute();
     expect(rows).toEqual([

@@ -109,7 +109,10 @@ function defaultValues(node: InsertQueryNode): boolean {
 }
 
 /** The rows of an insert whose key is missing, or `undefined` when the insert is not one of ours. */
-function missingKeys(node: InsertQueryNode, tables: ReadonlyMap<string, Registered>): { table: Registered; rows: number } | undefined {
+function missingKeys(
+  node: InsertQueryNode,
+  tables: ReadonlyMap<string, Registered>,
+): { table: Registered; rows: number } | undefined {
   if (node.into === undefined) return undefined;
   const table = tables.get(unqualified(node.into));
   if (table === undefined) return undefined;
@@ -144,25 +147,34 @@ function missingKeys(node: InsertQueryNode, tables: ReadonlyMap<string, Register
  * ```
  */
 export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
-  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  if (options === null || typeof options !== 'object')
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   const { tables: given, ...supplyOptions } = options;
   if (given === null || typeof given !== 'object' || Object.keys(given).length === 0) {
-    throw HiLoConfigurationError.invalidOption('tables', 'an object naming at least one table, e.g. { orders: true }', given);
+    throw HiLoConfigurationError.invalidOption(
+      'tables',
+      'an object naming at least one table, e.g. { orders: true }',
+      given,
+    );
   }
   const tables = new Map<string, Registered>();
   for (const [table, setting] of Object.entries(given)) {
     const s: HiLoKyselyTable = setting === true ? {} : setting;
-    if (s === null || typeof s !== 'object') throw HiLoConfigurationError.invalidOption(`tables.${table}`, 'true or { column, segment, as }', setting);
+    if (s === null || typeof s !== 'object')
+      throw HiLoConfigurationError.invalidOption(`tables.${table}`, 'true or { column, segment, as }', setting);
     const as = s.as ?? 'number';
-    if (as !== 'number' && as !== 'bigint' && as !== 'string') throw HiLoConfigurationError.invalidOption(`tables.${table}.as`, '"number", "bigint" or "string"', as);
+    if (as !== 'number' && as !== 'bigint' && as !== 'string')
+      throw HiLoConfigurationError.invalidOption(`tables.${table}.as`, '"number", "bigint" or "string"', as);
     const column = s.column ?? 'id';
-    if (typeof column !== 'string' || column === '') throw HiLoConfigurationError.invalidOption(`tables.${table}.column`, 'a column name', column);
+    if (typeof column !== 'string' || column === '')
+      throw HiLoConfigurationError.invalidOption(`tables.${table}.column`, 'a column name', column);
     tables.set(segmentOfTable(table), { table, column, segment: s.segment ?? segmentOfTable(table), as });
   }
   const supply = openKeySupply(supplyOptions, 'hiloKysely()');
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
-    if (found === undefined) throw new HiLoConfigurationError(`Table "${table}" is not registered with hiloKysely(); add it to \`tables\`.`);
+    if (found === undefined)
+      throw new HiLoConfigurationError(`Table "${table}" is not registered with hiloKysely(); add it to \`tables\`.`);
     return found;
   };
 
@@ -170,7 +182,11 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
   const draw = (t: Registered): number | bigint | string => {
     const key = supply.current?.tryNextSync(t.segment);
     if (key === undefined) {
-      if (supply.current === undefined) supply.generator().then((g) => g.tryNextSync(t.segment), () => undefined);
+      if (supply.current === undefined)
+        supply.generator().then(
+          (g) => g.tryNextSync(t.segment),
+          () => undefined,
+        );
       throw new HiLoKyselyNotReadyError(t.segment, t.table);
     }
     return keyToField(key, t.as, `${t.table}.${t.column}`);
@@ -183,7 +199,10 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     const { table } = found;
     if (node.values === undefined || !ValuesNode.is(node.values)) {
       // insert ... default values: one row with only its key
-      const withKey = { columns: [ColumnNode.create(table.column)], values: ValuesNode.create([ValueListNode.create([take(table)])]) };
+      const withKey = {
+        columns: [ColumnNode.create(table.column)],
+        values: ValuesNode.create([ValueListNode.create([take(table)])]),
+      };
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- Kysely 0.27's props have no defaultValues
       return InsertQueryNode.cloneWith(node, { ...withKey, defaultValues: false } as typeof withKey);
     }

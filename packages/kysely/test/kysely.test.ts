@@ -22,7 +22,11 @@ function suite(kind: Kind, db: { url: string }): void {
   afterAll(async () => shop?.close());
 
   it('plain execute() before any key is in memory throws the typed error naming insert() and ensure()', async () => {
-    const error = await shop.db.insertInto('customers').values({ name: 'too early' }).execute().catch((e: unknown) => e);
+    const error = await shop.db
+      .insertInto('customers')
+      .values({ name: 'too early' })
+      .execute()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HiLoKyselyNotReadyError);
     expect(error).toBeInstanceOf(HiLoNotReadyError);
     expect((error as Error).message).toMatch(/hilo\.insert\(query\).*hilo\.ensure\("customers", rows\)/);
@@ -33,7 +37,10 @@ function suite(kind: Kind, db: { url: string }): void {
     const { db, hilo } = shop;
     await hilo.warm();
     const own = (await hilo.nextId('customers')) as number;
-    await db.insertInto('customers').values([{ name: 'filled' }, { id: own, name: 'own key' }]).execute();
+    await db
+      .insertInto('customers')
+      .values([{ name: 'filled' }, { id: own, name: 'own key' }])
+      .execute();
     const customers = await db.selectFrom('customers').selectAll().where('name', 'in', ['filled', 'own key']).execute();
     expect(customers).toHaveLength(2);
     expect(Number(customers.find((c) => c.name === 'own key')!.id)).toBe(own);
@@ -43,12 +50,20 @@ function suite(kind: Kind, db: { url: string }): void {
 
     // rows of one shape compile to plain parameter lists: a null key is filled there, a given key kept
     const given = (await hilo.nextId('customers')) as number;
-    const plain = db.insertInto('customers').values([{ id: null as never, name: 'null key' }, { id: given, name: 'given' }]).compile();
+    const plain = db
+      .insertInto('customers')
+      .values([
+        { id: null as never, name: 'null key' },
+        { id: given, name: 'given' },
+      ])
+      .compile();
     expect(plain.parameters).toEqual([expect.any(Number), 'null key', given, 'given']);
     expect(plain.parameters[0]).not.toBe(given);
 
     // 120 rows, blocks of 20: insert() puts 120 keys in memory before the plugin needs them
-    await hilo.insert(db.insertInto('orders').values(Array.from({ length: 120 }, (_, i) => ({ customer_id: filled, total: i }))));
+    await hilo.insert(
+      db.insertInto('orders').values(Array.from({ length: 120 }, (_, i) => ({ customer_id: filled, total: i }))),
+    );
     const orders = await db.selectFrom('orders').select('id').where('customer_id', '=', filled).execute();
     expect(orders).toHaveLength(120);
     expect(new Set(orders.map((o) => Number(o.id))).size).toBe(120);
@@ -58,9 +73,14 @@ function suite(kind: Kind, db: { url: string }): void {
     const { db, hilo } = shop;
     await hilo.warm();
     const before = await db.selectFrom('customers').select('id').execute();
-    const keyless = db.insertInto('customers').columns(['name']).expression(db.selectFrom('customers').select('name').limit(1));
+    const keyless = db
+      .insertInto('customers')
+      .columns(['name'])
+      .expression(db.selectFrom('customers').select('name').limit(1));
     expect(() => keyless.compile()).toThrow(HiLoConfigurationError);
-    expect(() => keyless.compile()).toThrow(/INSERT … SELECT into "customers".*Add "id" to columns\(\) and to the select, or insert the rows with values\(\)/);
+    expect(() => keyless.compile()).toThrow(
+      /INSERT … SELECT into "customers".*Add "id" to columns\(\) and to the select, or insert the rows with values\(\)/,
+    );
     await expect(hilo.insert(keyless)).rejects.toThrow(HiLoConfigurationError);
     expect(await db.selectFrom('customers').select('id').execute()).toEqual(before);
 
@@ -77,7 +97,12 @@ function suite(kind: Kind, db: { url: string }): void {
   it('leaves tables it does not know alone', async () => {
     const { hilo } = shop;
     const other = hiloKysely({ generator: await hilo.generator(), tables: { unrelated: true } });
-    const untouched = shop.db.withoutPlugins().withPlugin(other.plugin).insertInto('customers').values({ name: 'x' }).compile();
+    const untouched = shop.db
+      .withoutPlugins()
+      .withPlugin(other.plugin)
+      .insertInto('customers')
+      .values({ name: 'x' })
+      .compile();
     expect(untouched.sql).not.toMatch(/id/);
     expect(untouched.parameters).toEqual(['x']);
     // the same insert through the shop's plugin gets its key
@@ -96,16 +121,25 @@ function suite(kind: Kind, db: { url: string }): void {
       expect((db.insertInto('visits' as never) as unknown as DefaultValues).defaultValues).toBeUndefined();
       return;
     }
-    await db.schema.createTable('visits').ifNotExists().addColumn('id', 'bigint', (c) => c.primaryKey()).addColumn('note', 'varchar(20)', (c) => c.defaultTo('none')).execute();
+    await db.schema
+      .createTable('visits')
+      .ifNotExists()
+      .addColumn('id', 'bigint', (c) => c.primaryKey())
+      .addColumn('note', 'varchar(20)', (c) => c.defaultTo('none'))
+      .execute();
     await visits.ensure('visits', 2);
-    for (let i = 0; i < 2; i++) await (db.insertInto('visits' as never) as unknown as DefaultValues).defaultValues!().execute();
-    const rows = (await db.selectFrom('visits' as never).selectAll().execute()) as unknown as Array<{ id: unknown; note: string }>;
+    for (let i = 0; i < 2; i++)
+      await (db.insertInto('visits' as never) as unknown as DefaultValues).defaultValues!().execute();
+    const rows = (await db
+      .selectFrom('visits' as never)
+      .selectAll()
+      .execute()) as unknown as Array<{ id: unknown; note: string }>;
     expect(rows.map((r) => r.note)).toEqual(['none', 'none']);
     expect(new Set(rows.map((r) => Number(r.id))).size).toBe(2);
     expect(rows.every((r) => Number(r.id) > 0)).toBe(true);
   });
 
-  it('inside db.transaction(), keys come from hilo\'s own connection and a rollback never reuses them', async () => {
+  it("inside db.transaction(), keys come from hilo's own connection and a rollback never reuses them", async () => {
     const { db, hilo } = shop;
     let orderIds: number[] = [];
     // SQLite has one writer: while this transaction writes, hilo's own connection cannot reserve, so the
@@ -116,8 +150,14 @@ function suite(kind: Kind, db: { url: string }): void {
         const customerId = (await hilo.nextId('customers')) as number;
         await trx.insertInto('customers').values({ id: customerId, name: 'in tx' }).execute();
         // 60 rows with blocks of 20: reservations while this transaction is open (not on SQLite, see above)
-        await hilo.insert(trx.insertInto('orders').values(Array.from({ length: 60 }, (_, i) => ({ customer_id: customerId, total: i }))));
-        orderIds = (await trx.selectFrom('orders').select('id').where('customer_id', '=', customerId).execute()).map((o) => Number(o.id));
+        await hilo.insert(
+          trx
+            .insertInto('orders')
+            .values(Array.from({ length: 60 }, (_, i) => ({ customer_id: customerId, total: i }))),
+        );
+        orderIds = (await trx.selectFrom('orders').select('id').where('customer_id', '=', customerId).execute()).map(
+          (o) => Number(o.id),
+        );
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -146,10 +186,14 @@ describe('hilo-kysely on sqlite', () => {
 describe('hilo-kysely options', () => {
   const generator = () => createHiLoGenerator({ source: memorySource(), keyType: 'bigint' });
   it('needs tables and exactly one of url, client or generator', () => {
-    expect(() => hiloKysely({ tables: { orders: true } })).toThrow(/hiloKysely\(\) needs exactly one of `url`, `client` or `generator`, got 0/);
+    expect(() => hiloKysely({ tables: { orders: true } })).toThrow(
+      /hiloKysely\(\) needs exactly one of `url`, `client` or `generator`, got 0/,
+    );
     expect(() => hiloKysely({ generator: generator(), tables: {} })).toThrow(HiLoConfigurationError);
     expect(() => hiloKysely({ generator: generator(), tables: {} })).toThrow(/`tables`/);
-    expect(() => hiloKysely({ generator: generator(), tables: { orders: { as: 'float' as never } } })).toThrow(/`tables\.orders\.as`/);
+    expect(() => hiloKysely({ generator: generator(), tables: { orders: { as: 'float' as never } } })).toThrow(
+      /`tables\.orders\.as`/,
+    );
   });
 
   it('passes the hi source layout through: `strategy` shapes the stored value, `create: false` leaves a missing table missing', () =>
@@ -159,8 +203,13 @@ describe('hilo-kysely options', () => {
     }));
 
   it('nextId() of an unregistered table says how to register it; bigint and string keys come as asked', async () => {
-    const hilo = hiloKysely({ generator: generator(), tables: { orders: { as: 'bigint' }, items: { as: 'string', segment: 'order_items' } } });
-    await expect(hilo.nextId('customers')).rejects.toThrow(/"customers" is not registered with hiloKysely\(\); add it to `tables`/);
+    const hilo = hiloKysely({
+      generator: generator(),
+      tables: { orders: { as: 'bigint' }, items: { as: 'string', segment: 'order_items' } },
+    });
+    await expect(hilo.nextId('customers')).rejects.toThrow(
+      /"customers" is not registered with hiloKysely\(\); add it to `tables`/,
+    );
     expect(typeof (await hilo.nextId('orders'))).toBe('bigint');
     expect(typeof (await hilo.nextId('items'))).toBe('string');
   });

@@ -19,9 +19,14 @@ describePostgres('hilo-kysely on postgres.js', (db) => {
     'create table pjs_orders (id bigint primary key, customer_id bigint not null references pjs_customers(id), total int not null)',
   ]);
 
-  it('fills keys from the app\'s own postgres.js instance inside db.transaction(); a rollback never gives a key back', async () => {
+  it("fills keys from the app's own postgres.js instance inside db.transaction(); a rollback never gives a key back", async () => {
     const sql = appInstance.sql();
-    const hilo = hiloKysely({ client: postgresJsClient(sql), blockSize: 20, adaptive: false, tables: { pjs_customers: true, pjs_orders: true } });
+    const hilo = hiloKysely({
+      client: postgresJsClient(sql),
+      blockSize: 20,
+      adaptive: false,
+      tables: { pjs_customers: true, pjs_orders: true },
+    });
     const app = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: sql }), plugins: [hilo.plugin] });
     try {
       await hilo.warm();
@@ -29,13 +34,22 @@ describePostgres('hilo-kysely on postgres.js', (db) => {
         const id = (await hilo.nextId('pjs_customers')) as number;
         await trx.insertInto('pjs_customers').values({ id, name: 'Ada' }).execute();
         // 50 rows, blocks of 20: reservations run on other connections of the instance while this one is in a transaction
-        await hilo.insert(trx.insertInto('pjs_orders').values(Array.from({ length: 50 }, (_, i) => ({ customer_id: id, total: i }))));
+        await hilo.insert(
+          trx.insertInto('pjs_orders').values(Array.from({ length: 50 }, (_, i) => ({ customer_id: id, total: i }))),
+        );
         return id;
       });
       let undone: number[] = [];
       await expect(
         app.transaction().execute(async (trx) => {
-          const rows = await trx.insertInto('pjs_orders').values([{ customer_id: customerId, total: -1 }, { customer_id: customerId, total: -2 }]).returning('id').execute();
+          const rows = await trx
+            .insertInto('pjs_orders')
+            .values([
+              { customer_id: customerId, total: -1 },
+              { customer_id: customerId, total: -2 },
+            ])
+            .returning('id')
+            .execute();
           undone = rows.map((row) => Number(row.id));
           throw new Error('roll back');
         }),

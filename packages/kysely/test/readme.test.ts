@@ -15,7 +15,9 @@ it('the README usage runs', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'hilo-kysely-readme-'));
   const file = join(dir, 'shop.db');
   const setup = new Database(file);
-  setup.exec('create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)');
+  setup.exec(
+    'create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)',
+  );
   setup.close();
   try {
     // --- README
@@ -26,7 +28,9 @@ it('the README usage runs', async () => {
     const customerId = (await hilo.nextId('customers')) as number;
     await db.insertInto('customers').values({ id: customerId, name: 'Ada' }).execute();
 
-    await hilo.insert(db.insertInto('orders').values(Array.from({ length: 1_000 }, (_, i) => ({ customer_id: customerId, total: i }))));
+    await hilo.insert(
+      db.insertInto('orders').values(Array.from({ length: 1_000 }, (_, i) => ({ customer_id: customerId, total: i }))),
+    );
     // --- (the README closes here; the test reads back first)
     const stored = await db.selectFrom('orders').selectAll().execute();
     expect(stored).toHaveLength(1_000);

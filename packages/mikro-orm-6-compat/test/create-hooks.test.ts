@@ -21,7 +21,12 @@ const Page = defineEntity({
 describe('MikroORM 6: onCreate hooks at em.create()', () => {
   let orm: MikroORM;
   beforeAll(async () => {
-    orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Folder, Page], extensions: [HiLo] });
+    orm = await MikroORM.init({
+      driver: SqliteDriver,
+      dbName: ':memory:',
+      entities: [Folder, Page],
+      extensions: [HiLo],
+    });
     await HiLo.ready(orm);
     await orm.schema.createSchema();
   });
@@ -40,7 +45,11 @@ describe('MikroORM 6: onCreate hooks at em.create()', () => {
 
   it('leaves the key to the flush when the call asks for hooks at flush', async () => {
     const em = orm.em.fork();
-    const page = em.create(Page, { text: 'late', folder: em.create(Folder, { name: 'late' }) }, { processOnCreateHooksEarly: false });
+    const page = em.create(
+      Page,
+      { text: 'late', folder: em.create(Folder, { name: 'late' }) },
+      { processOnCreateHooksEarly: false },
+    );
     expect(page.id).toBeUndefined();
     await em.flush();
     expect(Number.isSafeInteger(page.id)).toBe(true);

@@ -44,7 +44,9 @@ describeMysql('MikroORM 6 with @mikro-orm/mysql (mysql2)', (db: TestDatabase) =>
     // the ORM logs its own statements (its inserts), and none of hilo's: those name its `hilo_segments` table
     expect(statements.some((s) => /insert into `orders`/.test(s))).toBe(true);
     expect(statements.filter((s) => /hilo/i.test(s))).toEqual([]);
-    const [row] = await orm.em.getConnection().execute<Array<{ n: number | string }>>('select count(*) as n from hilo_segments');
+    const [row] = await orm.em
+      .getConnection()
+      .execute<Array<{ n: number | string }>>('select count(*) as n from hilo_segments');
     expect(Number(row?.n)).toBe(3);
   });
 
@@ -71,12 +73,16 @@ describe('MikroORM 6 drivers and settings hilo cannot build its own pool from', 
     const orm = await MikroORM.init({ driver: SqliteDriver, dbName: join(dir, 'shop.db'), entities: defineEntities });
     try {
       // what the knex client of `@mikro-orm/sqlite` 6 holds: the `sqlite3` module, which hilo has no client for
-      const client = (orm.em.getConnection('write') as unknown as { getKnex(): { client: { driver: unknown } } }).getKnex().client;
+      const client = (
+        orm.em.getConnection('write') as unknown as { getKnex(): { client: { driver: unknown } } }
+      ).getKnex().client;
       client.driver = { Database: class {}, verbose: () => undefined };
       HiLo.register(orm);
       const error = await HiLo.ready(orm).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(HiLoConfigurationError);
-      expect((error as Error).message).toMatch(/cannot open a pool of its own for MikroORM 6\.6\.16's BetterSqliteDriver: its driver is not one hilo can open a pool of .*HiLo\.configure\(\{ client \}\)/);
+      expect((error as Error).message).toMatch(
+        /cannot open a pool of its own for MikroORM 6\.6\.16's BetterSqliteDriver: its driver is not one hilo can open a pool of .*HiLo\.configure\(\{ client \}\)/,
+      );
     } finally {
       await orm.close();
       rmSync(dir, { recursive: true, force: true });
@@ -96,7 +102,9 @@ describe('MikroORM 6 drivers and settings hilo cannot build its own pool from', 
     try {
       const error = await HiLo.ready(orm).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(HiLoConfigurationError);
-      expect((error as Error).message).toMatch(/PostgreSqlDriver: its connection settings are computed at connect time; pass one: `HiLo\.configure\(\{ client \}\)`/);
+      expect((error as Error).message).toMatch(
+        /PostgreSqlDriver: its connection settings are computed at connect time; pass one: `HiLo\.configure\(\{ client \}\)`/,
+      );
     } finally {
       await orm.close(true);
     }

@@ -2,7 +2,12 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Utils } from '@mikro-orm/core';
 import { SqliteDriver } from '@mikro-orm/sqlite';
-import { compatVersion, expectKeyAtCreateOnSqlite, installedMikroOrmFolder, installedVersion } from '../../mikro-orm/test/support/compat.js';
+import {
+  compatVersion,
+  expectKeyAtCreateOnSqlite,
+  installedMikroOrmFolder,
+  installedVersion,
+} from '../../mikro-orm/test/support/compat.js';
 
 // jest.config.ts maps @mikro-orm/core and @mikro-orm/sqlite to packages/mikro-orm-sqlite-compat in this
 // project and names the release in a global: prove the mapping took, down to the core and SQL packages the

@@ -8,9 +8,24 @@ import {
   sqliteClient,
   type SqlClient,
 } from 'hilo-core';
-import { ownGenerator, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, settlesWithin, type OwnedGenerator } from 'hilo-core/adapter-kit';
+import {
+  ownGenerator,
+  privateDatabaseSource,
+  refuseLayoutInMemory,
+  segmentsForColumns,
+  settlesWithin,
+  type OwnedGenerator,
+} from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
-import { databaseKind, driverOf, type DatabaseKind, openDriverPool, openOwnConnection, ormSqliteInTransaction, registersAfterInit } from './mikro-orm-internals.js';
+import {
+  databaseKind,
+  driverOf,
+  type DatabaseKind,
+  openDriverPool,
+  openOwnConnection,
+  ormSqliteInTransaction,
+  registersAfterInit,
+} from './mikro-orm-internals.js';
 import type { AnyKeyGenerator, KeyColumn } from './runtime.js';
 
 /**
@@ -18,21 +33,45 @@ import type { AnyKeyGenerator, KeyColumn } from './runtime.js';
  * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
  * never share the EntityManager's transaction and never wait for one of its pooled connections.
  */
-export async function createGeneratorFor(orm: MikroORM, options: HiLoOptions, columns: readonly KeyColumn[] = []): Promise<OwnedGenerator> {
+export async function createGeneratorFor(
+  orm: MikroORM,
+  options: HiLoOptions,
+  columns: readonly KeyColumn[] = [],
+): Promise<OwnedGenerator> {
   const { generator: _generator, client: given, source, table, schema, strategy, create, poolSize, ...rest } = options;
   const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
-  const client = given ?? (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
+  const client =
+    given ??
+    (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
   if (client === 'memory') {
     refuseLayoutInMemory(options, "The ORM's SQLite database", 'HiLo.configure()');
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
     const query = async (sql: string, params: readonly unknown[]) => {
       const connection = driverOf(orm).getConnection('write');
-      return (await connection.isConnected()) ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[]) : [];
+      return (await connection.isConnected())
+        ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[])
+        : [];
     };
-    return ownGenerator(() => createHiLoGenerator({ ...generatorOptions, source: privateDatabaseSource(orm, columns, query) } as never) as AnyKeyGenerator, () => undefined);
+    return ownGenerator(
+      () =>
+        createHiLoGenerator({
+          ...generatorOptions,
+          source: privateDatabaseSource(orm, columns, query),
+        } as never) as AnyKeyGenerator,
+      () => undefined,
+    );
   }
-  const build = () => createHiLo({ ...generatorOptions, client, source, table, schema: schema ?? orm.config.get('schema'), strategy, create } as never) as AnyKeyGenerator;
+  const build = () =>
+    createHiLo({
+      ...generatorOptions,
+      client,
+      source,
+      table,
+      schema: schema ?? orm.config.get('schema'),
+      strategy,
+      create,
+    } as never) as AnyKeyGenerator;
   // a client the user passed stays theirs; the pool opened here closes with the generator
   return ownGenerator(build, () => (given ? undefined : client.close()));
 }
@@ -72,7 +111,11 @@ const OWN_CONNECTIONS: Readonly<Record<DatabaseKind, OwnConnection>> = {
     // ORM's connection is replaced on reconnect). A driver that cannot tell keeps the plain busy timeout.
     // `native` is a better-sqlite3 Database (on MikroORM 7, the `database` of its SqliteConnection).
     client: (native, orm) =>
-      sqliteClient(native as never, { ownsDatabase: true, lockHeldHere: () => ormSqliteInTransaction(orm), busyTimeoutMs: 5000 }),
+      sqliteClient(native as never, {
+        ownsDatabase: true,
+        lockHeldHere: () => ormSqliteInTransaction(orm),
+        busyTimeoutMs: 5000,
+      }),
   },
 };
 

@@ -29,7 +29,11 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
       const create = super.create as (...args: unknown[]) => never;
       const config = this.config;
       // MikroORM 7 (by default) runs the hooks at creation already: nothing more to do on its hot path
-      if (options?.processOnCreateHooksEarly !== undefined || config.get('processOnCreateHooksEarly') === true || runtimeFor(this).entities.size === 0) {
+      if (
+        options?.processOnCreateHooksEarly !== undefined ||
+        config.get('processOnCreateHooksEarly') === true ||
+        runtimeFor(this).entities.size === 0
+      ) {
         return create.call(this, entityName, data, options);
       }
       // Any entity of the graph may have a hi/lo key (a keyed child under a parent without one), and the ones
@@ -48,14 +52,22 @@ export function hiloEntityManagerClass(base: EntityManagerClass): EntityManagerC
     override async insert(entityNameOrEntity: unknown, data?: unknown, options?: unknown): Promise<never> {
       const runtime = runtimeFor(this);
       const rows = await withKeys(this, runtime, entityNameOrEntity, data === undefined ? undefined : [data]);
-      const result = await (super.insert as (...args: unknown[]) => Promise<unknown>)(entityNameOrEntity, rows?.[0], options);
+      const result = await (super.insert as (...args: unknown[]) => Promise<unknown>)(
+        entityNameOrEntity,
+        rows?.[0],
+        options,
+      );
       return (keysOf(this, runtime, entityNameOrEntity, rows)?.[0] ?? result) as never;
     }
 
     override async insertMany(entitiesOrName: unknown, data?: unknown, options?: unknown): Promise<never> {
       const runtime = runtimeFor(this);
       const rows = await withKeys(this, runtime, entitiesOrName, data as unknown[] | undefined);
-      const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(entitiesOrName, rows, options);
+      const result = await (super.insertMany as (...args: unknown[]) => Promise<unknown[]>)(
+        entitiesOrName,
+        rows,
+        options,
+      );
       return (keysOf(this, runtime, entitiesOrName, rows) ?? result) as never;
     }
 
@@ -109,7 +121,9 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
   const list = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
   const entry = keyedEntry(em, runtime, rows ? entityOrName : (list[0] as object | undefined));
   if (!entry) return;
-  const missing = list.filter((row) => typeof row === 'object' && row !== null && (row as Row)[entry.property] == null).length;
+  const missing = list.filter(
+    (row) => typeof row === 'object' && row !== null && (row as Row)[entry.property] == null,
+  ).length;
   if (missing === 0) return;
   if (registersAfterInit()) {
     // MikroORM 6's upsert runs no onCreate hook, and a key put in the data becomes its conflict target
@@ -125,7 +139,12 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
  * The keys of the inserted rows as the entity holds them. MikroORM reports none for plain rows without
  * RETURNING, and database-form strings for bigint columns; the keys are ours, so report them as assigned.
  */
-function keysOf(em: EntityManager, runtime: HiLoRuntime, entityOrName: unknown, rows: unknown[] | undefined): unknown[] | undefined {
+function keysOf(
+  em: EntityManager,
+  runtime: HiLoRuntime,
+  entityOrName: unknown,
+  rows: unknown[] | undefined,
+): unknown[] | undefined {
   const list = rows ?? (Array.isArray(entityOrName) ? entityOrName : [entityOrName]);
   const first: unknown = list[0];
   const entry = keyedEntry(em, runtime, rows ? entityOrName : (first as object | undefined)?.constructor);

@@ -1,6 +1,11 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
-import { checkInteger, DEFAULT_TABLE, GENERATOR_OPTION_NAMES, HI_SOURCE_LAYOUT_OPTION_NAMES } from 'hilo-core/adapter-kit';
+import {
+  checkInteger,
+  DEFAULT_TABLE,
+  GENERATOR_OPTION_NAMES,
+  HI_SOURCE_LAYOUT_OPTION_NAMES,
+} from 'hilo-core/adapter-kit';
 import { createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { registersAfterInit, requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
@@ -70,7 +75,7 @@ export class HiLo {
     const generator = runtimeFor(ormOrEm).generator;
     if (!generator) {
       throw new HiLoConfigurationError(
-        'No hi/lo generator is running for this ORM: no entity has a hi/lo key, or its first blocks are not reserved yet; `await HiLo.ready(orm)` waits for them (MikroORM 6\'s init() does not).',
+        "No hi/lo generator is running for this ORM: no entity has a hi/lo key, or its first blocks are not reserved yet; `await HiLo.ready(orm)` waits for them (MikroORM 6's init() does not).",
       );
     }
     return generator;
@@ -89,7 +94,13 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
 }
 
 /** The option names of `HiLo.configure()`. */
-const OPTION_NAMES: ReadonlySet<string> = new Set([...GENERATOR_OPTION_NAMES, ...HI_SOURCE_LAYOUT_OPTION_NAMES, 'generator', 'client', 'poolSize']);
+const OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...GENERATOR_OPTION_NAMES,
+  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
+  'generator',
+  'client',
+  'poolSize',
+]);
 
 function validate(options: HiLoOptions): void {
   if (options === null || typeof options !== 'object') {

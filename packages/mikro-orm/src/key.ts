@@ -51,7 +51,11 @@ export function hiloKeyOptions(options: HiLoKeyOptions = {}): {
  * ```
  */
 export function hiloKey(options: HiLoKeyOptions = {}) {
-  return p.bigint('number').primary().autoincrement(false).onCreate(createOnCreate(validate(options)) as never);
+  return p
+    .bigint('number')
+    .primary()
+    .autoincrement(false)
+    .onCreate(createOnCreate(validate(options)) as never);
 }
 
 /**
@@ -62,5 +66,9 @@ export function hiloKey(options: HiLoKeyOptions = {}) {
  * ```
  */
 export function hiloBigintKey(options: HiLoKeyOptions = {}) {
-  return p.bigint('bigint').primary().autoincrement(false).onCreate(createOnCreate(validate(options)) as never);
+  return p
+    .bigint('bigint')
+    .primary()
+    .autoincrement(false)
+    .onCreate(createOnCreate(validate(options)) as never);
 }

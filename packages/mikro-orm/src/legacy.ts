@@ -18,7 +18,9 @@ export type { HiLoKeyDecoratorOptions } from './decorator-options.js';
  * }
  * ```
  */
-export function HiLoKey<T extends object>(options: HiLoKeyDecoratorOptions<T> = {}): (target: T, propertyName: string) => void {
+export function HiLoKey<T extends object>(
+  options: HiLoKeyDecoratorOptions<T> = {},
+): (target: T, propertyName: string) => void {
   const { segment, ...primaryKey } = options;
   return PrimaryKey<T>(decoratorOptions(primaryKey, { segment }));
 }

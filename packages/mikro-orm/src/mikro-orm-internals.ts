@@ -60,7 +60,8 @@ interface DriverWithFactory {
 export function internalsProblem(orm: MikroORM): string | undefined {
   const version = Utils.getORMVersion();
   const major = ormMajor();
-  if (major !== SUPPORTED_MAJOR && major !== 6) return `hilo-mikro-orm supports MikroORM 6.6 and ${SUPPORTED_MAJOR}.x, found ${version}`;
+  if (major !== SUPPORTED_MAJOR && major !== 6)
+    return `hilo-mikro-orm supports MikroORM 6.6 and ${SUPPORTED_MAJOR}.x, found ${version}`;
   if (major === 6 && version.localeCompare(OLDEST_SUPPORTED_6, undefined, { numeric: true }) < 0) {
     return `hilo-mikro-orm supports MikroORM 6 from ${OLDEST_SUPPORTED_6}, found ${version}`;
   }
@@ -69,7 +70,8 @@ export function internalsProblem(orm: MikroORM): string | undefined {
   }
   const main = driverOf(orm).getConnection('write') as unknown as Partial<NativeConnection & KnexConnection>;
   for (const method of major === 6 ? (['getKnex'] as const) : (['connect', 'getNativeClient', 'close'] as const)) {
-    if (typeof main[method] !== 'function') return `MikroORM ${version}'s ${main.constructor?.name ?? 'connection'} has no ${method}()`;
+    if (typeof main[method] !== 'function')
+      return `MikroORM ${version}'s ${main.constructor?.name ?? 'connection'} has no ${method}()`;
   }
   return undefined;
 }
@@ -133,11 +135,15 @@ export function databaseKind(orm: MikroORM): DatabaseKind {
 
 /** Whether the ORM's own SQLite connection is inside a transaction (read when asked: it is replaced on reconnect). */
 export function ormSqliteInTransaction(orm: MikroORM): boolean {
-  const connection = driverOf(orm).getConnection('write') as unknown as Partial<KnexConnection> & { database?: SqliteDatabaseState };
+  const connection = driverOf(orm).getConnection('write') as unknown as Partial<KnexConnection> & {
+    database?: SqliteDatabaseState;
+  };
   if (registersAfterInit() && typeof connection.getKnex === 'function') {
     // MikroORM 6: the knex client pools its better-sqlite3 Databases in a tarn pool
     const pool = connection.getKnex().client.pool;
-    return [...(pool?.used ?? []), ...(pool?.free ?? [])].some(({ resource }) => inTransaction(resource as SqliteDatabaseState | undefined));
+    return [...(pool?.used ?? []), ...(pool?.free ?? [])].some(({ resource }) =>
+      inTransaction(resource as SqliteDatabaseState | undefined),
+    );
   }
   return inTransaction(connection.database);
 }
@@ -147,7 +153,8 @@ interface SqliteDatabaseState {
   isTransaction?: boolean;
 }
 
-const inTransaction = (database: SqliteDatabaseState | undefined): boolean => database?.inTransaction === true || database?.isTransaction === true;
+const inTransaction = (database: SqliteDatabaseState | undefined): boolean =>
+  database?.inTransaction === true || database?.isTransaction === true;
 
 /** The part of a MikroORM 6 connection (knex) read here. */
 interface KnexConnection {
@@ -167,9 +174,13 @@ interface KnexClientLike {
  * is not read). Each gets the client's connection settings, `size` merged in; `undefined` when the module is
  * not one it can build from.
  */
-const DRIVER_POOLS: Readonly<Record<DatabaseKind, (driver: unknown, connection: Record<string, unknown>, size: Record<string, unknown>) => unknown>> = {
+const DRIVER_POOLS: Readonly<
+  Record<DatabaseKind, (driver: unknown, connection: Record<string, unknown>, size: Record<string, unknown>) => unknown>
+> = {
   postgres(driver, connection, size) {
-    const Pool = (driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void } } | undefined)?.Pool;
+    const Pool = (
+      driver as { Pool?: new (options: object) => { on(event: string, listener: () => void): void } } | undefined
+    )?.Pool;
     if (typeof Pool !== 'function') return undefined;
     const pool = new Pool({ ...connection, ...size });
     // an idle connection the server closes must not crash the process: the next reservation reconnects
@@ -183,7 +194,12 @@ const DRIVER_POOLS: Readonly<Record<DatabaseKind, (driver: unknown, connection: 
   sqlite(driver, connection) {
     const Database = driver as (new (filename: string, options?: object) => unknown) | undefined;
     const filename = connection.filename;
-    if (typeof Database !== 'function' || typeof (Database.prototype as { prepare?: unknown } | undefined)?.prepare !== 'function' || typeof filename !== 'string') return undefined;
+    if (
+      typeof Database !== 'function' ||
+      typeof (Database.prototype as { prepare?: unknown } | undefined)?.prepare !== 'function' ||
+      typeof filename !== 'string'
+    )
+      return undefined;
     return new Database(filename);
   },
 };
@@ -203,28 +219,48 @@ export function openDriverPool(orm: MikroORM, kind: DatabaseKind, size: Record<s
     new HiLoConfigurationError(
       `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
     );
-  if (typeof settings !== 'object' || settings === null) throw refuse('its connection settings are computed at connect time');
+  if (typeof settings !== 'object' || settings === null)
+    throw refuse('its connection settings are computed at connect time');
   // knex keeps the password as a hidden (non-enumerable) property of its settings: copy every own property
   const connection: Record<string, unknown> = {};
-  for (const name of Object.getOwnPropertyNames(settings)) connection[name] = (settings as Record<string, unknown>)[name];
+  for (const name of Object.getOwnPropertyNames(settings))
+    connection[name] = (settings as Record<string, unknown>)[name];
   const pool = DRIVER_POOLS[kind](driver, connection, size);
-  if (pool === undefined) throw refuse(`its driver is not one hilo can open a pool of (pg, mysql2, mariadb, better-sqlite3)`);
+  if (pool === undefined)
+    throw refuse(`its driver is not one hilo can open a pool of (pg, mysql2, mariadb, better-sqlite3)`);
   return pool;
 }
 
-const CONNECTION_SETTINGS = ['dbName', 'clientUrl', 'host', 'port', 'user', 'password', 'schema', 'driverOptions'] as const;
+const CONNECTION_SETTINGS = [
+  'dbName',
+  'clientUrl',
+  'host',
+  'port',
+  'user',
+  'password',
+  'schema',
+  'driverOptions',
+] as const;
 
 /**
  * A second connection of the driver's own class with the ORM's settings and `poolOptions` merged into its
  * driver options (unless the user's are not a plain object). It is opened as a read connection, which skips
  * the schema checks MikroORM runs when its main connection opens.
  */
-export async function openOwnConnection(orm: MikroORM, poolOptions: Record<string, unknown>): Promise<{ connection: NativeConnection; native: unknown }> {
+export async function openOwnConnection(
+  orm: MikroORM,
+  poolOptions: Record<string, unknown>,
+): Promise<{ connection: NativeConnection; native: unknown }> {
   const config = orm.config;
   const settings: Record<string, unknown> = {};
   for (const key of CONNECTION_SETTINGS) settings[key] = config.get(key);
   const driverOptions = settings.driverOptions;
-  if (driverOptions === undefined || (typeof driverOptions === 'object' && driverOptions !== null && Object.getPrototypeOf(driverOptions) === Object.prototype)) {
+  if (
+    driverOptions === undefined ||
+    (typeof driverOptions === 'object' &&
+      driverOptions !== null &&
+      Object.getPrototypeOf(driverOptions) === Object.prototype)
+  ) {
     settings.driverOptions = { ...driverOptions, ...poolOptions };
   }
   const main = driverOf(orm).getConnection('write');

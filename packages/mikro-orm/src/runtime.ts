@@ -1,6 +1,13 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
 import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
-import { BIGINT_MAX, columnTypeMaxKey, keyToField, type KeyColumnLimit, type OwnedGenerator, type StoredKeyColumn } from 'hilo-core/adapter-kit';
+import {
+  BIGINT_MAX,
+  columnTypeMaxKey,
+  keyToField,
+  type KeyColumnLimit,
+  type OwnedGenerator,
+  type StoredKeyColumn,
+} from 'hilo-core/adapter-kit';
 import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
 /** A key column: its segment and limit, and where its keys are stored. */
@@ -105,9 +112,12 @@ export class HiLoRuntime {
     // MikroORM also calls onCreate with a plain data object (em.upsert() with data), which does not say
     // which entity it is for: bind this ORM's hook to the entity class it was declared on.
     const declaredOn = meta.class;
-    prop.onCreate = Object.assign((entity: object, em: EntityManager) => runtimeFor(em).keyFromMemory(entity, declaredOn), {
-      [HILO_KEY]: options ?? {},
-    }) as never;
+    prop.onCreate = Object.assign(
+      (entity: object, em: EntityManager) => runtimeFor(em).keyFromMemory(entity, declaredOn),
+      {
+        [HILO_KEY]: options ?? {},
+      },
+    ) as never;
     const root = meta.root ?? meta;
     this.#entities.set(meta.class, {
       className: meta.className,

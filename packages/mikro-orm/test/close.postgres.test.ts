@@ -7,16 +7,27 @@ import type { HiLoEvent } from 'hilo-core';
 import { HiLo, hiloKey } from '../src/index.js';
 import { createSchema, initOrm } from './support/compat.js';
 
-const Memo = defineEntity({ name: 'Memo', tableName: 'close_memos', properties: { id: hiloKey({ segment: 'close_memos' }), text: p.string() } });
+const Memo = defineEntity({
+  name: 'Memo',
+  tableName: 'close_memos',
+  properties: { id: hiloKey({ segment: 'close_memos' }), text: p.string() },
+});
 
-describePostgres('mikro-orm: closing while MikroORM\'s own close hangs', (db) => {
-  it('should close hilo\'s generator and give back its unused keys although orm.close() never settles', async () => {
+describePostgres("mikro-orm: closing while MikroORM's own close hangs", (db) => {
+  it("should close hilo's generator and give back its unused keys although orm.close() never settles", async () => {
     const events: HiLoEvent[] = [];
     const orm = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: db.url,
       entities: [Memo],
-      extensions: [HiLo.configure({ source: 'table', blockSize: 50, onEvent: (event) => events.push(event), closeTimeoutMs: 1000 })],
+      extensions: [
+        HiLo.configure({
+          source: 'table',
+          blockSize: 50,
+          onEvent: (event) => events.push(event),
+          closeTimeoutMs: 1000,
+        }),
+      ],
     });
     await createSchema(orm);
     const em = orm.em.fork();
@@ -29,10 +40,15 @@ describePostgres('mikro-orm: closing while MikroORM\'s own close hangs', (db) =>
     const started = Date.now();
     void orm.close();
     const deadline = Date.now() + 3000;
-    while (!events.some((e) => (e.type === 'returned' || e.type === 'lost') && e.segment === 'close_memos') && Date.now() < deadline) {
+    while (
+      !events.some((e) => (e.type === 'returned' || e.type === 'lost') && e.segment === 'close_memos') &&
+      Date.now() < deadline
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(events.filter((e) => e.type === 'returned' && e.segment === 'close_memos')).toEqual([{ type: 'returned', segment: 'close_memos', keys: 49 }]);
+    expect(events.filter((e) => e.type === 'returned' && e.segment === 'close_memos')).toEqual([
+      { type: 'returned', segment: 'close_memos', keys: 49 },
+    ]);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(() => HiLo.generator(orm).nextSync('close_memos')).toThrow(/closed/i);
     await realClose(); // the ORM's own pool, which the stuck close left open

@@ -42,7 +42,9 @@ describe('mikro-orm: configuration', () => {
 
   it('should refuse hi source layout options on in-memory SQLite, naming them and where they were set', async () => {
     const extension = HiLo.configure({ table: 'my_hi', strategy: 'hilo' });
-    await expect(initOrm({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [extension] })).rejects.toThrow(
+    await expect(
+      initOrm({ driver: SqliteDriver, dbName: ':memory:', entities: [Note], extensions: [extension] }),
+    ).rejects.toThrow(
       /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`, `strategy`; remove those options from HiLo\.configure\(\)/,
     );
   });
@@ -66,10 +68,14 @@ describe('mikro-orm: configuration', () => {
 
   it('should validate options up front', () => {
     expect(() => hiloKey({ segment: '' })).toThrow(HiLoConfigurationError);
-    expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow('Expected `segment` to be a non-empty name of at most 255 characters without control characters, e.g. "orders", got 42.');
+    expect(() => hiloKeyOptions({ segment: 42 as never })).toThrow(
+      'Expected `segment` to be a non-empty name of at most 255 characters without control characters, e.g. "orders", got 42.',
+    );
     expect(() => HiLo.configure({ poolSize: 0 })).toThrow('Expected `poolSize` to be an integer ≥ 1, got 0.');
     expect(() => HiLo.configure({ source: 'nope' as never })).toThrow(/"sequence" or "table"/);
-    expect(() => HiLo.configure({ blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for HiLo\.configure\(\); expected one of .*`blockSize`/);
+    expect(() => HiLo.configure({ blocksize: 10 } as never)).toThrow(
+      /Unknown option `blocksize` for HiLo\.configure\(\); expected one of .*`blockSize`/,
+    );
     expect(() => HiLo.configure({ blockSize: null } as never)).toThrow(/`blockSize` to be set or left out/);
   });
 
@@ -103,7 +109,12 @@ describe('mikro-orm: configuration', () => {
         }
       }
       await expect(
-        MikroORM.init({ driver: RecordingDriver, dbName: ':memory:', entities: [Note], extensions: [HiLo, HiLo.configure({})] }),
+        MikroORM.init({
+          driver: RecordingDriver,
+          dbName: ':memory:',
+          entities: [Note],
+          extensions: [HiLo, HiLo.configure({})],
+        }),
       ).rejects.toThrow(/registered twice/);
       await new Promise((resolve) => setImmediate(resolve));
       expect(closed).toBe(1);

@@ -11,7 +11,11 @@ describePostgres('mikro-orm: keys filled at flush when memory is empty', (db) =>
 
   beforeAll(async () => {
     // tiny blocks, no prefetch: every block boundary leaves memory empty until the flush reserves
-    ({ orm, log } = await openOrm('postgres', db.url, legacyEntities, { blockSize: 4, prefetchAt: false, adaptive: false }));
+    ({ orm, log } = await openOrm('postgres', db.url, legacyEntities, {
+      blockSize: 4,
+      prefetchAt: false,
+      adaptive: false,
+    }));
     await createSchema(orm);
   });
   afterAll(async () => {
@@ -54,7 +58,10 @@ describePostgres('mikro-orm: keys filled at flush when memory is empty', (db) =>
     const generator = HiLo.generator(orm);
     while (generator.tryNextSync('orders') !== undefined);
     const em = orm.em.fork();
-    const customer = em.create(Customer, { name: 'late', orders: [{ reference: 'late-1', items: [{ sku: 'late-sku', quantity: 1 }] }] });
+    const customer = em.create(Customer, {
+      name: 'late',
+      orders: [{ reference: 'late-1', items: [{ sku: 'late-sku', quantity: 1 }] }],
+    });
     const order = customer.orders[0]!;
     const item = order.items[0]!;
     expect(order.id).toBeUndefined();

@@ -33,7 +33,9 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
       driver.getPlatform = () => new (class MsSqlPlatform {})();
       try {
         expect(() => databaseKind(orm)).toThrow(HiLoConfigurationError);
-        expect(() => databaseKind(orm)).toThrow(/not on MikroORM's MsSqlPlatform; pass one: `HiLo.configure\(\{ client \}\)`/);
+        expect(() => databaseKind(orm)).toThrow(
+          /not on MikroORM's MsSqlPlatform; pass one: `HiLo.configure\(\{ client \}\)`/,
+        );
       } finally {
         driver.getPlatform = original;
       }
@@ -52,7 +54,9 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
       try {
         expect(internalsProblem(orm)).toMatch(/driver has no createEntityManager\(\)/);
         expect(() => HiLo.register(orm)).toThrow(HiLoConfigurationError);
-        expect(() => HiLo.register(orm)).toThrow(/createEntityManager\(\).*MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/);
+        expect(() => HiLo.register(orm)).toThrow(
+          /createEntityManager\(\).*MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/,
+        );
       } finally {
         driver.createEntityManager = original;
       }
@@ -70,7 +74,9 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
         connection.getKnex = undefined;
         try {
           expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getKnex\(\)/);
-          expect(() => HiLo.register(orm)).toThrow(/getKnex\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/);
+          expect(() => HiLo.register(orm)).toThrow(
+            /getKnex\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release, or 6\.6\.16/,
+          );
         } finally {
           connection.getKnex = original;
         }
@@ -86,7 +92,9 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
         const connection = orm.driver.getConnection('write') as unknown as { getNativeClient?: unknown };
         connection.getNativeClient = undefined;
         expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getNativeClient\(\)/);
-        expect(() => HiLo.register(orm)).toThrow(/getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/);
+        expect(() => HiLo.register(orm)).toThrow(
+          /getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/,
+        );
       } finally {
         await orm.close();
       }

@@ -12,7 +12,13 @@ const Memo = defineEntity({ name: 'Memo', tableName: 'fault_memos', properties: 
 const IntMemo = defineEntity({
   name: 'IntMemo',
   tableName: 'int_memos',
-  properties: { id: p.integer().primary().autoincrement(false).onCreate(hiloKeyOptions().onCreate as never) },
+  properties: {
+    id: p
+      .integer()
+      .primary()
+      .autoincrement(false)
+      .onCreate(hiloKeyOptions().onCreate as never),
+  },
 });
 const BigintMemo = defineEntity({ name: 'BigintMemo', tableName: 'bigint_memos', properties: { id: hiloKey() } });
 
@@ -28,7 +34,7 @@ async function execute(url: string, statements: readonly string[]): Promise<void
   }
 }
 
-describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL', (db) => {
+describePostgres("mikro-orm: network faults on hilo's connection to PostgreSQL", (db) => {
   const faults = useFaultProxy(db);
 
   beforeAll(async () => {
@@ -39,7 +45,12 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
   async function app(options: HiLoOptions, direct = false): Promise<MikroORM> {
     const client = await connect(direct ? db.url : faults.proxy.url(db.url));
     faults.onCleanup(() => client.close());
-    const orm = await initOrm({ driver: PostgreSqlDriver, clientUrl: db.url, entities: [Memo], extensions: [HiLo.configure({ client, ...options })] });
+    const orm = await initOrm({
+      driver: PostgreSqlDriver,
+      clientUrl: db.url,
+      entities: [Memo],
+      extensions: [HiLo.configure({ client, ...options })],
+    });
     let closed = false;
     faults.onCleanup(async () => (closed ? undefined : orm.close()));
     const close = orm.close.bind(orm);
@@ -51,7 +62,14 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
   }
 
   it('a stalled link: em.create() keeps getting keys from the block in hand, a flush that needs a block fails with a typed error within the budget, and flushes work again after heal', async () => {
-    const orm = await app({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
+    const orm = await app({
+      blockSize: 20,
+      adaptive: false,
+      prefetchAt: false,
+      timeoutMs: 300,
+      retryBudgetMs: 1200,
+      retryBaseDelayMs: 10,
+    });
     faults.proxy.stall();
     const em = orm.em.fork();
     const inHand = Array.from({ length: 20 }, (_, i) => em.create(Memo, { text: `in hand ${i}` }));
@@ -92,7 +110,14 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
 
   it('orm.close() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];
-    const orm = await app({ source: 'table', blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400, onEvent: (event) => events.push(event) });
+    const orm = await app({
+      source: 'table',
+      blockSize: 50,
+      adaptive: false,
+      prefetchAt: false,
+      closeTimeoutMs: 400,
+      onEvent: (event) => events.push(event),
+    });
     orm.em.fork().create(Memo, { text: 'one' });
     const unused = HiLo.generator(orm).stats().fault_memos!.keysReserved - 1;
     expect(unused).toBeGreaterThanOrEqual(49);
@@ -101,15 +126,20 @@ describePostgres('mikro-orm: network faults on hilo\'s connection to PostgreSQL'
     expect(closing.error).toBeUndefined();
     expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(closing.ms).toBeLessThan(2000);
-    expect(events.filter((e) => e.type === 'lost')).toEqual([{ type: 'lost', segment: 'fault_memos', keys: unused, reason: 'close' }]);
+    expect(events.filter((e) => e.type === 'lost')).toEqual([
+      { type: 'lost', segment: 'fault_memos', keys: unused, reason: 'close' },
+    ]);
     faults.proxy.cut();
   }, 30_000);
 });
 
-describePostgres('mikro-orm: headroom from the key column\'s type', (db) => {
-  it('warns when an integer key column\'s segment passes 90 % of 2,147,483,647, and not for a bigint column at the same keys', async () => {
+describePostgres("mikro-orm: headroom from the key column's type", (db) => {
+  it("warns when an integer key column's segment passes 90 % of 2,147,483,647, and not for a bigint column at the same keys", async () => {
     const start = Math.floor(INT_MAX * 0.95);
-    await execute(db.url, [`create sequence int_memos_hilo_seq start with ${start} increment by 100`, `create sequence bigint_memos_hilo_seq start with ${start} increment by 100`]);
+    await execute(db.url, [
+      `create sequence int_memos_hilo_seq start with ${start} increment by 100`,
+      `create sequence bigint_memos_hilo_seq start with ${start} increment by 100`,
+    ]);
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
     process.emitWarning = () => undefined;
@@ -121,7 +151,13 @@ describePostgres('mikro-orm: headroom from the key column\'s type', (db) => {
     });
     try {
       expect(events.filter((e) => e.type === 'headroom')).toEqual([
-        { type: 'headroom', segment: 'int_memos', highestKey: BigInt(start + 99), maxKey: BigInt(INT_MAX), used: (start + 99) / INT_MAX },
+        {
+          type: 'headroom',
+          segment: 'int_memos',
+          highestKey: BigInt(start + 99),
+          maxKey: BigInt(INT_MAX),
+          used: (start + 99) / INT_MAX,
+        },
       ]);
       const stats = HiLo.generator(orm).stats();
       expect(stats.int_memos!.keyspaceUsed).toBeCloseTo(0.95, 3);

@@ -7,7 +7,11 @@ import { createPostgresDatabase, describePostgres, postgresContents } from '@hil
 import { HiLo, hiloKey } from '../src/index.js';
 import { createSchema, initOrm } from './support/compat.js';
 
-const Memo = defineEntity({ name: 'Memo', tableName: 'replicated_memos', properties: { id: hiloKey({ segment: 'replicated_memos' }), text: p.string() } });
+const Memo = defineEntity({
+  name: 'Memo',
+  tableName: 'replicated_memos',
+  properties: { id: hiloKey({ segment: 'replicated_memos' }), text: p.string() },
+});
 
 describePostgres('mikro-orm: an ORM with a read replica (replicas)', (db) => {
   it('reserves on the primary, gives keys at em.create(), and flushes there; the replica sees none of it', async () => {
@@ -26,7 +30,9 @@ describePostgres('mikro-orm: an ORM with a read replica (replicas)', (db) => {
       const memos = Array.from({ length: 8 }, (_, i) => em.create(Memo, { text: `m${i}` }));
       expect(memos.every((memo) => Number.isInteger(memo.id))).toBe(true);
       await em.flush();
-      expect(await HiLo.generator(orm).next('replicated_memos')).toBeGreaterThan(Math.max(...memos.map((memo) => memo.id)));
+      expect(await HiLo.generator(orm).next('replicated_memos')).toBeGreaterThan(
+        Math.max(...memos.map((memo) => memo.id)),
+      );
       expect(await postgresContents(db.url, 'replicated_memos')).toEqual({ sequences: 1, rows: 8 });
       expect(await postgresContents(replica.url, 'replicated_memos')).toEqual({ sequences: 0, rows: -1 });
       // the replica is really in use: MikroORM reads there, where the table does not exist

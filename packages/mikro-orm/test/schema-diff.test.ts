@@ -22,7 +22,9 @@ async function survivesSchemaUpdate(kind: Kind, url: string, hilo: HiLoOptions, 
     await em.flush();
     expect(await updateSchemaSql(orm)).not.toMatch(new RegExp(`drop table[^;]*${table}`, 'i'));
     await updateSchema(orm);
-    const rows = await orm.em.getConnection().execute<Array<{ n: number | string }>>(`select count(*) as n from ${table}`);
+    const rows = await orm.em
+      .getConnection()
+      .execute<Array<{ n: number | string }>>(`select count(*) as n from ${table}`);
     expect(Number(rows[0]?.n)).toBeGreaterThan(0);
     // a second ORM (another process, after a deploy) draws from the same table: never a key the first one had
     const { orm: next } = await openOrm(kind, url, defineEntities, { ...hilo, blockSize: 3, adaptive: false });
@@ -41,7 +43,8 @@ async function survivesSchemaUpdate(kind: Kind, url: string, hilo: HiLoOptions, 
 }
 
 describeMysql('mikro-orm schema diff on mysql', (db: TestDatabase) => {
-  it('leaves the default hi table (hilo_segments) alone in orm.schema.update()', () => survivesSchemaUpdate('mysql', db.url, {}, 'hilo_segments'));
+  it('leaves the default hi table (hilo_segments) alone in orm.schema.update()', () =>
+    survivesSchemaUpdate('mysql', db.url, {}, 'hilo_segments'));
 });
 
 describePostgres('mikro-orm schema diff on postgres, sequence source', (db: TestDatabase) => {
@@ -53,7 +56,13 @@ describePostgres('mikro-orm schema diff on postgres, sequence source', (db: Test
       em.create(Customer, { name: 'before', orders: [] });
       await em.flush();
       const sequences = async () =>
-        (await orm.em.getConnection().execute<Array<{ name: string }>>("select sequencename as name from pg_sequences where sequencename like '%hilo%' order by 1")).map((row: { name: string }) => row.name);
+        (
+          await orm.em
+            .getConnection()
+            .execute<Array<{ name: string }>>(
+              "select sequencename as name from pg_sequences where sequencename like '%hilo%' order by 1",
+            )
+        ).map((row: { name: string }) => row.name);
       const existing = await sequences();
       expect(existing.length).toBeGreaterThan(0);
       expect(await updateSchemaSql(orm)).not.toMatch(/sequence/i);
@@ -77,7 +86,8 @@ describe('mikro-orm schema diff on a SQLite file', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('leaves hilo_segments alone in orm.schema.update()', () => survivesSchemaUpdate('sqlite', join(dir, 'shop.db'), {}, 'hilo_segments'));
+  it('leaves hilo_segments alone in orm.schema.update()', () =>
+    survivesSchemaUpdate('sqlite', join(dir, 'shop.db'), {}, 'hilo_segments'));
 
   it("keeps the user's own skipTables, and adds nothing to another ORM of the process", async () => {
     const file = join(dir, 'skip.db');

@@ -5,7 +5,11 @@ import { describePostgres } from '@hilo/testing';
 import { HiLo, hiloKey } from '../src/index.js';
 import { createSchema, initOrm } from './support/compat.js';
 
-const Ticket = defineEntity({ name: 'Ticket', tableName: 'layout_tickets', properties: { id: hiloKey(), title: p.string() } });
+const Ticket = defineEntity({
+  name: 'Ticket',
+  tableName: 'layout_tickets',
+  properties: { id: hiloKey(), title: p.string() },
+});
 
 describePostgres('mikro-orm: hi source layout options', (db) => {
   it('should lay blocks out with the strategy set: pooled stores the last key of each block in the sequence', async () => {
@@ -20,7 +24,9 @@ describePostgres('mikro-orm: hi source layout options', (db) => {
       const em = orm.em.fork();
       const tickets = [em.create(Ticket, { title: 'a' }), em.create(Ticket, { title: 'b' })];
       await em.flush();
-      const [row] = await orm.em.getConnection().execute<Array<{ last_value: string }>>('select last_value from layout_tickets_hilo_seq');
+      const [row] = await orm.em
+        .getConnection()
+        .execute<Array<{ last_value: string }>>('select last_value from layout_tickets_hilo_seq');
       const stored = Number(row?.last_value);
       // pooled: the sequence holds the block's last key (pooled-lo, the default, would hold its first)
       expect(tickets.map((t) => t.id)).toEqual([stored - 9, stored - 8]);
@@ -39,7 +45,9 @@ describePostgres('mikro-orm: hi source layout options', (db) => {
     await expect(init).rejects.toThrow(/hilo init/);
     const probe = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: db.url, entities: [Ticket] });
     try {
-      const found = await probe.em.getConnection().execute<Array<{ name: string | null }>>("select to_regclass('layout_missing_hi')::text as name");
+      const found = await probe.em
+        .getConnection()
+        .execute<Array<{ name: string | null }>>("select to_regclass('layout_missing_hi')::text as name");
       expect(found).toEqual([{ name: null }]);
     } finally {
       await probe.close();

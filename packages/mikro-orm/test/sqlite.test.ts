@@ -55,7 +55,11 @@ describe('mikro-orm: SQLite file, a reservation while the ORM holds the write lo
   let a: { orm: MikroORM; log: StatementLog };
 
   beforeAll(async () => {
-    a = await openOrm('sqlite', join(dir, 'shop.db'), defineEntities, { blockSize: 2, adaptive: false, prefetchAt: false });
+    a = await openOrm('sqlite', join(dir, 'shop.db'), defineEntities, {
+      blockSize: 2,
+      adaptive: false,
+      prefetchAt: false,
+    });
     await createSchema(a.orm);
   });
   afterAll(async () => {
@@ -75,7 +79,9 @@ describe('mikro-orm: SQLite file, a reservation while the ORM holds the write lo
   it('should fail at once, saying why and what to do, when a reservation would wait for the ORM’s own write lock', async () => {
     HiLo.generator(a.orm).tryNextSync('customers'); // blocks of 2: memory holds too few keys for six customers
     const started = performance.now();
-    await expect(twoFlushes('locked')).rejects.toThrow(/write lock is held while a transaction of this process is open[\s\S]*ensure\(segment, n\)/);
+    await expect(twoFlushes('locked')).rejects.toThrow(
+      /write lock is held while a transaction of this process is open[\s\S]*ensure\(segment, n\)/,
+    );
     // it waits about the busy timeout (5 s) in all, asynchronously, not the busy timeout on every retry (6 × 5 s)
     expect(performance.now() - started).toBeLessThan(9_000);
     expect(await a.orm.em.fork().count(Customer)).toBe(0); // the transaction rolled back

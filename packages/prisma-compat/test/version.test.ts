@@ -9,12 +9,14 @@ import { hiloMetadata as generatedByNewest } from '../../prisma/test/generated/p
 // packages/prisma-compat installed and generated with Prisma 6.16.1, and names the release in a global: prove
 // the mapping took, so that the hilo-prisma suites this project reruns really ran against 6.16.1.
 const require = createRequire(import.meta.url);
-const versionOf = (name: string): string => (require(`../node_modules/${name}/package.json`) as { version: string }).version;
+const versionOf = (name: string): string =>
+  (require(`../node_modules/${name}/package.json`) as { version: string }).version;
 
 it('the test clients, the extension module and the adapters are the release the project names', () => {
   expect(compatVersion).toBe('6.16.1');
   expect(loadedPrismaVersion).toBe(compatVersion);
-  for (const name of ['prisma', '@prisma/client', '@prisma/adapter-pg', '@prisma/adapter-mariadb']) expect(versionOf(name)).toBe(compatVersion);
+  for (const name of ['prisma', '@prisma/client', '@prisma/adapter-pg', '@prisma/adapter-mariadb'])
+    expect(versionOf(name)).toBe(compatVersion);
   expect(typeof ExtensionPrisma.defineExtension).toBe('function');
   expect(new PrismaPg({ connectionString: 'postgres://unused' }).provider).toBe('postgres');
 });

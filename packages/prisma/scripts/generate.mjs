@@ -22,16 +22,24 @@ if (cliFlag !== -1) {
 const prismaCli = createRequire(cliFrom).resolve('prisma/build/index.js');
 // `--no-hints` quiets Prisma 7's tips; Prisma 6's CLI does not know the flag, so it would fall back to its Rust
 // query engine and try to download it
-const cliMajor = Number.parseInt(JSON.parse(readFileSync(path.join(path.dirname(prismaCli), '..', 'package.json'), 'utf8')).version, 10);
+const cliMajor = Number.parseInt(
+  JSON.parse(readFileSync(path.join(path.dirname(prismaCli), '..', 'package.json'), 'utf8')).version,
+  10,
+);
 const quiet = cliMajor >= 7 ? ['--no-hints'] : [];
 if (schemas.length === 0) {
   const dir = path.join(here, '..', 'test', 'prisma');
-  schemas = readdirSync(dir).filter((f) => f.endsWith('.prisma')).map((f) => path.join(dir, f));
+  schemas = readdirSync(dir)
+    .filter((f) => f.endsWith('.prisma'))
+    .map((f) => path.join(dir, f));
 }
 
 const stubDir = mkdtempSync(path.join(tmpdir(), 'hilo-prisma-'));
 const stub = path.join(stubDir, 'schema-engine');
-writeFileSync(stub, '#!/bin/sh\necho "schema engine stub (hilo-prisma scripts/generate.mjs): migrate and db push are not available" >&2\nexit 1\n');
+writeFileSync(
+  stub,
+  '#!/bin/sh\necho "schema engine stub (hilo-prisma scripts/generate.mjs): migrate and db push are not available" >&2\nexit 1\n',
+);
 chmodSync(stub, 0o755);
 
 const env = {
@@ -43,7 +51,10 @@ const env = {
 let failed = false;
 try {
   for (const schema of schemas) {
-    const r = spawnSync(process.execPath, [prismaCli, 'generate', ...quiet, '--schema', schema], { env, stdio: 'inherit' });
+    const r = spawnSync(process.execPath, [prismaCli, 'generate', ...quiet, '--schema', schema], {
+      env,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) {
       process.stderr.write(`prisma generate failed for ${schema}\n`);
       failed = true;

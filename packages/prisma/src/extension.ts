@@ -33,7 +33,10 @@ function toFieldKey(model: string, key: HiLoModelKey, value: number | bigint): n
   let field = fields.get(key);
   if (field === undefined) {
     const limits = { maxKey: fieldMaxKey(key), column: `an ${key.type}`, widen: 'make the field BigInt' };
-    fields.set(key, (field = { as: key.type === 'BigInt' ? 'bigint' : 'number', where: `${model}.${key.field}`, limits }));
+    fields.set(
+      key,
+      (field = { as: key.type === 'BigInt' ? 'bigint' : 'number', where: `${model}.${key.field}`, limits }),
+    );
   }
   return keyToField(value, field.as, field.where, field.limits) as number | bigint;
 }
@@ -41,7 +44,10 @@ function toFieldKey(model: string, key: HiLoModelKey, value: number | bigint): n
 /** Per model key, what {@link keyToField} needs, built on first use instead of per key. */
 const fields = new WeakMap<HiLoModelKey, { as: 'bigint' | 'number'; where: string; limits: KeyFieldLimits }>();
 
-function keyedModel(models: ReadonlyMap<string, ResolvedModel>, name: string | undefined): ResolvedModel & { key: HiLoModelKey } {
+function keyedModel(
+  models: ReadonlyMap<string, ResolvedModel>,
+  name: string | undefined,
+): ResolvedModel & { key: HiLoModelKey } {
   const model = name === undefined ? undefined : models.get(name);
   if (model?.key === undefined) {
     throw new HiLoConfigurationError(
@@ -85,7 +91,11 @@ async function fillSlots(supply: KeyTaker, slots: readonly KeySlot[]): Promise<v
  */
 export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOptions<M>) {
   if (typeof options !== 'object' || options === null) {
-    throw HiLoConfigurationError.invalidOption('options', 'an object with `metadata` and `url`, `client` or `generator`', options);
+    throw HiLoConfigurationError.invalidOption(
+      'options',
+      'an object with `metadata` and `url`, `client` or `generator`',
+      options,
+    );
   }
   const metadata = options.metadata;
   // fail on a bad option at start-up rather than at the first insert
@@ -95,7 +105,10 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   return Prisma.defineExtension((client) => {
     let models: ReadonlyMap<string, ResolvedModel> | undefined;
     const getModels = (): ReadonlyMap<string, ResolvedModel> =>
-      (models ??= resolveMetadata(metadata, (client as { _runtimeDataModel?: RuntimeDataModelLike })._runtimeDataModel));
+      (models ??= resolveMetadata(
+        metadata,
+        (client as { _runtimeDataModel?: RuntimeDataModelLike })._runtimeDataModel,
+      ));
 
     return client.$extends({
       name: 'hilo',
@@ -146,4 +159,3 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
     });
   });
 }
-

@@ -22,17 +22,17 @@ const FILE = 'hilo.ts';
 /** Where `hilo.ts` goes: into `output` (a folder, usually the client's), or to `output` when it names a `.ts` file. */
 function outputFile(options: GeneratorOptions): string {
   const output = options.generator.output?.value;
-  if (!output) throw new HiLoConfigurationError('hilo-prisma generator: set `output` in `generator hilo { … }`, e.g. the client\'s output folder.');
+  if (!output)
+    throw new HiLoConfigurationError(
+      "hilo-prisma generator: set `output` in `generator hilo { … }`, e.g. the client's output folder.",
+    );
   return output.endsWith('.ts') ? output : path.join(output, FILE);
 }
 
 generatorHelper.generatorHandler({
   onManifest: () => ({ prettyName: 'hilo metadata' }),
   async onGenerate(options) {
-    const metadata = buildMetadata(
-      options.dmmf.datamodel.models,
-      options.datasources[0]?.activeProvider,
-    );
+    const metadata = buildMetadata(options.dmmf.datamodel.models, options.datasources[0]?.activeProvider);
     const file = outputFile(options);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, renderMetadataModule(metadata));

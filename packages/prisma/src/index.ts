@@ -15,4 +15,9 @@ export {
   type SafetyNetDialect,
   type MissingKeyFunctionOptions,
 } from './safety-net.js';
-export { buildMetadata, parseHiLoComment, renderMetadataModule, type HiLoCommentOptions } from './generator/build-metadata.js';
+export {
+  buildMetadata,
+  parseHiLoComment,
+  renderMetadataModule,
+  type HiLoCommentOptions,
+} from './generator/build-metadata.js';

@@ -1,5 +1,11 @@
 import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
-import { columnTypeMaxKey, KEY_SUPPLY_OPTION_NAMES, openKeySupply, segmentsForColumns, type HiSourceLayout } from 'hilo-core/adapter-kit';
+import {
+  columnTypeMaxKey,
+  KEY_SUPPLY_OPTION_NAMES,
+  openKeySupply,
+  segmentsForColumns,
+  type HiSourceLayout,
+} from 'hilo-core/adapter-kit';
 import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
 
 /** The largest key a Prisma key field holds: an Int's 2^31 − 1, a BigInt's 2^63 − 1. */
@@ -12,8 +18,7 @@ export function fieldMaxKey(key: HiLoModelKey): bigint {
  * builds the generator, how.
  */
 export interface HiLoPrismaConnectionOptions
-  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'>,
-    HiSourceLayout {
+  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'>, HiSourceLayout {
   /**
    * Database URL for hilo's own connection pool (`postgres://…`, `mysql://…`, `mariadb://…`), usually the
    * one the driver adapter uses. Reservations run there and commit at once, never in your transaction.
@@ -58,11 +63,15 @@ export interface KeyTaker {
 }
 
 /** The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them). */
-const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'), 'metadata']);
+const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'),
+  'metadata',
+]);
 
 /** Validates the connection options and builds the key taker; nothing connects before the first key. */
 export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeyTaker {
-  if (options === null || typeof options !== 'object') throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  if (options === null || typeof options !== 'object')
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, PRISMA_OPTION_NAMES, 'hilo()');
   const { metadata: _metadata, ...supplyOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
 

@@ -64,7 +64,10 @@ export type PrismaModelName<T> = T extends { [K: symbol]: { types: { payload: { 
 /** The shape of the Prisma client's private runtime data model, of which hilo reads relation fields only. */
 export interface RuntimeDataModelLike {
   readonly models: Readonly<
-    Record<string, { readonly fields: readonly { readonly name: string; readonly kind: string; readonly type: string }[] }>
+    Record<
+      string,
+      { readonly fields: readonly { readonly name: string; readonly kind: string; readonly type: string }[] }
+    >
   >;
 }
 
@@ -87,7 +90,12 @@ export function resolveMetadata(
   metadata: HiLoPrismaMetadata,
   runtime: RuntimeDataModelLike | undefined,
 ): ReadonlyMap<string, ResolvedModel> {
-  if (typeof metadata !== 'object' || metadata === null || typeof metadata.models !== 'object' || metadata.models === null) {
+  if (
+    typeof metadata !== 'object' ||
+    metadata === null ||
+    typeof metadata.models !== 'object' ||
+    metadata.models === null
+  ) {
     throw HiLoConfigurationError.invalidOption(
       'metadata',
       'an object with `models` (import it from the file the hilo-prisma generator writes, e.g. `./generated/prisma/hilo.js`)',
@@ -126,11 +134,16 @@ export function resolveMetadata(
 
 function validateKey(model: string, key: HiLoModelKey): void {
   if (typeof key.field !== 'string' || key.field.length === 0) {
-    throw HiLoConfigurationError.invalidOption(`models.${model}.key.field`, 'the name of the key field, e.g. "id"', key.field);
+    throw HiLoConfigurationError.invalidOption(
+      `models.${model}.key.field`,
+      'the name of the key field, e.g. "id"',
+      key.field,
+    );
   }
   if (!KEY_TYPES.includes(key.type)) {
     throw HiLoConfigurationError.invalidOption(`models.${model}.key.type`, '"Int" or "BigInt"', key.type);
   }
   validateSegment(key.segment, `models.${model}.key.segment`);
-  if (key.blockSize !== undefined) checkInteger(`models.${model}.key.blockSize`, key.blockSize, { max: MAX_BLOCK_SIZE });
+  if (key.blockSize !== undefined)
+    checkInteger(`models.${model}.key.blockSize`, key.blockSize, { max: MAX_BLOCK_SIZE });
 }

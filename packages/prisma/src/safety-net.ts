@@ -1,5 +1,9 @@
 import { HiLoConfigurationError, keyGuardSql } from 'hilo-core';
-import { keyGuardSchemaSql, missingKeyFunctionSql as coreFunctionSql, missingKeyTriggerSql as coreTriggerSql } from 'hilo-core/adapter-kit';
+import {
+  keyGuardSchemaSql,
+  missingKeyFunctionSql as coreFunctionSql,
+  missingKeyTriggerSql as coreTriggerSql,
+} from 'hilo-core/adapter-kit';
 import type { MissingKeyFunctionOptions as CoreFunctionOptions } from 'hilo-core/adapter-kit';
 import type { HiLoPrismaMetadata } from './metadata.js';
 
@@ -60,7 +64,11 @@ export function missingKeyTriggerSql(target: { table: string; column: string; se
  * for (const sql of safetyNetSql('postgres', hiloMetadata)) await pool.query(sql);
  * ```
  */
-export function safetyNetSql(dialect: SafetyNetDialect, metadata: HiLoPrismaMetadata, options: MissingKeyFunctionOptions = {}): string[] {
+export function safetyNetSql(
+  dialect: SafetyNetDialect,
+  metadata: HiLoPrismaMetadata,
+  options: MissingKeyFunctionOptions = {},
+): string[] {
   if (!SAFETY_NET_DIALECTS.has(dialect)) {
     throw HiLoConfigurationError.invalidOption('dialect', '"postgres" or "mysql"', dialect);
   }

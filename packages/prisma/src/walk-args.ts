@@ -21,7 +21,12 @@ function isPlainObject(value: unknown): value is Plain {
  * changed, so retrying with the same object draws new keys instead of reusing burnt ones.
  * Operations other than create/createMany/createManyAndReturn/upsert/update come back untouched.
  */
-export function collectKeySlots(models: Models, modelName: string, operation: string, args: unknown): { args: unknown; slots: KeySlot[] } {
+export function collectKeySlots(
+  models: Models,
+  modelName: string,
+  operation: string,
+  args: unknown,
+): { args: unknown; slots: KeySlot[] } {
   const model = models.get(modelName);
   const slots: KeySlot[] = [];
   if (model === undefined || !isPlainObject(args)) return { args, slots };
@@ -92,7 +97,10 @@ class Walker {
       out.createMany = { ...out.createMany, data: this.createList(target, out.createMany.data) };
     }
     if (out.connectOrCreate !== undefined) {
-      out.connectOrCreate = mapMany(out.connectOrCreate, (item) => ({ ...item, create: this.create(target, item.create) }));
+      out.connectOrCreate = mapMany(out.connectOrCreate, (item) => ({
+        ...item,
+        create: this.create(target, item.create),
+      }));
     }
     if (out.upsert !== undefined) {
       out.upsert = mapMany(out.upsert, (item) => ({
@@ -115,9 +123,7 @@ class Walker {
     if (!isPlainObject(item)) return item;
     const keys = Object.keys(item);
     const wrapped =
-      'data' in item &&
-      keys.every((k) => k === 'data' || k === 'where') &&
-      (!target.hasDataField || 'where' in item);
+      'data' in item && keys.every((k) => k === 'data' || k === 'where') && (!target.hasDataField || 'where' in item);
     if (wrapped) return { ...item, data: this.update(target, item.data) };
     return this.update(target, item);
   }

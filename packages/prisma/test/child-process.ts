@@ -9,9 +9,14 @@ const tsx = join(here, '..', '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs
 /** Runs test/child/<script>.ts in a new Node process (tsx) and parses the JSON it prints. */
 export function runChild<T>(script: string, args: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [tsx, join(here, 'child', `${script}.ts`), ...args], { timeout: 60_000, env: workerEnvironment() }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`child ${script} failed: ${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as T);
-    });
+    execFile(
+      process.execPath,
+      [tsx, join(here, 'child', `${script}.ts`), ...args],
+      { timeout: 60_000, env: workerEnvironment() },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`child ${script} failed: ${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as T);
+      },
+    );
   });
 }

@@ -69,8 +69,13 @@ export function createBaseClient(kind: Kind, url: string): { prisma: BaseClient;
   const prisma =
     kind === 'postgres'
       ? new PgPrismaClient({ adapter: new PrismaPg({ connectionString: url }), log: [...log] })
-      : (new MyPrismaClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')), log: [...log] }) as unknown as BaseClient);
-  (prisma as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => queries.push(e.query));
+      : (new MyPrismaClient({
+          adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')),
+          log: [...log],
+        }) as unknown as BaseClient);
+  (prisma as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) =>
+    queries.push(e.query),
+  );
   return { prisma, queries };
 }
 

@@ -13,7 +13,10 @@ const id = (type: string, extra: Partial<DmmfModelLike['fields'][number]> = {}) 
 
 describe('generator: @hilo comments', () => {
   it('should read segment and blockSize', () => {
-    expect(parseHiLoComment('An order.\n@hilo(segment: "orders", blockSize: 500)', 'model Order')).toEqual({ segment: 'orders', blockSize: 500 });
+    expect(parseHiLoComment('An order.\n@hilo(segment: "orders", blockSize: 500)', 'model Order')).toEqual({
+      segment: 'orders',
+      blockSize: 500,
+    });
     expect(parseHiLoComment("@hilo(segment: 'x')", 'm')).toEqual({ segment: 'x' });
     expect(parseHiLoComment('@hilo', 'm')).toEqual({});
     expect(parseHiLoComment('no tag here', 'm')).toBeUndefined();
@@ -21,9 +24,13 @@ describe('generator: @hilo comments', () => {
   });
 
   it('should name the bad option and the fix', () => {
-    expect(() => parseHiLoComment('@hilo(blockSize: 0)', 'model Order')).toThrow(/blockSize of model Order must be a positive integer, got 0/);
+    expect(() => parseHiLoComment('@hilo(blockSize: 0)', 'model Order')).toThrow(
+      /blockSize of model Order must be a positive integer, got 0/,
+    );
     expect(() => parseHiLoComment('@hilo(segment: orders)', 'model Order')).toThrow(/quoted string.*segment: "orders"/);
-    expect(() => parseHiLoComment('@hilo(size: 5)', 'model Order')).toThrow(/Unknown @hilo option "size".*segment and blockSize/);
+    expect(() => parseHiLoComment('@hilo(size: 5)', 'model Order')).toThrow(
+      /Unknown @hilo option "size".*segment and blockSize/,
+    );
     expect(() => parseHiLoComment('@hilo(segment "x")', 'model Order')).toThrow(HiLoConfigurationError);
   });
 });
@@ -32,16 +39,36 @@ describe('generator: metadata from the DMMF', () => {
   it('should describe tagged models, their key, segment and relations, and leave the others keyless', () => {
     const metadata = buildMetadata(
       [
-        { name: 'Order', dbName: 'orders', documentation: '@hilo(blockSize: 50)', primaryKey: null, fields: [id('BigInt'), { name: 'items', kind: 'object', type: 'Item', isId: false }] },
-        { name: 'Item', dbName: null, primaryKey: null, fields: [id('Int', { documentation: '@hilo(segment: "lines")', dbName: 'item_id' })] },
-        { name: 'Tag', dbName: null, primaryKey: null, fields: [id('Int', { default: { name: 'autoincrement', args: [] } })] },
+        {
+          name: 'Order',
+          dbName: 'orders',
+          documentation: '@hilo(blockSize: 50)',
+          primaryKey: null,
+          fields: [id('BigInt'), { name: 'items', kind: 'object', type: 'Item', isId: false }],
+        },
+        {
+          name: 'Item',
+          dbName: null,
+          primaryKey: null,
+          fields: [id('Int', { documentation: '@hilo(segment: "lines")', dbName: 'item_id' })],
+        },
+        {
+          name: 'Tag',
+          dbName: null,
+          primaryKey: null,
+          fields: [id('Int', { default: { name: 'autoincrement', args: [] } })],
+        },
       ],
       'postgresql',
     );
     expect(metadata).toEqual({
       provider: 'postgresql',
       models: {
-        Order: { table: 'orders', key: { field: 'id', type: 'BigInt', segment: 'orders', column: 'id', blockSize: 50 }, relations: { items: 'Item' } },
+        Order: {
+          table: 'orders',
+          key: { field: 'id', type: 'BigInt', segment: 'orders', column: 'id', blockSize: 50 },
+          relations: { items: 'Item' },
+        },
         Item: { table: 'Item', key: { field: 'id', type: 'Int', segment: 'lines', column: 'item_id' }, relations: {} },
         Tag: { table: 'Tag', relations: {} },
       },
@@ -61,11 +88,19 @@ describe('generator: metadata from the DMMF', () => {
     expect(() => buildMetadata([model([id('Int', { default: { name: 'autoincrement', args: [] } })])])).toThrow(
       /@default\(autoincrement\(\)\); replace it with @default\(dbgenerated\("hilo_missing_key\('M'\)"\)\)/,
     );
-    expect(() => buildMetadata([model([{ name: 'a', kind: 'scalar', type: 'Int', isId: false }], { fields: ['a', 'b'] })])).toThrow(/no single-field @id/);
+    expect(() =>
+      buildMetadata([model([{ name: 'a', kind: 'scalar', type: 'Int', isId: false }], { fields: ['a', 'b'] })]),
+    ).toThrow(/no single-field @id/);
   });
 
   it('should have written the test schema metadata during the build', () => {
-    expect(hiloMetadata.models.OrderItem.key).toEqual({ field: 'id', type: 'BigInt', segment: 'order_items', column: 'item_id', blockSize: 200 });
+    expect(hiloMetadata.models.OrderItem.key).toEqual({
+      field: 'id',
+      type: 'BigInt',
+      segment: 'order_items',
+      column: 'item_id',
+      blockSize: 200,
+    });
     expect(hiloMetadata.models.Profile.key.type).toBe('Int');
     expect('key' in hiloMetadata.models.Tag).toBe(false);
   });

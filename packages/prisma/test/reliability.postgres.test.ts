@@ -8,7 +8,7 @@ import { countRows, createBaseClient, createSchema, execute, metadataFor, type B
 
 const INT_MAX = 2_147_483_647;
 
-describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (db) => {
+describePostgres("prisma: network faults on hilo's connection to PostgreSQL", (db) => {
   const faults = useFaultProxy(db);
   let base: BaseClient;
 
@@ -22,7 +22,9 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
 
   /** The extended client, hilo reserving through the proxy (`direct`: straight to the database). */
   function app(options: Omit<HiLoPrismaConnectionOptions, 'url' | 'client' | 'generator'>, direct = false) {
-    const prisma = base.$extends(hilo({ metadata: metadataFor('postgres'), url: direct ? db.url : faults.proxy.url(db.url), ...options }));
+    const prisma = base.$extends(
+      hilo({ metadata: metadataFor('postgres'), url: direct ? db.url : faults.proxy.url(db.url), ...options }),
+    );
     let closed = false;
     faults.onCleanup(async () => (closed ? undefined : prisma.$hilo.close()));
     return Object.assign(prisma, {
@@ -39,7 +41,15 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     const setup = app({ source: 'table', blockSize: 20, adaptive: false });
     await setup.$hilo.warm();
     await setup.closeHiLo();
-    const prisma = app({ source: 'table', blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
+    const prisma = app({
+      source: 'table',
+      blockSize: 20,
+      adaptive: false,
+      prefetchAt: false,
+      timeoutMs: 300,
+      retryBudgetMs: 1200,
+      retryBaseDelayMs: 10,
+    });
     await prisma.$hilo.warm();
     faults.proxy.stall();
     const inHand: bigint[] = [];
@@ -72,7 +82,14 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
 
   it('$hilo.close() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];
-    const prisma = app({ source: 'table', blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400, onEvent: (event) => events.push(event) });
+    const prisma = app({
+      source: 'table',
+      blockSize: 50,
+      adaptive: false,
+      prefetchAt: false,
+      closeTimeoutMs: 400,
+      onEvent: (event) => events.push(event),
+    });
     await prisma.profile.create({ data: { bio: 'one', customer: { create: { name: 'closing' } } } });
     const unused = (await prisma.$hilo.generator()).stats().profiles!.keysReserved - 1;
     expect(unused).toBeGreaterThanOrEqual(49);
@@ -81,13 +98,15 @@ describePostgres('prisma: network faults on hilo\'s connection to PostgreSQL', (
     expect(closing.error).toBeUndefined();
     expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(closing.ms).toBeLessThan(2500);
-    expect(events.filter((e) => e.type === 'lost' && e.segment === 'profiles')).toEqual([{ type: 'lost', segment: 'profiles', keys: unused, reason: 'close' }]);
+    expect(events.filter((e) => e.type === 'lost' && e.segment === 'profiles')).toEqual([
+      { type: 'lost', segment: 'profiles', keys: unused, reason: 'close' },
+    ]);
     faults.proxy.cut();
   }, 30_000);
 });
 
-describePostgres('prisma: headroom from the key fields\' types', (db) => {
-  it('warns when an Int key\'s segment passes 90 % of 2,147,483,647, and not for a BigInt key at the same keys', async () => {
+describePostgres("prisma: headroom from the key fields' types", (db) => {
+  it("warns when an Int key's segment passes 90 % of 2,147,483,647, and not for a BigInt key at the same keys", async () => {
     await createSchema('postgres', db.url);
     const start = Math.floor(INT_MAX * 0.95);
     await execute('postgres', db.url, [
@@ -98,12 +117,22 @@ describePostgres('prisma: headroom from the key fields\' types', (db) => {
     const emitWarning = process.emitWarning;
     process.emitWarning = () => undefined;
     const { prisma: base } = createBaseClient('postgres', db.url);
-    const prisma = base.$extends(hilo({ metadata: metadataFor('postgres'), url: db.url, blockSize: 100, onEvent: (event) => events.push(event) }));
+    const prisma = base.$extends(
+      hilo({ metadata: metadataFor('postgres'), url: db.url, blockSize: 100, onEvent: (event) => events.push(event) }),
+    );
     try {
-      const profile = await prisma.profile.create({ data: { bio: 'near the top', customer: { create: { name: 'near' } } } });
+      const profile = await prisma.profile.create({
+        data: { bio: 'near the top', customer: { create: { name: 'near' } } },
+      });
       expect(profile.id).toBe(start);
       expect(events.filter((e) => e.type === 'headroom')).toEqual([
-        { type: 'headroom', segment: 'profiles', highestKey: BigInt(start + 99), maxKey: BigInt(INT_MAX), used: (start + 99) / INT_MAX },
+        {
+          type: 'headroom',
+          segment: 'profiles',
+          highestKey: BigInt(start + 99),
+          maxKey: BigInt(INT_MAX),
+          used: (start + 99) / INT_MAX,
+        },
       ]);
       const stats = (await prisma.$hilo.generator()).stats();
       expect(stats.profiles!.keyspaceUsed).toBeCloseTo(0.95, 3);

@@ -16,7 +16,9 @@ describePostgres('hilo-prisma safetyNetSql: models without keys and unknown dial
     await client.connect();
     try {
       for (const sql of statements) await client.query(sql);
-      await expect(client.query("select public.hilo_missing_key('orders')")).rejects.toThrow(/segment 'orders' arrived without a key/);
+      await expect(client.query("select public.hilo_missing_key('orders')")).rejects.toThrow(
+        /segment 'orders' arrived without a key/,
+      );
     } finally {
       await client.end();
     }

@@ -46,7 +46,17 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
                 ],
               },
             },
-            { reference: `${kind}-nested-2`, items: { createMany: { data: [{ sku: 'C', quantity: 3 }, { sku: 'D', quantity: 4 }] } } },
+            {
+              reference: `${kind}-nested-2`,
+              items: {
+                createMany: {
+                  data: [
+                    { sku: 'C', quantity: 3 },
+                    { sku: 'D', quantity: 4 },
+                  ],
+                },
+              },
+            },
           ],
         },
       },
@@ -80,7 +90,10 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
             create: { reference: `${kind}-upd-4`, items: { create: { sku: 'U', quantity: 1 } } },
             update: {},
           },
-          update: { where: { id: first.id }, data: { items: { create: { sku: 'N', quantity: 5, notes: { create: { text: 'deep' } } } } } },
+          update: {
+            where: { id: first.id },
+            data: { items: { create: { sku: 'N', quantity: 5, notes: { create: { text: 'deep' } } } } },
+          },
         },
       },
       include: { profile: true, orders: { include: { items: { include: { notes: true } } } } },
@@ -93,7 +106,11 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
 
     const upserted = await prisma.order.upsert({
       where: { reference: `${kind}-upsert-top` },
-      create: { reference: `${kind}-upsert-top`, customer: { connect: { id: customer.id } }, items: { create: [{ sku: 'X', quantity: 1 }] } },
+      create: {
+        reference: `${kind}-upsert-top`,
+        customer: { connect: { id: customer.id } },
+        items: { create: [{ sku: 'X', quantity: 1 }] },
+      },
       update: {},
       include: { items: true },
     });
@@ -121,7 +138,10 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     it('should fill keys in createManyAndReturn', async () => {
       const customer = await prisma.customer.create({ data: { name: 'Barbara' } });
       const rows = await prisma.order.createManyAndReturn({
-        data: [{ reference: 'cmr-1', customerId: customer.id }, { reference: 'cmr-2', customerId: customer.id }],
+        data: [
+          { reference: 'cmr-1', customerId: customer.id },
+          { reference: 'cmr-2', customerId: customer.id },
+        ],
       });
       expect(rows).toHaveLength(2);
       for (const row of rows) expect(typeof row.id).toBe('bigint');
@@ -130,9 +150,17 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
 
   it('should not change the objects the caller passed', async () => {
     const customer = await prisma.customer.create({ data: { name: 'Niklaus' } });
-    const data = { reference: `${kind}-untouched`, customerId: customer.id, items: { create: [{ sku: 'Q', quantity: 1 }] } };
+    const data = {
+      reference: `${kind}-untouched`,
+      customerId: customer.id,
+      items: { create: [{ sku: 'Q', quantity: 1 }] },
+    };
     await prisma.order.create({ data });
-    expect(data).toEqual({ reference: `${kind}-untouched`, customerId: customer.id, items: { create: [{ sku: 'Q', quantity: 1 }] } });
+    expect(data).toEqual({
+      reference: `${kind}-untouched`,
+      customerId: customer.id,
+      items: { create: [{ sku: 'Q', quantity: 1 }] },
+    });
   });
 
   it('should leave models without @hilo to the database', async () => {
@@ -163,7 +191,10 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     const orders = orderIds.map((id, i) => ({ id, reference: `${kind}-graph-${i}`, customerId: customer.id }));
     const items = itemIds.map((id, i) => ({ id, orderId: orderIds[i % 20]!, sku: `S${i}`, quantity: 1 }));
     queries.length = 0;
-    await prisma.$transaction([prisma.order.createMany({ data: orders }), prisma.orderItem.createMany({ data: items })]);
+    await prisma.$transaction([
+      prisma.order.createMany({ data: orders }),
+      prisma.orderItem.createMany({ data: items }),
+    ]);
     expect(inserts(queries)).toHaveLength(2);
     expect(await prisma.orderItem.count({ where: { orderId: { in: orderIds } } })).toBe(200);
   });
@@ -172,13 +203,17 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     const customer = await prisma.customer.create({ data: { name: 'Alan' } });
     const [a, b] = await prisma.$transaction([
       prisma.order.create({ data: { reference: `${kind}-batch-1`, customerId: customer.id } }),
-      prisma.order.create({ data: { reference: `${kind}-batch-2`, customerId: customer.id, items: { create: { sku: 'T', quantity: 1 } } } }),
+      prisma.order.create({
+        data: { reference: `${kind}-batch-2`, customerId: customer.id, items: { create: { sku: 'T', quantity: 1 } } },
+      }),
     ]);
     expect(typeof a.id).toBe('bigint');
     expect(b.id).not.toBe(a.id);
     const inTx = await prisma.$transaction(async (tx) => {
       const id = await tx.order.nextId();
-      const order = await tx.order.create({ data: { reference: `${kind}-itx`, customerId: customer.id, items: { create: { sku: 'I', quantity: 1 } } } });
+      const order = await tx.order.create({
+        data: { reference: `${kind}-itx`, customerId: customer.id, items: { create: { sku: 'I', quantity: 1 } } },
+      });
       return { id, order };
     });
     expect(typeof inTx.id).toBe('bigint');
@@ -197,7 +232,11 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     try {
       const customer = await byHand.customer.create({ data: { id: await prisma.customer.nextId(), name: 'Hand' } });
       const order = await byHand.order.create({
-        data: { reference: `${kind}-by-hand`, customerId: customer.id, items: { create: { sku: 'H', quantity: 1, notes: { create: { text: 'n' } } } } },
+        data: {
+          reference: `${kind}-by-hand`,
+          customerId: customer.id,
+          items: { create: { sku: 'H', quantity: 1, notes: { create: { text: 'n' } } } },
+        },
         include: { items: { include: { notes: true } } },
       });
       expect(typeof order.id).toBe('bigint');
@@ -212,13 +251,22 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
   it('should say which option is missing or wrong', () => {
     const metadata = metadataFor(kind);
     expect(() => hilo({ metadata })).toThrow(/exactly one of `url`, `client` or `generator`, got 0/);
-    expect(() => hilo({ metadata, url: db.url, generator: createHiLoGenerator({ source: memorySource() }) })).toThrow(/got 2/);
-    expect(() => hilo({ metadata, url: db.url, source: 'sequences' as 'sequence' })).toThrow(/`source` to be "sequence" or "table", got "sequences"/);
-    expect(() => hilo({ metadata: { models: { Order: { key: { field: 'id', type: 'String' as 'Int', segment: 'orders' } } } }, url: db.url })).toThrow(
-      /`models\.Order\.key\.type` to be "Int" or "BigInt", got "String"/,
+    expect(() => hilo({ metadata, url: db.url, generator: createHiLoGenerator({ source: memorySource() }) })).toThrow(
+      /got 2/,
     );
+    expect(() => hilo({ metadata, url: db.url, source: 'sequences' as 'sequence' })).toThrow(
+      /`source` to be "sequence" or "table", got "sequences"/,
+    );
+    expect(() =>
+      hilo({
+        metadata: { models: { Order: { key: { field: 'id', type: 'String' as 'Int', segment: 'orders' } } } },
+        url: db.url,
+      }),
+    ).toThrow(/`models\.Order\.key\.type` to be "Int" or "BigInt", got "String"/);
     expect(() => hilo({ metadata: undefined as never, url: db.url })).toThrow(/generated/);
-    expect(() => hilo({ metadata, url: db.url, blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for hilo\(\); expected one of .*`blockSize`.*`metadata`/);
+    expect(() => hilo({ metadata, url: db.url, blocksize: 10 } as never)).toThrow(
+      /Unknown option `blocksize` for hilo\(\); expected one of .*`blockSize`.*`metadata`/,
+    );
     expect(() => hilo({ metadata, url: db.url, segments: {} } as never)).toThrow(/Unknown option `segments`/);
   });
 
@@ -271,7 +319,9 @@ export function prismaSuite(kind: Kind, db: TestDatabase, source: SourceKind): v
     it('should draw no key twice across processes', async () => {
       const rounds = 6;
       const results = await Promise.all(
-        [1, 2, 3].map((n) => runChild<string[]>('draw-keys', [kind, db.url, `${kind}-${source}-p${n}`, String(rounds), source])),
+        [1, 2, 3].map((n) =>
+          runChild<string[]>('draw-keys', [kind, db.url, `${kind}-${source}-p${n}`, String(rounds), source]),
+        ),
       );
       const all = results.flat();
       expect(all).toHaveLength(3 * (1 + rounds + 5 * rounds));

@@ -46,7 +46,12 @@ export interface StockSides {
  * Times `rounds` runs of `store(orders)` after no warm-up (the other sides warmed the ORM's code up) and
  * returns the median time and statement count.
  */
-export async function timeSide(rounds: number, orders: number, store: (orders: number) => Promise<unknown>, statements: () => number): Promise<SideRun> {
+export async function timeSide(
+  rounds: number,
+  orders: number,
+  store: (orders: number) => Promise<unknown>,
+  statements: () => number,
+): Promise<SideRun> {
   const runs: SideRun[] = [];
   for (let r = 0; r < rounds; r++) runs.push(await timeRun(() => store(orders), statements));
   return { ms: median(runs.map((x) => x.ms)), statements: median(runs.map((x) => x.statements)) };

@@ -77,11 +77,16 @@ export async function createMysqlDatabase(): Promise<{ url: string; name: string
 /** Why the database of this kind cannot be used in this run, or undefined when it can. */
 export function databaseProblem(kind: 'postgres' | 'mysql'): string | undefined {
   if (kind === 'postgres') {
-    return process.env[envKeys.pgProblem] ?? (process.env[envKeys.pgUrl] ? undefined : 'HILO_PG_URL is not set and no embedded PostgreSQL runs');
+    return (
+      process.env[envKeys.pgProblem] ??
+      (process.env[envKeys.pgUrl] ? undefined : 'HILO_PG_URL is not set and no embedded PostgreSQL runs')
+    );
   }
   return (
     process.env[envKeys.mysqlProblem] ??
-    (process.env[envKeys.mysqlUrl] ? undefined : `HILO_MYSQL_URL is not set (e.g. HILO_MYSQL_URL=${defaultMysqlUrlHint})`)
+    (process.env[envKeys.mysqlUrl]
+      ? undefined
+      : `HILO_MYSQL_URL is not set (e.g. HILO_MYSQL_URL=${defaultMysqlUrlHint})`)
   );
 }
 
@@ -151,9 +156,16 @@ export async function postgresContents(url: string, table: string): Promise<{ se
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const sequences = Number((await client.query<{ n: string }>(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0]!.n);
-    const exists = (await client.query<{ t: string | null }>('select to_regclass($1) as t', [table])).rows[0]!.t !== null;
-    const rows = exists ? Number((await client.query<{ n: string }>(`select count(*) as n from "${table.replace(/"/g, '""')}"`)).rows[0]!.n) : -1;
+    const sequences = Number(
+      (await client.query<{ n: string }>(`select count(*) as n from pg_class where relkind = 'S'`)).rows[0]!.n,
+    );
+    const exists =
+      (await client.query<{ t: string | null }>('select to_regclass($1) as t', [table])).rows[0]!.t !== null;
+    const rows = exists
+      ? Number(
+          (await client.query<{ n: string }>(`select count(*) as n from "${table.replace(/"/g, '""')}"`)).rows[0]!.n,
+        )
+      : -1;
     return { sequences, rows };
   } finally {
     await client.end();

@@ -1,4 +1,15 @@
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -21,7 +32,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -77,15 +90,30 @@ async function startWithPackage(): Promise<RunningPostgres> {
     await pg.start();
   } catch (error) {
     await stop().catch(() => undefined);
-    const last = logs.map((line) => line.trim()).filter(Boolean).slice(-1)[0];
-    throw new Error(`${String(error instanceof Error ? error.message : error).split('\n')[0]}${last ? ` — ${last}` : ''}`, {
-      cause: error,
-    });
+    const last = logs
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .slice(-1)[0];
+    throw new Error(
+      `${String(error instanceof Error ? error.message : error).split('\n')[0]}${last ? ` — ${last}` : ''}`,
+      {
+        cause: error,
+      },
+    );
   }
   return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
 }
 
-const SERVER_FLAGS = ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+const SERVER_FLAGS = [
+  '-c',
+  'max_connections=300',
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+];
 
 /**
  * The `bin/` folder of PostgreSQL binaries the `postgres` OS user can execute. The binaries of
@@ -133,9 +161,19 @@ function postgresUser(): { uid: number; gid: number } {
 }
 
 /** Runs a PostgreSQL program as `postgres`, from a folder it can enter; resolves with its exit code and output. */
-function runAs(user: { uid: number; gid: number }, program: string, args: readonly string[], cwd: string): Promise<{ code: number | null; output: string }> {
+function runAs(
+  user: { uid: number; gid: number },
+  program: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { ...user, cwd, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(program, args, {
+      ...user,
+      cwd,
+      env: { ...process.env, LC_ALL: 'C' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -168,7 +206,19 @@ async function startAsPostgresUser(): Promise<RunningPostgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const init = await runAs(user, join(bin, 'initdb'), [`--pgdata=${databaseDir}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--no-sync'], dir);
+    const init = await runAs(
+      user,
+      join(bin, 'initdb'),
+      [
+        `--pgdata=${databaseDir}`,
+        '--auth=password',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+        '--no-sync',
+      ],
+      dir,
+    );
     if (init.code !== 0) throw new Error(`initdb failed: ${init.output.trim().split('\n').pop() ?? ''}`);
     const port = await freePort();
     const started = spawn(join(bin, 'postgres'), ['-D', databaseDir, '-p', String(port), '-k', dir, ...SERVER_FLAGS], {
@@ -185,7 +235,9 @@ async function startAsPostgresUser(): Promise<RunningPostgres> {
         if (log.includes('database system is ready to accept connections')) resolve();
       });
       started.on('error', reject);
-      started.on('close', (code) => reject(new Error(`postgres exited with ${code}: ${log.trim().split('\n').pop() ?? ''}`)));
+      started.on('close', (code) =>
+        reject(new Error(`postgres exited with ${code}: ${log.trim().split('\n').pop() ?? ''}`)),
+      );
     });
     started.stderr.resume();
     return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };

@@ -83,9 +83,12 @@ export async function startFaultProxy(target: string | { host: string; port: num
     if (mode === 'delay' && delayMs > 0) {
       const at = Math.max(Date.now() + delayMs, pipe.due[direction]);
       pipe.due[direction] = at;
-      setTimeout(() => {
-        if (!out.destroyed) out.write(chunk);
-      }, Math.max(0, at - Date.now())).unref?.();
+      setTimeout(
+        () => {
+          if (!out.destroyed) out.write(chunk);
+        },
+        Math.max(0, at - Date.now()),
+      ).unref?.();
       return;
     }
     out.write(chunk);
@@ -104,7 +107,13 @@ export async function startFaultProxy(target: string | { host: string; port: num
       return;
     }
     const upstream = new Socket();
-    const pipe: Pipe = { client, server: upstream, held: { toServer: [], toClient: [] }, due: { toServer: 0, toClient: 0 }, sent: 0 };
+    const pipe: Pipe = {
+      client,
+      server: upstream,
+      held: { toServer: [], toClient: [] },
+      due: { toServer: 0, toClient: 0 },
+      sent: 0,
+    };
     pipes.add(pipe);
     client.setNoDelay(true);
     upstream.setNoDelay(true);
@@ -193,7 +202,10 @@ export async function startFaultProxy(target: string | { host: string; port: num
 function targetOf(url: string): { host: string; port: number } {
   const parsed = new URL(url);
   const defaultPort = parsed.protocol.startsWith('mysql') || parsed.protocol.startsWith('mariadb') ? 3306 : 5432;
-  return { host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname, port: parsed.port === '' ? defaultPort : Number(parsed.port) };
+  return {
+    host: parsed.hostname === 'localhost' ? '127.0.0.1' : parsed.hostname,
+    port: parsed.port === '' ? defaultPort : Number(parsed.port),
+  };
 }
 
 /** A proxy per test, from {@link useFaultProxy}. */
@@ -235,7 +247,11 @@ export function useFaultProxy(db: { readonly url: string }): FaultProxyPerTest {
  * cut lands on BEGIN, the read, the update or the COMMIT of a reservation through the proxy. Resolves how
  * many cuts happened.
  */
-export async function withReservationCuts(proxy: FaultProxy, rounds: number, body: (round: number) => Promise<void>): Promise<number> {
+export async function withReservationCuts(
+  proxy: FaultProxy,
+  rounds: number,
+  body: (round: number) => Promise<void>,
+): Promise<number> {
   let cuts = 0;
   for (let round = 0; round < rounds; round++) {
     const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);

@@ -23,7 +23,8 @@ const JARS = [
 const JAR_DIR = process.env.HILO_JAVA_JARS ?? '/usr/share/java';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SOURCES = join(ROOT, 'interop/hibernate');
-const HINT = 'install Java and Hibernate 3.6 (apt-get install libhibernate3-java libpostgresql-jdbc-java libmariadb-java libjavassist-java; .ci/run does)';
+const HINT =
+  'install Java and Hibernate 3.6 (apt-get install libhibernate3-java libpostgresql-jdbc-java libmariadb-java libjavassist-java; .ci/run does)';
 
 let cached: { classpath: string } | { problem: string } | undefined;
 
@@ -40,7 +41,9 @@ export function hibernateClasspath(): { classpath: string } | { problem: string 
   } catch {
     return (cached = { problem: `no javac on PATH: ${HINT}` });
   }
-  const files = readdirSync(SOURCES).filter((f) => f.endsWith('.java')).sort();
+  const files = readdirSync(SOURCES)
+    .filter((f) => f.endsWith('.java'))
+    .sort();
   const hash = createHash('sha256');
   for (const file of files) hash.update(file).update(readFileSync(join(SOURCES, file)));
   const out = join(ROOT, 'node_modules/.cache/hilo-hibernate', hash.digest('hex').slice(0, 16));
@@ -49,7 +52,9 @@ export function hibernateClasspath(): { classpath: string } | { problem: string 
     // compile into a temporary folder and rename, so a concurrent worker never sees half a build
     const tmp = `${out}.${process.pid}`;
     mkdirSync(tmp, { recursive: true });
-    execFileSync('javac', ['-nowarn', '-d', tmp, '-cp', jars, ...files.map((f) => join(SOURCES, f))], { stdio: 'pipe' });
+    execFileSync('javac', ['-nowarn', '-d', tmp, '-cp', jars, ...files.map((f) => join(SOURCES, f))], {
+      stdio: 'pipe',
+    });
     try {
       renameSync(tmp, out);
     } catch {
@@ -92,13 +97,31 @@ export interface HibernateNode {
  * Starts one JVM running `configs` (`table;generatorClass;param=value,…`) against `jdbcUrl` (user and
  * password in it), `rows` rows each.
  */
-export function startHibernateNode(classpath: string, jdbcUrl: string, dialect: string, rows: number, configs: readonly string[]): HibernateNode {
-  const child: ChildProcessWithoutNullStreams = spawn('java', ['-cp', classpath, 'HibernateNode', jdbcUrl, dialect, String(rows), ...configs]);
+export function startHibernateNode(
+  classpath: string,
+  jdbcUrl: string,
+  dialect: string,
+  rows: number,
+  configs: readonly string[],
+): HibernateNode {
+  const child: ChildProcessWithoutNullStreams = spawn('java', [
+    '-cp',
+    classpath,
+    'HibernateNode',
+    jdbcUrl,
+    dialect,
+    String(rows),
+    ...configs,
+  ]);
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolveExit, reject) => {
-    child.on('exit', (code) => (code === 0 && stdout.includes('DONE') ? resolveExit() : reject(new Error(`Hibernate node exited with ${code}: ${stderr.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0 && stdout.includes('DONE')
+        ? resolveExit()
+        : reject(new Error(`Hibernate node exited with ${code}: ${stderr.slice(-2000)}`)),
+    );
   });
   const ready = new Promise<void>((resolveReady, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

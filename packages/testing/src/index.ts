@@ -12,7 +12,12 @@ export {
   randomName,
   type TestDatabase,
 } from './databases.ts';
-export { runHiSourceConformance, type HiSourceConformanceOptions, type ConformanceSource, type SourceSettings } from './conformance/hi-source-suite.ts';
+export {
+  runHiSourceConformance,
+  type HiSourceConformanceOptions,
+  type ConformanceSource,
+  type SourceSettings,
+} from './conformance/hi-source-suite.ts';
 export {
   runAdapterConformance,
   type AdapterHarness,
@@ -20,8 +25,20 @@ export {
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
-export { startFaultProxy, useFaultProxy, withReservationCuts, timed, type FaultProxy, type FaultMode, type FaultProxyPerTest } from './fault-proxy.ts';
+export {
+  startFaultProxy,
+  useFaultProxy,
+  withReservationCuts,
+  timed,
+  type FaultProxy,
+  type FaultMode,
+  type FaultProxyPerTest,
+} from './fault-proxy.ts';
 export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
 export { workerMapping } from './worker-mapping.ts';
-export { expectSourceLayoutPassedThrough, type SourceLayoutOptions, type SourceLayoutSubject } from './source-layout.ts';
+export {
+  expectSourceLayoutPassedThrough,
+  type SourceLayoutOptions,
+  type SourceLayoutSubject,
+} from './source-layout.ts';
 export { usePostgresJs, type PostgresJsSql } from './postgres-js.ts';

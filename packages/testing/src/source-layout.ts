@@ -25,7 +25,9 @@ export interface SourceLayoutSubject {
  * `strategy: 'range'` the table stores the block's last key (the default pooled-lo would store the next
  * block's first, 11).
  */
-export async function expectSourceLayoutPassedThrough(open: (options: SourceLayoutOptions) => SourceLayoutSubject): Promise<void> {
+export async function expectSourceLayoutPassedThrough(
+  open: (options: SourceLayoutOptions) => SourceLayoutSubject,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'hilo-layout-'));
   try {
     const url = `sqlite:${join(dir, 'layout.db')}`;

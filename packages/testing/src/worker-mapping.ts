@@ -21,7 +21,12 @@ const WORKER_PACKAGES_VARIABLE = 'HILO_WORKER_PACKAGES';
  */
 export function workerMapping(): { readonly args: string[]; readonly env: Record<string, string> } {
   const globals = globalThis as WorkerMappingGlobals;
-  const args = (globals.HILO_WORKER_IMPORTS ?? []).flatMap((path) => ['--import', pathToFileURL(join(root, path)).href]);
-  const env: Record<string, string> = globals.HILO_WORKER_PACKAGES ? { [WORKER_PACKAGES_VARIABLE]: JSON.stringify(globals.HILO_WORKER_PACKAGES) } : {};
+  const args = (globals.HILO_WORKER_IMPORTS ?? []).flatMap((path) => [
+    '--import',
+    pathToFileURL(join(root, path)).href,
+  ]);
+  const env: Record<string, string> = globals.HILO_WORKER_PACKAGES
+    ? { [WORKER_PACKAGES_VARIABLE]: JSON.stringify(globals.HILO_WORKER_PACKAGES) }
+    : {};
   return { args, env };
 }

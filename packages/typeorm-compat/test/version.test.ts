@@ -14,13 +14,18 @@ const present = line === '0.3' ? 'connection' : 'dataSource';
 describeSqlite(`typeorm ${line} compatibility: the mapped package`, (db) => {
   it(`is TypeORM ${expected}, whose EntityManager knows its DataSource as \`${present}\`, and create() gets a key`, async () => {
     expect(expected).toMatch(/^(0\.3\.\d+|1\.\d+\.\d+)$/);
-    const typeormPackage = (await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version: string } };
+    const typeormPackage = (await import('typeorm/package.json', { with: { type: 'json' } })) as {
+      default: { version: string };
+    };
     expect(typeormPackage.default.version).toBe(expected);
-    const dataSource = withHiLo(new DataSource({ type: 'better-sqlite3', database: db.url, entities, synchronize: true }));
+    const dataSource = withHiLo(
+      new DataSource({ type: 'better-sqlite3', database: db.url, entities, synchronize: true }),
+    );
     await dataSource.initialize();
     try {
       expect((dataSource.manager as unknown as Record<string, unknown>)[present]).toBe(dataSource);
-      if (line === '0.3') expect((dataSource.manager as unknown as { dataSource?: unknown }).dataSource).toBeUndefined();
+      if (line === '0.3')
+        expect((dataSource.manager as unknown as { dataSource?: unknown }).dataSource).toBeUndefined();
       const customer = dataSource.manager.create(Customer, { name: 'ada' });
       expect(customer.id).toEqual(expect.any(Number));
       await dataSource.manager.save(customer);

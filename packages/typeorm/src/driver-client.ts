@@ -1,5 +1,12 @@
 import type { DataSource } from 'typeorm';
-import { HiLoConfigurationError, mysqlClient, pgClient, type MysqlCallbackPoolLike, type PgPoolLike, type SqlClient } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  mysqlClient,
+  pgClient,
+  type MysqlCallbackPoolLike,
+  type PgPoolLike,
+  type SqlClient,
+} from 'hilo-core';
 import { dialectOf } from 'hilo-core/adapter-kit';
 
 /**

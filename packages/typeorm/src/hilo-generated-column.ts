@@ -80,7 +80,11 @@ type MarkedTransformer = ValueTransformer & { readonly [SCHEMA_OPTIONS]: Resolve
 export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptions {
   const resolved = resolveColumnOptions(options, 'hiloColumn()');
   const base = keyTransformer(resolved.keyType);
-  const transformer: MarkedTransformer = { to: (value): unknown => base.to(value), from: (value): unknown => base.from(value), [SCHEMA_OPTIONS]: resolved };
+  const transformer: MarkedTransformer = {
+    to: (value): unknown => base.to(value),
+    from: (value): unknown => base.from(value),
+    [SCHEMA_OPTIONS]: resolved,
+  };
   return { ...keyColumnOptions(resolved, transformer), primary: true };
 }
 

@@ -18,11 +18,32 @@ import {
   type HiSource,
   type SqlClient,
 } from 'hilo-core';
-import { columnTypeMaxKey, HI_SOURCE_LAYOUT_OPTION_NAMES, keyToField, ownGenerator, PASSED_GENERATOR_OPTION_NAMES, privateDatabaseSource, refuseLayoutInMemory, segmentsForColumns, type HiSourceLayout, type KeyFieldLimits, type OwnedGenerator, type PassedGeneratorOptions } from 'hilo-core/adapter-kit';
+import {
+  columnTypeMaxKey,
+  HI_SOURCE_LAYOUT_OPTION_NAMES,
+  keyToField,
+  ownGenerator,
+  PASSED_GENERATOR_OPTION_NAMES,
+  privateDatabaseSource,
+  refuseLayoutInMemory,
+  segmentsForColumns,
+  type HiSourceLayout,
+  type KeyFieldLimits,
+  type OwnedGenerator,
+  type PassedGeneratorOptions,
+} from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
 import { keyTransformer } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
-import { dataSourceOf, disableInternals, enableInternals, forgetFresh, markFresh, prepareInternals, upsertKeepingKey } from './typeorm-internals.js';
+import {
+  dataSourceOf,
+  disableInternals,
+  enableInternals,
+  forgetFresh,
+  markFresh,
+  prepareInternals,
+  upsertKeepingKey,
+} from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
@@ -76,7 +97,13 @@ interface KeyColumn {
 }
 
 const installations = new WeakMap<DataSource, HiLoTypeOrm>();
-const KNOWN_OPTIONS = new Set([...HI_SOURCE_LAYOUT_OPTION_NAMES, 'client', 'warm', 'saveWithoutSelect', ...PASSED_GENERATOR_OPTION_NAMES]);
+const KNOWN_OPTIONS = new Set([
+  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
+  'client',
+  'warm',
+  'saveWithoutSelect',
+  ...PASSED_GENERATOR_OPTION_NAMES,
+]);
 
 function validateOptions(options: HiLoTypeOrmOptions): void {
   if (typeof options !== 'object' || options === null) {
@@ -85,10 +112,15 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
   HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
   const { source } = options;
   if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
-    throw HiLoConfigurationError.invalidOption('source', '"sequence", "table" or a function (client) => HiSource', source);
+    throw HiLoConfigurationError.invalidOption(
+      'source',
+      '"sequence", "table" or a function (client) => HiSource',
+      source,
+    );
   }
   for (const name of ['warm', 'saveWithoutSelect'] as const) {
-    if (options[name] !== undefined && typeof options[name] !== 'boolean') throw HiLoConfigurationError.invalidOption(name, 'true or false', options[name]);
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      throw HiLoConfigurationError.invalidOption(name, 'true or false', options[name]);
   }
 }
 
@@ -204,7 +236,9 @@ export class HiLoTypeOrm {
     }
     if (typeof value !== 'object' || value === null || value instanceof Promise || seen?.has(value)) return;
     // findInheritanceMetadata() exists from TypeORM 0.3.16; before it, create() of a child entity names the child itself
-    const actual = (metadata as { findInheritanceMetadata?: (value: object) => EntityMetadata }).findInheritanceMetadata?.(value) ?? metadata;
+    const actual =
+      (metadata as { findInheritanceMetadata?: (value: object) => EntityMetadata }).findInheritanceMetadata?.(value) ??
+      metadata;
     const key = this.#columns.get(actual);
     if (key && key.column.getEntityValue(value) == null) {
       const next = this.generator.tryNextSync(key.segment);
@@ -215,11 +249,16 @@ export class HiLoTypeOrm {
       }
     }
     let cascades = this.#cascades.get(actual);
-    if (!cascades) this.#cascades.set(actual, (cascades = actual.relations.filter((relation) => relation.isCascadeInsert && !relation.isLazy)));
+    if (!cascades)
+      this.#cascades.set(
+        actual,
+        (cascades = actual.relations.filter((relation) => relation.isCascadeInsert && !relation.isLazy)),
+      );
     if (cascades.length === 0) return;
     // only objects that lead on can lead back: they alone need remembering (a create() of a leaf allocates nothing)
     (seen ??= new Set()).add(value);
-    for (const relation of cascades) this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
+    for (const relation of cascades)
+      this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
   }
 
   /**
@@ -229,16 +268,34 @@ export class HiLoTypeOrm {
    * for no `returning`, each entity and `identifiers` entry then holds the key its row really has: on a
    * conflict, the stored one, not the key hilo had given it (which stays unused).
    */
-  async upsert(manager: EntityManager, upsert: Upsert, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown): Promise<InsertResult> {
+  async upsert(
+    manager: EntityManager,
+    upsert: Upsert,
+    target: EntityTarget<ObjectLiteral>,
+    values: unknown,
+    conflict: unknown,
+  ): Promise<InsertResult> {
     const metadata = this.dataSource.getMetadata(target);
     const key = this.#columns.get(metadata);
-    const options = (Array.isArray(conflict) ? { conflictPaths: conflict } : conflict) as { conflictPaths?: string[] | object; returning?: unknown } | undefined;
-    const paths: string[] = Array.isArray(options?.conflictPaths) ? (options.conflictPaths as string[]) : Object.keys(options?.conflictPaths ?? {});
-    if (!key || metadata.mapPropertyPathsToColumns(paths).includes(key.column)) return upsert.call(manager, target, values, conflict);
-    const returnKeys = options?.returning === undefined && (this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean }).isReturningSqlSupported?.('insert') === true;
-    const result = await upsertKeepingKey(manager, key.column.databaseName, returnKeys, () => upsert.call(manager, target, values, conflict));
+    const options = (Array.isArray(conflict) ? { conflictPaths: conflict } : conflict) as
+      { conflictPaths?: string[] | object; returning?: unknown } | undefined;
+    const paths: string[] = Array.isArray(options?.conflictPaths)
+      ? (options.conflictPaths as string[])
+      : Object.keys(options?.conflictPaths ?? {});
+    if (!key || metadata.mapPropertyPathsToColumns(paths).includes(key.column))
+      return upsert.call(manager, target, values, conflict);
+    const returnKeys =
+      options?.returning === undefined &&
+      (this.dataSource.driver as { isReturningSqlSupported?: (kind: string) => boolean }).isReturningSqlSupported?.(
+        'insert',
+      ) === true;
+    const result = await upsertKeepingKey(manager, key.column.databaseName, returnKeys, () =>
+      upsert.call(manager, target, values, conflict),
+    );
     const list: unknown[] = Array.isArray(values) ? values : [values];
-    const rows = (returnKeys && Array.isArray(result.raw) ? result.raw : []) as Array<Record<string, unknown> | undefined>;
+    const rows = (returnKeys && Array.isArray(result.raw) ? result.raw : []) as Array<
+      Record<string, unknown> | undefined
+    >;
     // one row per value, in order, as TypeORM itself maps INSERT … RETURNING back to its entities
     if (rows.length !== list.length) return result;
     rows.forEach((row, i) => {
@@ -269,7 +326,12 @@ export class HiLoTypeOrm {
    * lock until that transaction ends: say so, rather than "could not be reached".
    */
   #explainSqliteLock(error: unknown, event: InsertEvent<ObjectLiteral>, key: KeyColumn): unknown {
-    if (!(error instanceof HiLoExhaustedError) || !isBetterSqlite(this.dataSource) || !event.queryRunner.isTransactionActive) return error;
+    if (
+      !(error instanceof HiLoExhaustedError) ||
+      !isBetterSqlite(this.dataSource) ||
+      !event.queryRunner.isTransactionActive
+    )
+      return error;
     return new HiLoExhaustedError(
       `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's connection has written, the reservation for segment "${key.segment}" ` +
         `can only run after it ends. Take keys before the transaction (\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`, or \`await hiloOf(dataSource).ensure(${key.column.entityMetadata.name}, n)\` for n rows), or give the segment a blockSize above the rows one transaction creates.`,
@@ -280,7 +342,9 @@ export class HiLoTypeOrm {
   #keyColumn(metadata: EntityMetadata): KeyColumn {
     const key = this.#columns.get(metadata);
     if (key) return key;
-    throw new HiLoConfigurationError(`Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`);
+    throw new HiLoConfigurationError(
+      `Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`,
+    );
   }
 
   #convert(key: KeyColumn, value: bigint): number | bigint {
@@ -307,17 +371,30 @@ function hookManager(manager: EntityManager): void {
   };
   Object.defineProperty(manager, 'create', { value: wrapped, writable: true, configurable: true });
   const upsert = manager.upsert as Upsert;
-  const upsertWrapped = function (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) {
+  const upsertWrapped = function (
+    this: EntityManager,
+    target: EntityTarget<ObjectLiteral>,
+    values: unknown,
+    conflict: unknown,
+  ) {
     const installation = installationOf(this);
-    return installation ? installation.upsert(this, upsert, target, values, conflict) : upsert.call(this, target, values, conflict);
+    return installation
+      ? installation.upsert(this, upsert, target, values, conflict)
+      : upsert.call(this, target, values, conflict);
   };
   Object.defineProperty(manager, 'upsert', { value: upsertWrapped, writable: true, configurable: true });
 }
 
-const installationOf = (manager: EntityManager): HiLoTypeOrm | undefined => installations.get(dataSourceOf(manager) as DataSource);
+const installationOf = (manager: EntityManager): HiLoTypeOrm | undefined =>
+  installations.get(dataSourceOf(manager) as DataSource);
 
 /** TypeORM's `EntityManager.upsert`, as hilo calls it. */
-type Upsert = (this: EntityManager, target: EntityTarget<ObjectLiteral>, values: unknown, conflict: unknown) => Promise<InsertResult>;
+type Upsert = (
+  this: EntityManager,
+  target: EntityTarget<ObjectLiteral>,
+  values: unknown,
+  conflict: unknown,
+) => Promise<InsertResult>;
 
 const wrappedDataSources = new WeakSet<DataSource>();
 
@@ -361,7 +438,11 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
         );
       }
       const segment = options.segment ?? metadata.tableName;
-      const limits = { maxKey: columnTypeMaxKey(options.type)!, column: `a ${String(column.type)} column`, asBigint: "declare it with keyType: 'bigint'" };
+      const limits = {
+        maxKey: columnTypeMaxKey(options.type)!,
+        column: `a ${String(column.type)} column`,
+        asBigint: "declare it with keyType: 'bigint'",
+      };
       columns.set(metadata, { column, segment, blockSize: options.blockSize, keyType: options.keyType, where, limits });
     }
   }
@@ -379,7 +460,10 @@ function alignJoinColumns(dataSource: DataSource, columns: Map<EntityMetadata, K
   for (const metadata of dataSource.entityMetadatas) {
     for (const column of metadata.columns) {
       const keyType = column.referencedColumn && keys.get(column.referencedColumn);
-      const derived = metadata.isJunction || metadata.isClosureJunction || column.propertyName === column.relationMetadata?.propertyName;
+      const derived =
+        metadata.isJunction ||
+        metadata.isClosureJunction ||
+        column.propertyName === column.relationMetadata?.propertyName;
       if (keyType && derived && !column.transformer) column.transformer = keyTransformer(keyType);
     }
   }
@@ -404,12 +488,32 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     );
   }
   if (installations.has(dataSource)) {
-    throw new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.');
+    throw new HiLoConfigurationError(
+      'hilo is already installed on this DataSource; call installHiLo() once per DataSource.',
+    );
   }
   const columns = discoverKeyColumns(dataSource);
   alignJoinColumns(dataSource, columns);
-  const { source, table, schema, strategy, create, client: givenClient, warm = true, saveWithoutSelect = true, ...generatorOptions } = options;
-  const segments = segmentsForColumns([...columns.values()].map(({ segment, blockSize, limits, where }) => ({ segment, blockSize, maxKey: limits.maxKey, where })), generatorOptions);
+  const {
+    source,
+    table,
+    schema,
+    strategy,
+    create,
+    client: givenClient,
+    warm = true,
+    saveWithoutSelect = true,
+    ...generatorOptions
+  } = options;
+  const segments = segmentsForColumns(
+    [...columns.values()].map(({ segment, blockSize, limits, where }) => ({
+      segment,
+      blockSize,
+      maxKey: limits.maxKey,
+      where,
+    })),
+    generatorOptions,
+  );
   let client = givenClient;
   let release = () => {};
   let hiSource: HiSource | undefined;
@@ -420,15 +524,30 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       release = sqlite.release;
     } else {
       refuseLayoutInMemory(options, 'The better-sqlite3 DataSource', 'installHiLo()');
-      const stored = [...columns.values()].map((key) => ({ segment: key.segment, table: key.column.entityMetadata.tableName, column: key.column.databaseName }));
+      const stored = [...columns.values()].map((key) => ({
+        segment: key.segment,
+        table: key.column.entityMetadata.tableName,
+        column: key.column.databaseName,
+      }));
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }
   const build = (): HiLoGenerator<bigint> => {
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    if (typeof source === 'function') return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
-    return createHiLo({ ...generatorOptions, client: client!, keyType: 'bigint', segments, source, table, schema, strategy, create });
+    if (typeof source === 'function')
+      return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
+    return createHiLo({
+      ...generatorOptions,
+      client: client!,
+      keyType: 'bigint',
+      segments,
+      source,
+      table,
+      schema,
+      strategy,
+      create,
+    });
   };
   // the SQLite file connection opened here (if any) is released with the generator
   const owned = await ownGenerator(build, release);
@@ -439,7 +558,11 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     throw error;
   }
   // TypeORM's internals, where they are shaped as expected: faster saves, the same rows (typeorm-internals.ts)
-  const shortcut = await prepareInternals(dataSource, [...columns.values()].map((key) => key.column), saveWithoutSelect);
+  const shortcut = await prepareInternals(
+    dataSource,
+    [...columns.values()].map((key) => key.column),
+    saveWithoutSelect,
+  );
   const installation = new HiLoTypeOrm(dataSource, owned, columns, shortcut);
   hookDataSource(dataSource);
   installations.set(dataSource, installation);
@@ -483,5 +606,7 @@ export function withHiLo<T extends DataSource>(dataSource: T, options: HiLoTypeO
 export function hiloOf(dataSource: DataSource): HiLoTypeOrm {
   const installation = installations.get(dataSource);
   if (installation) return installation;
-  throw new HiLoConfigurationError('hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().');
+  throw new HiLoConfigurationError(
+    'hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().',
+  );
 }

@@ -34,12 +34,12 @@ interface BetterSqliteDriverLike {
  */
 const localConnections = new Set<BetterSqliteDatabase>();
 
-const localTransactionOpen = (): boolean => [...localConnections].some((connection) => connection.open && connection.inTransaction);
+const localTransactionOpen = (): boolean =>
+  [...localConnections].some((connection) => connection.open && connection.inTransaction);
 
 /** Where a better-sqlite3 DataSource's reservations run. */
 export type SqliteReservations =
-  | { readonly kind: 'file'; readonly client: SqlClient; readonly release: () => void }
-  | { readonly kind: 'memory' };
+  { readonly kind: 'file'; readonly client: SqlClient; readonly release: () => void } | { readonly kind: 'memory' };
 
 /** Whether `dataSource` is a TypeORM `better-sqlite3` DataSource. */
 export const isBetterSqlite = (dataSource: DataSource): boolean => dataSource.options.type === 'better-sqlite3';

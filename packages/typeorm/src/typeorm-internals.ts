@@ -60,16 +60,26 @@ const replaced = new WeakMap<object, Set<string>>();
  * @param className - TypeORM's class, for the reason.
  * @returns `undefined` when the replacement is in place, else why it is not (TypeORM keeps its method)
  */
-function replaceMethod<F>(prototype: unknown, className: string, signature: string, wrap: (original: F) => F): string | undefined {
-  if (typeof prototype !== 'object' || prototype === null) return `TypeORM has no ${className} class where hilo expects it`;
+function replaceMethod<F>(
+  prototype: unknown,
+  className: string,
+  signature: string,
+  wrap: (original: F) => F,
+): string | undefined {
+  if (typeof prototype !== 'object' || prototype === null)
+    return `TypeORM has no ${className} class where hilo expects it`;
   const open = signature.indexOf('(');
   const method = signature.slice(0, open);
-  const arity = signature.slice(open + 1, -1).split(',').filter((name) => name.trim() !== '').length;
+  const arity = signature
+    .slice(open + 1, -1)
+    .split(',')
+    .filter((name) => name.trim() !== '').length;
   const done = replaced.get(prototype) ?? new Set<string>();
   if (done.has(method)) return undefined;
   const target = prototype as Record<string, unknown>;
   const original = target[method];
-  if (typeof original !== 'function' || original.length !== arity) return `TypeORM's ${className} has no ${signature} method`;
+  if (typeof original !== 'function' || original.length !== arity)
+    return `TypeORM's ${className} has no ${signature} method`;
   target[method] = wrap(original as F);
   replaced.set(prototype, done.add(method));
   return undefined;
@@ -83,10 +93,13 @@ const KNOWN_RELEASES = '0.3.x and 1.x';
  * this file knows: every 0.3 release and 1.x. Prereleases count as their release.
  */
 export function internalsRefusal(version: string | undefined): string | undefined {
-  if (version === undefined) return `hilo-typeorm cannot read the version of the TypeORM this process loads (its package.json)`;
+  if (version === undefined)
+    return `hilo-typeorm cannot read the version of the TypeORM this process loads (its package.json)`;
   const [major, minor] = (/^(\d+)\.(\d+)\.\d+/.exec(version) ?? []).slice(1).map(Number);
   const known = major === 1 || (major === 0 && minor === 3);
-  return known ? undefined : `TypeORM ${version} is not a release whose internals hilo-typeorm knows (${KNOWN_RELEASES})`;
+  return known
+    ? undefined
+    : `TypeORM ${version} is not a release whose internals hilo-typeorm knows (${KNOWN_RELEASES})`;
 }
 
 /**
@@ -98,11 +111,15 @@ export function internalsRefusal(version: string | undefined): string | undefine
 export async function loadedTypeOrmVersion(): Promise<string | undefined> {
   try {
     if (typeof require === 'function') {
-      const manifest = JSON.parse(readFileSync(join(dirname(require.resolve('typeorm')), 'package.json'), 'utf8')) as { version?: unknown };
+      const manifest = JSON.parse(readFileSync(join(dirname(require.resolve('typeorm')), 'package.json'), 'utf8')) as {
+        version?: unknown;
+      };
       return typeof manifest.version === 'string' ? manifest.version : undefined;
     }
     // @ts-ignore the CommonJS build never runs this line (it has `require`), and its compiler refuses the attribute
-    const manifest = (await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version?: unknown } };
+    const manifest = (await import('typeorm/package.json', { with: { type: 'json' } })) as {
+      default: { version?: unknown };
+    };
     return typeof manifest.default.version === 'string' ? manifest.default.version : undefined;
   } catch {
     return undefined;
@@ -112,10 +129,15 @@ export async function loadedTypeOrmVersion(): Promise<string | undefined> {
 let versionRefusal: Promise<string | undefined> | undefined;
 
 /** Why hilo leaves the loaded TypeORM's internals alone ({@link internalsRefusal}), read once per process. */
-const releaseRefusal = (): Promise<string | undefined> => (versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal));
+const releaseRefusal = (): Promise<string | undefined> =>
+  (versionRefusal ??= loadedTypeOrmVersion().then(internalsRefusal));
 
 /** Loads one of TypeORM's modules and replaces a method of `className` with `patch`; resolves the reason when it cannot. */
-async function patchModule(load: () => Promise<unknown>, className: string, patch: (prototype: unknown) => string | undefined): Promise<string | undefined> {
+async function patchModule(
+  load: () => Promise<unknown>,
+  className: string,
+  patch: (prototype: unknown) => string | undefined,
+): Promise<string | undefined> {
   const refused = await releaseRefusal();
   if (refused !== undefined) return refused;
   const module = await load().catch(() => undefined);
@@ -188,8 +210,10 @@ const found: { property: string; value: PlainValue } = { property: '', value: 0 
  * from the entity without building the map: two allocations per subject fewer, on every lookup of a save.
  */
 function keyOf(metadata: CascadeMetadata, entity: object | undefined): typeof found | null | undefined {
-  const property = directMaps.get(metadata) === metadata.getEntityIdMap ? metadata.primaryColumns[0]!.propertyName : undefined;
-  let value = property !== undefined && typeof entity === 'object' ? (entity as Record<string, unknown>)[property] : null;
+  const property =
+    directMaps.get(metadata) === metadata.getEntityIdMap ? metadata.primaryColumns[0]!.propertyName : undefined;
+  let value =
+    property !== undefined && typeof entity === 'object' ? (entity as Record<string, unknown>)[property] : null;
   found.property = property!;
   if (!isPlain(value)) {
     const idMap = value === undefined ? undefined : metadata.getEntityIdMap(entity);
@@ -239,7 +263,11 @@ function indexOf(subjects: unknown): Index | undefined {
     }
     const key = keyOf(subject.metadata, subject.entityWithFulfilledIds);
     if (key === undefined) continue; // no key: TypeORM's comparison is false for it
-    if (!key || (byKey.property ?? key.property) !== key.property || (byKey.type ?? typeof key.value) !== typeof key.value) {
+    if (
+      !key ||
+      (byKey.property ?? key.property) !== key.property ||
+      (byKey.type ?? typeof key.value) !== typeof key.value
+    ) {
       byKey.irregular = true;
       continue;
     }
@@ -256,30 +284,36 @@ function indexOf(subjects: unknown): Index | undefined {
  * @returns `undefined` when the lookup is in place, else why it is not (TypeORM then keeps its own scan)
  */
 export function patchCascadeLookup(prototype: unknown): string | undefined {
-  return replaceMethod<Find>(prototype, 'CascadesSubjectBuilder', 'findByPersistEntityLike(target, entity)', (scan) => function indexed(entityTarget, entity) {
-    const subjects = this.allSubjects;
-    const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
-    const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
-    if (owner === undefined || !scope.has(owner)) return scan.call(this, entityTarget, entity);
-    const index = indexOf(this.allSubjects);
-    if (!index) return scan.call(this, entityTarget, entity);
-    const byKey = index.byTarget.get(entityTarget);
-    if (byKey?.irregular) return scan.call(this, entityTarget, entity);
-    let position = index.byEntity.get(entity);
-    if (byKey) {
-      const key = keyOf(byKey.metadata, entity);
-      if (key !== undefined) {
-        if (!key || key.property !== byKey.property || typeof key.value !== byKey.type) {
-          // Shapes the index does not hold (or a target with no keyed subject yet): TypeORM decides.
-          if (byKey.first.size > 0) return scan.call(this, entityTarget, entity);
-        } else {
-          const first = byKey.first.get(key.value);
-          if (first !== undefined && (position === undefined || first < position)) position = first;
+  return replaceMethod<Find>(
+    prototype,
+    'CascadesSubjectBuilder',
+    'findByPersistEntityLike(target, entity)',
+    (scan) =>
+      function indexed(entityTarget, entity) {
+        const subjects = this.allSubjects;
+        const first: unknown = Array.isArray(subjects) ? subjects[0] : undefined;
+        const owner = isSubject(first) ? dataSourceOf(first.metadata) : undefined;
+        if (owner === undefined || !scope.has(owner)) return scan.call(this, entityTarget, entity);
+        const index = indexOf(this.allSubjects);
+        if (!index) return scan.call(this, entityTarget, entity);
+        const byKey = index.byTarget.get(entityTarget);
+        if (byKey?.irregular) return scan.call(this, entityTarget, entity);
+        let position = index.byEntity.get(entity);
+        if (byKey) {
+          const key = keyOf(byKey.metadata, entity);
+          if (key !== undefined) {
+            if (!key || key.property !== byKey.property || typeof key.value !== byKey.type) {
+              // Shapes the index does not hold (or a target with no keyed subject yet): TypeORM decides.
+              if (byKey.first.size > 0) return scan.call(this, entityTarget, entity);
+            } else {
+              const first = byKey.first.get(key.value);
+              if (first !== undefined && (position === undefined || first < position)) position = first;
+            }
+          }
         }
-      }
-    }
-    return position === undefined ? undefined : index.subjects[position];
-  });
+        return position === undefined ? undefined : index.subjects[position];
+      },
+  );
 }
 
 // ——— 2. One-to-many matching by index ———
@@ -295,7 +329,11 @@ export function patchCascadeLookup(prototype: unknown): string | undefined {
  * array, which would match subjects without an entity), TypeORM's method runs as it is.
  */
 
-type BuildForRelation = (this: { subjects: unknown }, subject: unknown, relation: { getEntityValue(entity: unknown): unknown }) => void;
+type BuildForRelation = (
+  this: { subjects: unknown },
+  subject: unknown,
+  relation: { getEntityValue(entity: unknown): unknown },
+) => void;
 
 /**
  * Replaces `buildForSubjectRelation` on TypeORM's `OneToManySubjectBuilder.prototype` by one that gives its
@@ -303,22 +341,36 @@ type BuildForRelation = (this: { subjects: unknown }, subject: unknown, relation
  * @returns `undefined` when it is in place, else why it is not (TypeORM then keeps its own method)
  */
 export function patchOneToManyLookup(prototype: unknown): string | undefined {
-  return replaceMethod<BuildForRelation>(prototype, 'OneToManySubjectBuilder', 'buildForSubjectRelation(subject, relation)', (build) => function narrowed(subject, relation) {
-    const all = this.subjects;
-    const owner = isSubject(subject) ? dataSourceOf(subject.metadata) : undefined;
-    const related = owner !== undefined && scope.has(owner) ? relation.getEntityValue((subject as CascadeSubject).entity) : undefined;
-    const index = Array.isArray(related) && related.every((entity) => typeof entity === 'object' && entity !== null) ? indexOf(all) : undefined;
-    if (!index || !Array.isArray(all)) return build.call(this, subject, relation);
-    const positions = [...new Set((related as object[]).map((entity) => index.byEntity.get(entity)))].filter((p) => p !== undefined);
-    const candidates: unknown[] = positions.map((position): unknown => all[position]);
-    this.subjects = candidates;
-    try {
-      build.call(this, subject, relation);
-    } finally {
-      this.subjects = all;
-      all.push(...candidates.slice(positions.length));
-    }
-  });
+  return replaceMethod<BuildForRelation>(
+    prototype,
+    'OneToManySubjectBuilder',
+    'buildForSubjectRelation(subject, relation)',
+    (build) =>
+      function narrowed(subject, relation) {
+        const all = this.subjects;
+        const owner = isSubject(subject) ? dataSourceOf(subject.metadata) : undefined;
+        const related =
+          owner !== undefined && scope.has(owner)
+            ? relation.getEntityValue((subject as CascadeSubject).entity)
+            : undefined;
+        const index =
+          Array.isArray(related) && related.every((entity) => typeof entity === 'object' && entity !== null)
+            ? indexOf(all)
+            : undefined;
+        if (!index || !Array.isArray(all)) return build.call(this, subject, relation);
+        const positions = [...new Set((related as object[]).map((entity) => index.byEntity.get(entity)))].filter(
+          (p) => p !== undefined,
+        );
+        const candidates: unknown[] = positions.map((position): unknown => all[position]);
+        this.subjects = candidates;
+        try {
+          build.call(this, subject, relation);
+        } finally {
+          this.subjects = all;
+          all.push(...candidates.slice(positions.length));
+        }
+      },
+  );
 }
 
 let prototypes: Promise<Array<string | undefined>> | undefined;
@@ -330,8 +382,16 @@ let prototypes: Promise<Array<string | undefined>> | undefined;
  */
 function patchPrototypes(): Promise<Array<string | undefined>> {
   prototypes ??= Promise.all([
-    patchModule(() => import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js'), 'CascadesSubjectBuilder', patchCascadeLookup),
-    patchModule(() => import('typeorm/persistence/subject-builder/OneToManySubjectBuilder.js'), 'OneToManySubjectBuilder', patchOneToManyLookup),
+    patchModule(
+      () => import('typeorm/persistence/subject-builder/CascadesSubjectBuilder.js'),
+      'CascadesSubjectBuilder',
+      patchCascadeLookup,
+    ),
+    patchModule(
+      () => import('typeorm/persistence/subject-builder/OneToManySubjectBuilder.js'),
+      'OneToManySubjectBuilder',
+      patchOneToManyLookup,
+    ),
     patchModule(() => import('typeorm/query-builder/InsertQueryBuilder.js'), 'InsertQueryBuilder', patchKeyLiterals),
   ]);
   return prototypes;
@@ -345,11 +405,16 @@ function patchPrototypes(): Promise<Array<string | undefined>> {
  * `dataSource` use them once {@link enableInternals} has run.
  * @returns whether the save() shortcut is in place
  */
-export async function prepareInternals(dataSource: DataSource, keyColumns: readonly object[], saveWithoutSelect: boolean): Promise<boolean> {
+export async function prepareInternals(
+  dataSource: DataSource,
+  keyColumns: readonly object[],
+  saveWithoutSelect: boolean,
+): Promise<boolean> {
   const shortcut = saveWithoutSelect && (await freshEntityShortcut());
   const [, , literals] = await patchPrototypes();
   if ((await releaseRefusal()) === undefined) installDirectIdMaps(dataSource.entityMetadatas);
-  if (literals === undefined && LITERAL_KEY_DRIVERS.has(dataSource.options.type)) for (const column of keyColumns) literalKeys.add(column);
+  if (literals === undefined && LITERAL_KEY_DRIVERS.has(dataSource.options.type))
+    for (const column of keyColumns) literalKeys.add(column);
   return shortcut;
 }
 
@@ -435,28 +500,34 @@ function warnFallback(reason: string): void {
  * @returns `undefined` when the shortcut is in place, else why it is not
  */
 export function patchSubjectLoader(prototype: unknown): string | undefined {
-  return replaceMethod<Load>(prototype, 'SubjectDatabaseEntityLoader', 'load(operation)', (load) => function shortcut(operation) {
-    if (operation !== 'save') return load.call(this, operation);
-    const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
-    if (!dataSource || !scope.has(dataSource)) return load.call(this, operation);
-    const subjects = this.subjects;
-    if (!dataSource || !Array.isArray(subjects) || !subjects.every(isLoaderSubject)) {
-      warnFallback("TypeORM's persistence subjects are not shaped as hilo expects");
-      return load.call(this, operation);
-    }
-    for (const subject of subjects) {
-      if (
-        subject.canBeInserted &&
-        subject.entity &&
-        !subject.databaseEntity &&
-        subject.identifier !== undefined &&
-        takeFresh(subject.metadata, subject.entity)
-      ) {
-        subject.identifier = undefined;
-      }
-    }
-    return load.call(this, operation);
-  });
+  return replaceMethod<Load>(
+    prototype,
+    'SubjectDatabaseEntityLoader',
+    'load(operation)',
+    (load) =>
+      function shortcut(operation) {
+        if (operation !== 'save') return load.call(this, operation);
+        const dataSource = this.queryRunner?.dataSource ?? this.queryRunner?.connection;
+        if (!dataSource || !scope.has(dataSource)) return load.call(this, operation);
+        const subjects = this.subjects;
+        if (!dataSource || !Array.isArray(subjects) || !subjects.every(isLoaderSubject)) {
+          warnFallback("TypeORM's persistence subjects are not shaped as hilo expects");
+          return load.call(this, operation);
+        }
+        for (const subject of subjects) {
+          if (
+            subject.canBeInserted &&
+            subject.entity &&
+            !subject.databaseEntity &&
+            subject.identifier !== undefined &&
+            takeFresh(subject.metadata, subject.entity)
+          ) {
+            subject.identifier = undefined;
+          }
+        }
+        return load.call(this, operation);
+      },
+  );
 }
 
 let shortcut: Promise<boolean> | undefined;
@@ -467,7 +538,11 @@ let shortcut: Promise<boolean> | undefined;
  * TypeORM keeps its own SELECT-then-INSERT.
  */
 function freshEntityShortcut(): Promise<boolean> {
-  shortcut ??= patchModule(() => import('typeorm/persistence/SubjectDatabaseEntityLoader.js'), 'SubjectDatabaseEntityLoader', patchSubjectLoader).then((reason) => {
+  shortcut ??= patchModule(
+    () => import('typeorm/persistence/SubjectDatabaseEntityLoader.js'),
+    'SubjectDatabaseEntityLoader',
+    patchSubjectLoader,
+  ).then((reason) => {
     if (reason !== undefined) warnFallback(reason);
     return reason === undefined;
   });
@@ -503,17 +578,27 @@ export function installDirectIdMaps(metadatas: readonly EntityMetadata[]): strin
   const planned: Array<[EntityMetadata, GetEntityIdMap]> = [];
   for (const metadata of metadatas) {
     const general = (Object.getPrototypeOf(metadata) as { getEntityIdMap?: GetEntityIdMap } | null)?.getEntityIdMap;
-    if (typeof general !== 'function' || general.length !== 1) return "TypeORM's EntityMetadata has no getEntityIdMap(entity) method";
+    if (typeof general !== 'function' || general.length !== 1)
+      return "TypeORM's EntityMetadata has no getEntityIdMap(entity) method";
     const columns: unknown = metadata.primaryColumns;
     if (!Array.isArray(columns) || columns.length !== 1) continue;
-    const { propertyName: property, embeddedMetadata, relationMetadata } = columns[0] as { propertyName: string; embeddedMetadata?: unknown; relationMetadata?: unknown };
-    if (embeddedMetadata || relationMetadata || property === '__proto__' || Object.hasOwn(metadata, 'getEntityIdMap')) continue;
-    planned.push([metadata, function direct(entity) {
-      const key: unknown = typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>)[property] : null;
-      if (key === undefined) return undefined;
-      if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string') return { [property]: key };
-      return general.call(this, entity);
-    }]);
+    const {
+      propertyName: property,
+      embeddedMetadata,
+      relationMetadata,
+    } = columns[0] as { propertyName: string; embeddedMetadata?: unknown; relationMetadata?: unknown };
+    if (embeddedMetadata || relationMetadata || property === '__proto__' || Object.hasOwn(metadata, 'getEntityIdMap'))
+      continue;
+    planned.push([
+      metadata,
+      function direct(entity) {
+        const key: unknown =
+          typeof entity === 'object' && entity !== null ? (entity as Record<string, unknown>)[property] : null;
+        if (key === undefined) return undefined;
+        if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string') return { [property]: key };
+        return general.call(this, entity);
+      },
+    ]);
   }
   for (const [metadata, direct] of planned) {
     Object.defineProperty(metadata, 'getEntityIdMap', { value: direct, writable: true, configurable: true });
@@ -526,7 +611,8 @@ export function installDirectIdMaps(metadatas: readonly EntityMetadata[]): strin
 export function removeDirectIdMaps(metadatas: readonly EntityMetadata[]): void {
   for (const metadata of metadatas) {
     const own = metadata as unknown as { getEntityIdMap?: unknown };
-    if (Object.hasOwn(own, 'getEntityIdMap') && own.getEntityIdMap === directMaps.get(metadata)) delete own.getEntityIdMap;
+    if (Object.hasOwn(own, 'getEntityIdMap') && own.getEntityIdMap === directMaps.get(metadata))
+      delete own.getEntityIdMap;
     directMaps.delete(metadata);
   }
 }
@@ -548,7 +634,8 @@ type CreateQueryBuilder = (this: unknown, ...args: unknown[]) => unknown;
 export function upsertShapeRefusal(manager: object): string | undefined {
   const method = (manager as { createQueryBuilder?: unknown }).createQueryBuilder;
   if (typeof method !== 'function') return "TypeORM's EntityManager has no createQueryBuilder() method";
-  if (Object.hasOwn(manager, 'createQueryBuilder')) return "the EntityManager's createQueryBuilder() is replaced on the manager object itself";
+  if (Object.hasOwn(manager, 'createQueryBuilder'))
+    return "the EntityManager's createQueryBuilder() is replaced on the manager object itself";
   return undefined;
 }
 
@@ -576,7 +663,12 @@ function upsertRefused(why: string, options?: { cause?: unknown }): HiLoConfigur
  * query until `upsert()` settles, and the call fails with a HiLoConfigurationError; a builder without
  * `insert()` or `orUpdate()` is refused the same way.
  */
-export async function upsertKeepingKey<T>(manager: object, keyColumn: string, returnKeys: boolean, upsert: () => Promise<T>): Promise<T> {
+export async function upsertKeepingKey<T>(
+  manager: object,
+  keyColumn: string,
+  returnKeys: boolean,
+  upsert: () => Promise<T>,
+): Promise<T> {
   const refused = (await releaseRefusal()) ?? upsertShapeRefusal(manager);
   if (refused !== undefined) throw upsertRefused(refused);
   const target = manager as { createQueryBuilder: CreateQueryBuilder };
@@ -589,7 +681,9 @@ export async function upsertKeepingKey<T>(manager: object, keyColumn: string, re
   const shadow: CreateQueryBuilder = function (this: unknown, ...args: unknown[]) {
     if (!synchronous) {
       restore();
-      throw refuse('TypeORM did not build its query within the call to upsert(); hilo refused the late query, so nothing was written');
+      throw refuse(
+        'TypeORM did not build its query within the call to upsert(); hilo refused the late query, so nothing was written',
+      );
     }
     built++;
     const builder = createQueryBuilder.apply(this, args) as { insert?: unknown };
@@ -599,7 +693,12 @@ export async function upsertKeepingKey<T>(manager: object, keyColumn: string, re
       const inserting = insert.apply(this, insertArgs) as UpsertQueryBuilder;
       const orUpdate = inserting.orUpdate;
       if (typeof orUpdate !== 'function') throw refuse("TypeORM's insert query builder has no orUpdate() method");
-      inserting.orUpdate = function (this: UpsertQueryBuilder, overwrite: unknown, conflictTarget?: unknown, options?: unknown) {
+      inserting.orUpdate = function (
+        this: UpsertQueryBuilder,
+        overwrite: unknown,
+        conflictTarget?: unknown,
+        options?: unknown,
+      ) {
         adjusted = true;
         const kept = Array.isArray(overwrite) ? overwrite.filter((column) => column !== keyColumn) : overwrite;
         const result = orUpdate.call(this, kept, conflictTarget, options);
@@ -665,7 +764,12 @@ const literalKeys = new WeakSet<object>();
 /** The TypeORM drivers the literal is written for: the databases hilo-typeorm is tested on. */
 const LITERAL_KEY_DRIVERS = new Set(['postgres', 'mysql', 'mariadb', 'better-sqlite3']);
 
-type ColumnValueExpression = (this: unknown, valueSets: unknown[], valueSetIndex: number, column: { isPrimary?: unknown; getEntityValue(entity: unknown): unknown }) => string;
+type ColumnValueExpression = (
+  this: unknown,
+  valueSets: unknown[],
+  valueSetIndex: number,
+  column: { isPrimary?: unknown; getEntityValue(entity: unknown): unknown },
+) => string;
 
 /**
  * Replaces `createColumnValueExpression` on TypeORM's `InsertQueryBuilder.prototype` by one that writes an
@@ -674,10 +778,19 @@ type ColumnValueExpression = (this: unknown, valueSets: unknown[], valueSetIndex
  * @returns `undefined` when it is in place, else why it is not
  */
 export function patchKeyLiterals(prototype: unknown): string | undefined {
-  return replaceMethod<ColumnValueExpression>(prototype, 'InsertQueryBuilder', 'createColumnValueExpression(valueSets, valueSetIndex, column)', (expression) => function literal(valueSets, valueSetIndex, column) {
-    // every value of every row passes here: a plain property read rules out most columns before the set lookup
-    const key = column.isPrimary === true && literalKeys.has(column) ? column.getEntityValue(valueSets[valueSetIndex]) : undefined;
-    if (typeof key === 'bigint' || (typeof key === 'number' && Number.isSafeInteger(key))) return `'${key}'`;
-    return expression.call(this, valueSets, valueSetIndex, column);
-  });
+  return replaceMethod<ColumnValueExpression>(
+    prototype,
+    'InsertQueryBuilder',
+    'createColumnValueExpression(valueSets, valueSetIndex, column)',
+    (expression) =>
+      function literal(valueSets, valueSetIndex, column) {
+        // every value of every row passes here: a plain property read rules out most columns before the set lookup
+        const key =
+          column.isPrimary === true && literalKeys.has(column)
+            ? column.getEntityValue(valueSets[valueSetIndex])
+            : undefined;
+        if (typeof key === 'bigint' || (typeof key === 'number' && Number.isSafeInteger(key))) return `'${key}'`;
+        return expression.call(this, valueSets, valueSetIndex, column);
+      },
+  );
 }

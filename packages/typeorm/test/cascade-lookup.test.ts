@@ -60,17 +60,36 @@ afterAll(async () => {
 const entityArb = fc.oneof(
   fc.record({
     kind: fc.constant('numbered' as const),
-    key: fc.option(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant('3'), fc.constant(3n), fc.constant(null), fc.constant(Number.NaN)), { nil: undefined }),
+    key: fc.option(
+      fc.oneof(
+        fc.integer({ min: 0, max: 5 }),
+        fc.constant('3'),
+        fc.constant(3n),
+        fc.constant(null),
+        fc.constant(Number.NaN),
+      ),
+      { nil: undefined },
+    ),
   }),
-  fc.record({ kind: fc.constant('lettered' as const), key: fc.option(fc.constantFrom('a', 'b', 'c', '1'), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('paired' as const), key: fc.option(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })), { nil: undefined }) }),
-  fc.record({ kind: fc.constant('blobbed' as const), key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }),
+  fc.record({
+    kind: fc.constant('lettered' as const),
+    key: fc.option(fc.constantFrom('a', 'b', 'c', '1'), { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('paired' as const),
+    key: fc.option(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })), { nil: undefined }),
+  }),
+  fc.record({
+    kind: fc.constant('blobbed' as const),
+    key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  }),
 );
 
 type Spec = { kind: 'numbered' | 'lettered' | 'paired' | 'blobbed'; key: unknown };
 
 function build(spec: Spec): object {
-  if (spec.kind === 'blobbed') return Object.assign(new Blobbed(), spec.key === undefined ? {} : { id: Buffer.from([spec.key as number]) });
+  if (spec.kind === 'blobbed')
+    return Object.assign(new Blobbed(), spec.key === undefined ? {} : { id: Buffer.from([spec.key as number]) });
   if (spec.kind === 'numbered') return Object.assign(new Numbered(), spec.key === undefined ? {} : { id: spec.key });
   if (spec.kind === 'lettered') return Object.assign(new Lettered(), spec.key === undefined ? {} : { code: spec.key });
   const pair = spec.key as [number, number] | undefined;
@@ -83,43 +102,54 @@ const targets = { numbered: Numbered, lettered: Lettered, paired: Paired, blobbe
 function rekey(entity: object, spec: Spec): void {
   const fresh = build(spec) as Record<string, unknown>;
   if (fresh.constructor !== entity.constructor) return;
-  for (const property of ['id', 'code', 'a', 'b']) if (property in fresh) (entity as Record<string, unknown>)[property] = fresh[property];
+  for (const property of ['id', 'code', 'a', 'b'])
+    if (property in fresh) (entity as Record<string, unknown>)[property] = fresh[property];
 }
 
 describe('indexed cascade lookup', () => {
   it.each([
     ['TypeORM builds', plain],
     ['hilo builds directly', direct],
-  ])('answers every question exactly as TypeORM’s scan does, as subjects are appended (id maps %s)', (_, dataSource) => {
-    fc.assert(
-      fc.property(
-        fc.array(entityArb, { maxLength: 30 }),
-        fc.array(fc.tuple(fc.nat(), entityArb, fc.boolean(), fc.nat()), { minLength: 1, maxLength: 30 }),
-        (subjectSpecs: Spec[], questions: [number, Spec, boolean, number][]) => {
-          const entities = subjectSpecs.map(build);
-          const subjects = entities.map((entity) => new Subject({ metadata: dataSource.getMetadata(entity.constructor), entity }));
-          const builder = new CascadesSubjectBuilder(subjects);
-          for (const [pick, spec, reuse, growth] of questions) {
-            // ask about an object already in the list (same reference) or a new one that may share a key
-            const entity = reuse && entities.length > 0 ? entities[pick % entities.length]! : build(spec);
-            if (reuse && growth % 4 === 1) rekey(entity, spec);
-            const target = targets[(entity.constructor as { name: string }).name.toLowerCase() as keyof typeof targets];
-            expect(prototype.findByPersistEntityLike.call(builder, target, entity)).toBe(scan.call(builder, target, entity));
-            // the builder appends subjects between lookups, as cascades are followed
-            if (growth % 3 === 0) {
-              const added = build(spec);
-              entities.push(added);
-              subjects.push(new Subject({ metadata: dataSource.getMetadata(added.constructor), entity: added }));
+  ])(
+    'answers every question exactly as TypeORM’s scan does, as subjects are appended (id maps %s)',
+    (_, dataSource) => {
+      fc.assert(
+        fc.property(
+          fc.array(entityArb, { maxLength: 30 }),
+          fc.array(fc.tuple(fc.nat(), entityArb, fc.boolean(), fc.nat()), { minLength: 1, maxLength: 30 }),
+          (subjectSpecs: Spec[], questions: [number, Spec, boolean, number][]) => {
+            const entities = subjectSpecs.map(build);
+            const subjects = entities.map(
+              (entity) => new Subject({ metadata: dataSource.getMetadata(entity.constructor), entity }),
+            );
+            const builder = new CascadesSubjectBuilder(subjects);
+            for (const [pick, spec, reuse, growth] of questions) {
+              // ask about an object already in the list (same reference) or a new one that may share a key
+              const entity = reuse && entities.length > 0 ? entities[pick % entities.length]! : build(spec);
+              if (reuse && growth % 4 === 1) rekey(entity, spec);
+              const target =
+                targets[(entity.constructor as { name: string }).name.toLowerCase() as keyof typeof targets];
+              expect(prototype.findByPersistEntityLike.call(builder, target, entity)).toBe(
+                scan.call(builder, target, entity),
+              );
+              // the builder appends subjects between lookups, as cascades are followed
+              if (growth % 3 === 0) {
+                const added = build(spec);
+                entities.push(added);
+                subjects.push(new Subject({ metadata: dataSource.getMetadata(added.constructor), entity: added }));
+              }
             }
-          }
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it('refuses to patch a prototype of another shape, so TypeORM keeps its own scan', () => {
     expect(patchCascadeLookup(undefined)).toMatch(/no CascadesSubjectBuilder class/);
-    expect(patchCascadeLookup({ findByPersistEntityLike: (x: unknown) => x })).toMatch(/no findByPersistEntityLike\(target, entity\)/);
+    expect(patchCascadeLookup({ findByPersistEntityLike: (x: unknown) => x })).toMatch(
+      /no findByPersistEntityLike\(target, entity\)/,
+    );
   });
 });

@@ -63,8 +63,16 @@ describePostgres('typeorm: bad configurations fail at initialization with a clea
   }
 
   it.each([
-    ['a composite primary key', CompositeKey, /CompositeKey\.id must be the entity's only primary column, but CompositeKey has id, version/],
-    ['a key the database also generates', DoublyGenerated, /DoublyGenerated\.id is both @HiLoGeneratedColumn\(\) and database-generated/],
+    [
+      'a composite primary key',
+      CompositeKey,
+      /CompositeKey\.id must be the entity's only primary column, but CompositeKey has id, version/,
+    ],
+    [
+      'a key the database also generates',
+      DoublyGenerated,
+      /DoublyGenerated\.id is both @HiLoGeneratedColumn\(\) and database-generated/,
+    ],
   ])('refuses %s', async (_name, entity, message) => {
     const dataSource = await initialized([entity]);
     try {
@@ -89,7 +97,9 @@ describePostgres('typeorm: bad configurations fail at initialization with a clea
 
   it('refuses to install on a DataSource that is not initialized, or twice', async () => {
     const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [Tag] });
-    await expect(installHiLo(dataSource)).rejects.toThrow(/needs an initialized DataSource; call it after `await dataSource.initialize\(\)`/);
+    await expect(installHiLo(dataSource)).rejects.toThrow(
+      /needs an initialized DataSource; call it after `await dataSource.initialize\(\)`/,
+    );
     await dataSource.initialize();
     try {
       await installHiLo(dataSource, { source: () => memorySource() });

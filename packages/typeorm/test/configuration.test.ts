@@ -5,12 +5,20 @@ import { DataSource } from 'typeorm';
 
 describe('@HiLoGeneratedColumn(): options are checked when the class is declared', () => {
   const cases: Array<[string, unknown, RegExp]> = [
-    ['a zero block size', { blockSize: 0 }, /`@HiLoGeneratedColumn\(\) blockSize` to be an integer from 1 to 2147483647, got 0/],
+    [
+      'a zero block size',
+      { blockSize: 0 },
+      /`@HiLoGeneratedColumn\(\) blockSize` to be an integer from 1 to 2147483647, got 0/,
+    ],
     ['a fractional block size', { blockSize: 2.5 }, /got 2\.5/],
     ['an unknown key type', { keyType: 'string' }, /keyType` to be "number" or "bigint", got "string"/],
     ['an empty segment', { segment: '' }, /segment` to be a non-empty name/],
     ['a text column type', { type: 'varchar' }, /type` to be "bigint", "int" or "integer", got "varchar"/],
-    ['bigint keys in an int column', { keyType: 'bigint', type: 'int' }, /keyType "bigint" needs a bigint column, got type "int"/],
+    [
+      'bigint keys in an int column',
+      { keyType: 'bigint', type: 'int' },
+      /keyType "bigint" needs a bigint column, got type "int"/,
+    ],
     ['a misspelt option', { blocksize: 10 }, /Unknown option `blocksize`/],
   ];
   it.each(cases)('rejects %s', (_name, options, message) => {
@@ -37,8 +45,12 @@ describe('@HiLoGeneratedColumn(): options are checked when the class is declared
 describe('installHiLo()/withHiLo(): options are checked before connecting', () => {
   it('rejects an unknown option naming it', () => {
     const dataSource = new DataSource({ type: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none', entities: [] });
-    expect(() => withHiLo(dataSource, { blocksize: 10 } as never)).toThrow(/Unknown option `blocksize` for installHiLo\(\)/);
-    expect(() => withHiLo(dataSource, { saveWithoutSelect: 'no' as never })).toThrow(/Expected `saveWithoutSelect` to be true or false, got "no"/);
+    expect(() => withHiLo(dataSource, { blocksize: 10 } as never)).toThrow(
+      /Unknown option `blocksize` for installHiLo\(\)/,
+    );
+    expect(() => withHiLo(dataSource, { saveWithoutSelect: 'no' as never })).toThrow(
+      /Expected `saveWithoutSelect` to be true or false, got "no"/,
+    );
     expect(() => withHiLo(dataSource, { source: 'sequences' as never })).toThrow(
       /Expected `source` to be "sequence", "table" or a function \(client\) => HiSource, got "sequences"/,
     );

@@ -68,7 +68,9 @@ function entitySchemaSuite(db: SuiteDatabase): void {
   });
 
   it('assigns keys at create() to a schema entity and the new entities nested in it, as numbers or bigints', () => {
-    const author = dataSource.getRepository(AuthorSchema).create({ name: 'Le Guin', books: [{ title: 'The Dispossessed' }, { title: 'Lathe' }] });
+    const author = dataSource
+      .getRepository(AuthorSchema)
+      .create({ name: 'Le Guin', books: [{ title: 'The Dispossessed' }, { title: 'Lathe' }] });
     expect(typeof author.id).toBe('number');
     expect(author.books.map((b) => typeof b.id)).toEqual(['bigint', 'bigint']);
   });
@@ -87,7 +89,11 @@ function entitySchemaSuite(db: SuiteDatabase): void {
     expect(inserts.get('schema_books')).toHaveLength(1);
     expect(sent.some((s) => /returning\s+"?id"?/i.test(s))).toBe(false);
     const stored = await dataSource.getRepository(BookSchema).find({ order: { title: 'ASC' } });
-    expect(stored.filter((b) => ['Dawn', 'Kindred', 'The Fifth Season'].includes(b.title)).map((b) => [b.title, b.id, b.authorId])).toEqual([
+    expect(
+      stored
+        .filter((b) => ['Dawn', 'Kindred', 'The Fifth Season'].includes(b.title))
+        .map((b) => [b.title, b.id, b.authorId]),
+    ).toEqual([
       ['Dawn', keys[0]![1][1], keys[0]![0]],
       ['Kindred', keys[0]![1][0], keys[0]![0]],
       ['The Fifth Season', keys[1]![1][0], keys[1]![0]],

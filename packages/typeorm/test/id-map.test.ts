@@ -45,7 +45,8 @@ class Owned {
 type GetIdMap = (this: EntityMetadata, entity: unknown) => unknown;
 const prototype = EntityMetadataClass.prototype as unknown as { getEntityIdMap: GetIdMap };
 const general = prototype.getEntityIdMap;
-const idMap = (metadata: EntityMetadata, entity: unknown) => (metadata as unknown as { getEntityIdMap(entity: unknown): unknown }).getEntityIdMap(entity);
+const idMap = (metadata: EntityMetadata, entity: unknown) =>
+  (metadata as unknown as { getEntityIdMap(entity: unknown): unknown }).getEntityIdMap(entity);
 const entities = [Numbered, Lettered, Paired, Embedding, Owned];
 const dataSource = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
 const outside = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities });
@@ -82,7 +83,11 @@ function build(target: (typeof entities)[number], value: unknown, other: unknown
   else if (target === Lettered) entity.code = value;
   else if (target === Paired) Object.assign(entity, { a: value, b: other });
   else if (target === Embedding) entity.inner = Object.assign(new Inner(), { part: value });
-  else Object.assign(entity, { ownerId: value, owner: other === undefined ? undefined : Object.assign(new Numbered(), { id: other }) });
+  else
+    Object.assign(entity, {
+      ownerId: value,
+      owner: other === undefined ? undefined : Object.assign(new Numbered(), { id: other }),
+    });
   return entity;
 }
 
@@ -121,7 +126,8 @@ describe('direct id maps', () => {
   });
 
   it('gives composite, embedded and relation keys no method of their own', () => {
-    for (const target of [Paired, Embedding, Owned]) expect(Object.hasOwn(dataSource.getMetadata(target), 'getEntityIdMap')).toBe(false);
+    for (const target of [Paired, Embedding, Owned])
+      expect(Object.hasOwn(dataSource.getMetadata(target), 'getEntityIdMap')).toBe(false);
   });
 
   it('is removed again, and TypeORM answers', async () => {

@@ -38,7 +38,12 @@ describeSqlite('single-table inheritance', (db) => {
 
   beforeAll(async () => {
     dataSource = withHiLo(
-      new DataSource({ type: 'better-sqlite3', database: db.url, entities: [Payment, CardPayment, TransferPayment, Invoice], synchronize: true }),
+      new DataSource({
+        type: 'better-sqlite3',
+        database: db.url,
+        entities: [Payment, CardPayment, TransferPayment, Invoice],
+        synchronize: true,
+      }),
       { blockSize: 10 },
     );
     await dataSource.initialize();
@@ -50,7 +55,11 @@ describeSqlite('single-table inheritance', (db) => {
 
   it('gives parent and children keys at create() from the one segment of their table', async () => {
     const hilo = hiloOf(dataSource);
-    expect([hilo.segmentOf(Payment), hilo.segmentOf(CardPayment), hilo.segmentOf(TransferPayment)]).toEqual(['payments', 'payments', 'payments']);
+    expect([hilo.segmentOf(Payment), hilo.segmentOf(CardPayment), hilo.segmentOf(TransferPayment)]).toEqual([
+      'payments',
+      'payments',
+      'payments',
+    ]);
     const card = dataSource.getRepository(CardPayment).create({ amountCents: 500, last4: '4242' });
     const transfer = dataSource.manager.create(TransferPayment, { amountCents: 700, iban: 'DE89370400440532013000' });
     const plain = dataSource.getRepository(Payment).create({ amountCents: 100 });
@@ -71,12 +80,17 @@ describeSqlite('single-table inheritance', (db) => {
 
   it('keys children reached through a cascading relation at create(), and saves the graph under those keys', async () => {
     const invoice = dataSource.getRepository(Invoice).create({ number: 'INV-1', payments: [] });
-    invoice.payments.push(dataSource.manager.create(CardPayment, { amountCents: 300 }), dataSource.manager.create(TransferPayment, { amountCents: 200 }));
+    invoice.payments.push(
+      dataSource.manager.create(CardPayment, { amountCents: 300 }),
+      dataSource.manager.create(TransferPayment, { amountCents: 200 }),
+    );
     const paymentKeys = invoice.payments.map((p) => p.id);
     expect(typeof invoice.id).toBe('number');
     expect(paymentKeys.every((key) => typeof key === 'number')).toBe(true);
     await dataSource.getRepository(Invoice).save(invoice);
-    const loaded = await dataSource.getRepository(Invoice).findOneOrFail({ where: { id: invoice.id }, relations: { payments: true } });
+    const loaded = await dataSource
+      .getRepository(Invoice)
+      .findOneOrFail({ where: { id: invoice.id }, relations: { payments: true } });
     expect(loaded.payments.map((p) => p.id).sort((a, b) => a - b)).toEqual([...paymentKeys].sort((a, b) => a - b));
     expect(loaded.payments.map((p) => p.constructor.name).sort()).toEqual(['CardPayment', 'TransferPayment']);
   });

@@ -58,7 +58,12 @@ describe("typeorm: hilo's upsert() shadow of createQueryBuilder is guarded", () 
     const recorded: Recorded = { executed: 0 };
     const manager = fakeManager(recorded);
     await upsertKeepingKey(manager, 'id', true, synchronousUpsert(manager));
-    expect(recorded).toEqual({ overwrite: ['name', 'email'], conflictTarget: ['email'], returning: ['id'], executed: 1 });
+    expect(recorded).toEqual({
+      overwrite: ['name', 'email'],
+      conflictTarget: ['email'],
+      returning: ['id'],
+      executed: 1,
+    });
     expect(Object.hasOwn(manager, 'createQueryBuilder')).toBe(false);
   });
 
@@ -73,7 +78,9 @@ describe("typeorm: hilo's upsert() shadow of createQueryBuilder is guarded", () 
     await expect(refusal).rejects.toBeInstanceOf(HiLoConfigurationError);
     await expect(refusal).rejects.toMatchObject({
       code: 'HILO_CONFIGURATION',
-      message: expect.stringMatching(/did not build its query within the call to upsert\(\); hilo refused the late query, so nothing was written/),
+      message: expect.stringMatching(
+        /did not build its query within the call to upsert\(\); hilo refused the late query, so nothing was written/,
+      ),
     });
     expect(recorded.executed).toBe(0);
     expect(Object.hasOwn(manager, 'createQueryBuilder')).toBe(false);
@@ -109,7 +116,9 @@ describe("typeorm: hilo's upsert() shadow of createQueryBuilder is guarded", () 
     const upsert = async () => {
       called = true;
     };
-    await expect(upsertKeepingKey(manager, 'id', false, upsert)).rejects.toThrow(/replaced on the manager object itself/);
+    await expect(upsertKeepingKey(manager, 'id', false, upsert)).rejects.toThrow(
+      /replaced on the manager object itself/,
+    );
     expect(called).toBe(false);
     expect(manager.createQueryBuilder).toBe(own);
     expect(upsertShapeRefusal({})).toMatch(/has no createQueryBuilder\(\) method/);

@@ -42,15 +42,23 @@ describeSqlite('on a TypeORM release hilo does not know, its internals stay unto
         expect(dataSource.entityMetadatas.filter((metadata) => Object.hasOwn(metadata, 'getEntityIdMap'))).toEqual([]);
         const hiloWarnings = warnings.filter((w) => w.code === 'HILO_TYPEORM_SAVE_SELECT');
         expect(hiloWarnings).toHaveLength(1);
-        expect(hiloWarnings[0]!.message).toMatch(/^hilo-typeorm: TypeORM 2\.0\.0 is not a release whose internals hilo-typeorm knows \(0\.3\.x and 1\.x\)\. save\(\) of new hilo entities falls back/);
+        expect(hiloWarnings[0]!.message).toMatch(
+          /^hilo-typeorm: TypeORM 2\.0\.0 is not a release whose internals hilo-typeorm knows \(0\.3\.x and 1\.x\)\. save\(\) of new hilo entities falls back/,
+        );
 
-        const order = dataSource.manager.create(Order, { customer: { name: 'c' }, items: [{ sku: 's', quantity: 1 }], total: 2 });
+        const order = dataSource.manager.create(Order, {
+          customer: { name: 'c' },
+          items: [{ sku: 's', quantity: 1 }],
+          total: 2,
+        });
         const keys = [order.id, order.customer.id, order.items[0]!.id];
         expect(keys.every((key) => typeof key === 'number')).toBe(true);
         const statements = dataStatements(await log.capture(() => dataSource.manager.save(order)));
         expect(selectsBeforeInsert(statements).length).toBeGreaterThan(0);
         expect(statements.join('\n')).not.toContain(`'${order.id}'`); // keys are bound, not written as literals
-        const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true } });
+        const loaded = await dataSource
+          .getRepository(Order)
+          .findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true } });
         expect([loaded.id, loaded.customer.id, loaded.items[0]!.id]).toEqual(keys);
       } finally {
         await dataSource.destroy();

@@ -20,20 +20,31 @@ describe("TypeORM's version gates hilo's use of its internals", () => {
     expect(internalsRefusal(version)).toBeUndefined();
   });
 
-  it.each(['0.3.0', '0.3.15', '0.3.20', '0.3.31', '0.3.99', '1.0.0', '1.1.1', '1.9.0', '1.2.0-dev.20270101'])('knows TypeORM %s', (version) => {
-    expect(internalsRefusal(version)).toBeUndefined();
-  });
+  it.each(['0.3.0', '0.3.15', '0.3.20', '0.3.31', '0.3.99', '1.0.0', '1.1.1', '1.9.0', '1.2.0-dev.20270101'])(
+    'knows TypeORM %s',
+    (version) => {
+      expect(internalsRefusal(version)).toBeUndefined();
+    },
+  );
 
-  it.each(['0.2.45', '0.4.0', '2.0.0', '3.1.0-beta.1', '1.0', 'next', ''])('refuses TypeORM %p, naming it and the known releases', (version) => {
-    expect(internalsRefusal(version)).toBe(`TypeORM ${version} is not a release whose internals hilo-typeorm knows (0.3.x and 1.x)`);
-  });
+  it.each(['0.2.45', '0.4.0', '2.0.0', '3.1.0-beta.1', '1.0', 'next', ''])(
+    'refuses TypeORM %p, naming it and the known releases',
+    (version) => {
+      expect(internalsRefusal(version)).toBe(
+        `TypeORM ${version} is not a release whose internals hilo-typeorm knows (0.3.x and 1.x)`,
+      );
+    },
+  );
 
   // 0.3.0 builds each INSERT value inline; every later release of the range has the method the key literals wrap
   const hasValueExpression = expected !== '0.3.0';
   it(`${hasValueExpression ? 'has' : 'predates'} InsertQueryBuilder.createColumnValueExpression(valueSets, valueSetIndex, column) in TypeORM ${expected}`, () => {
-    const method = (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: { length: number } }).createColumnValueExpression;
+    const method = (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: { length: number } })
+      .createColumnValueExpression;
     expect(method?.length).toBe(hasValueExpression ? 3 : undefined);
-    expect(patchKeyLiterals({ createColumnValueExpression: (one: unknown) => one })).toMatch(/no createColumnValueExpression\(valueSets, valueSetIndex, column\) method/);
+    expect(patchKeyLiterals({ createColumnValueExpression: (one: unknown) => one })).toMatch(
+      /no createColumnValueExpression\(valueSets, valueSetIndex, column\) method/,
+    );
     expect(patchKeyLiterals(undefined)).toMatch(/TypeORM has no InsertQueryBuilder class/);
   });
 

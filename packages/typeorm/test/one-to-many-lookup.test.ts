@@ -38,14 +38,22 @@ beforeAll(async () => {
 afterAll(() => dataSource.destroy());
 
 /** A child of the world: its key (or none) and how many subjects hold it in the save (TypeORM makes one; two test the first-match rule). */
-const childArb = fc.record({ key: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }), inSave: fc.nat({ max: 2 }) });
+const childArb = fc.record({
+  key: fc.option(fc.integer({ min: 1, max: 6 }), { nil: undefined }),
+  inSave: fc.nat({ max: 2 }),
+});
 /** A parent: its key, the keys of the children its row has in the database (if it has a row), and its array. */
 const parentArb = fc.record({
   key: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   stored: fc.option(fc.array(fc.integer({ min: 1, max: 6 }), { maxLength: 4 }), { nil: undefined }),
-  children: fc.option(fc.array(fc.oneof(fc.nat(), fc.constant('undefined' as const)), { maxLength: 6 }), { nil: undefined }),
+  children: fc.option(fc.array(fc.oneof(fc.nat(), fc.constant('undefined' as const)), { maxLength: 6 }), {
+    nil: undefined,
+  }),
 });
-type World = { children: Array<{ key?: number; inSave: number }>; parents: Array<{ key?: number; stored?: number[]; children?: Array<number | 'undefined'> }> };
+type World = {
+  children: Array<{ key?: number; inSave: number }>;
+  parents: Array<{ key?: number; stored?: number[]; children?: Array<number | 'undefined'> }>;
+};
 
 /** How many times a builder's subject list was swapped (hilo's narrowing), over every world built. */
 let narrowings = 0;
@@ -61,19 +69,41 @@ function run(world: World, method: Build): unknown {
   const subjects: Subject[] = [];
   world.parents.forEach((spec, i) => {
     const parent = Object.assign(new Parent(), spec.key === undefined ? {} : { id: spec.key });
-    if (spec.children) parent.children = spec.children.map((ref) => (ref === 'undefined' || children.length === 0 ? undefined : children[ref % children.length]));
+    if (spec.children)
+      parent.children = spec.children.map((ref) =>
+        ref === 'undefined' || children.length === 0 ? undefined : children[ref % children.length],
+      );
     labels.set(parent, `p${i}`);
-    const databaseEntity = spec.stored && spec.key !== undefined ? { id: spec.key, children: spec.stored.map((id) => ({ id })) } : undefined;
-    subjects.push(new Subject({ metadata: dataSource.getMetadata(Parent), entity: parent, ...(databaseEntity ? { databaseEntity } : {}), canBeInserted: !databaseEntity, canBeUpdated: !!databaseEntity }));
+    const databaseEntity =
+      spec.stored && spec.key !== undefined ? { id: spec.key, children: spec.stored.map((id) => ({ id })) } : undefined;
+    subjects.push(
+      new Subject({
+        metadata: dataSource.getMetadata(Parent),
+        entity: parent,
+        ...(databaseEntity ? { databaseEntity } : {}),
+        canBeInserted: !databaseEntity,
+        canBeUpdated: !!databaseEntity,
+      }),
+    );
   });
   world.children.forEach((spec, i) => {
-    for (let n = 0; n < spec.inSave; n++) subjects.push(new Subject({ metadata: dataSource.getMetadata(Child), entity: children[i]!, canBeInserted: true }));
+    for (let n = 0; n < spec.inSave; n++)
+      subjects.push(
+        new Subject({ metadata: dataSource.getMetadata(Child), entity: children[i]!, canBeInserted: true }),
+      );
   });
-  const builder = new OneToManySubjectBuilder(subjects) as unknown as { build(): void; buildForSubjectRelation: Build; subjects: unknown };
+  const builder = new OneToManySubjectBuilder(subjects) as unknown as {
+    build(): void;
+    buildForSubjectRelation: Build;
+    subjects: unknown;
+  };
   builder.buildForSubjectRelation = method;
   // count how often the list is swapped: hilo narrows it, TypeORM never does
   let list = builder.subjects;
-  Object.defineProperty(builder, 'subjects', { get: () => list, set: (value: unknown) => ((list = value), narrowings++) });
+  Object.defineProperty(builder, 'subjects', {
+    get: () => list,
+    set: (value: unknown) => ((list = value), narrowings++),
+  });
   let error: unknown;
   try {
     builder.build();
@@ -88,7 +118,10 @@ function run(world: World, method: Build): unknown {
       identifier: s.identifier,
       canBeUpdated: s.canBeUpdated,
       mustBeRemoved: s.mustBeRemoved,
-      changeMaps: s.changeMaps.map((change) => ({ relation: change.relation?.propertyPath, value: change.value instanceof Subject ? subjects.indexOf(change.value) : change.value })),
+      changeMaps: s.changeMaps.map((change) => ({
+        relation: change.relation?.propertyPath,
+        value: change.value instanceof Subject ? subjects.indexOf(change.value) : change.value,
+      })),
     })),
   };
 }
@@ -96,10 +129,14 @@ function run(world: World, method: Build): unknown {
 describe('narrowed one-to-many lookup', () => {
   it('leaves exactly the subjects and change maps TypeORM’s own method leaves', () => {
     fc.assert(
-      fc.property(fc.array(childArb, { maxLength: 8 }), fc.array(parentArb, { minLength: 1, maxLength: 4 }), (children, parents) => {
-        const world = { children, parents } as World;
-        expect(run(world, patched.buildForSubjectRelation)).toEqual(run(world, original));
-      }),
+      fc.property(
+        fc.array(childArb, { maxLength: 8 }),
+        fc.array(parentArb, { minLength: 1, maxLength: 4 }),
+        (children, parents) => {
+          const world = { children, parents } as World;
+          expect(run(world, patched.buildForSubjectRelation)).toEqual(run(world, original));
+        },
+      ),
       { numRuns: 500 },
     );
     // the worlds took hilo's narrowed path (on this TypeORM release too), not only TypeORM's fallback
@@ -108,6 +145,8 @@ describe('narrowed one-to-many lookup', () => {
 
   it('refuses to patch a prototype of another shape, so TypeORM keeps its own method', () => {
     expect(patchOneToManyLookup(undefined)).toMatch(/no OneToManySubjectBuilder class/);
-    expect(patchOneToManyLookup({ buildForSubjectRelation: (x: unknown) => x })).toMatch(/no buildForSubjectRelation\(subject, relation\)/);
+    expect(patchOneToManyLookup({ buildForSubjectRelation: (x: unknown) => x })).toMatch(
+      /no buildForSubjectRelation\(subject, relation\)/,
+    );
   });
 });

@@ -26,7 +26,7 @@ class BigintNote {
 
 const INT_MAX = 2_147_483_647;
 
-describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', (db) => {
+describePostgres("typeorm: network faults on hilo's connection to PostgreSQL", (db) => {
   const faults = useFaultProxy(db);
 
   /** A DataSource on the database, with hilo reserving through the proxy (`direct`: straight to the database). */
@@ -41,7 +41,14 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
   }
 
   it('a stalled link: create() keeps getting keys from the block in hand, an insert that needs a block fails with a typed error within the budget, and saves work again after heal', async () => {
-    const dataSource = await app({ blockSize: 20, adaptive: false, prefetchAt: false, timeoutMs: 300, retryBudgetMs: 1200, retryBaseDelayMs: 10 });
+    const dataSource = await app({
+      blockSize: 20,
+      adaptive: false,
+      prefetchAt: false,
+      timeoutMs: 300,
+      retryBudgetMs: 1200,
+      retryBaseDelayMs: 10,
+    });
     const notes = dataSource.getRepository(FaultNote);
     faults.proxy.stall();
     const inHand = Array.from({ length: 20 }, (_, i) => notes.create({ text: `in hand ${i}` }));
@@ -78,7 +85,14 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
 
   it('destroy() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];
-    const dataSource = await app({ source: 'table', blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400, onEvent: (event) => events.push(event) });
+    const dataSource = await app({
+      source: 'table',
+      blockSize: 50,
+      adaptive: false,
+      prefetchAt: false,
+      closeTimeoutMs: 400,
+      onEvent: (event) => events.push(event),
+    });
     dataSource.getRepository(FaultNote).create({ text: 'one' });
     // the segment's sequence was created by an earlier test with its block size: count what this one holds
     const unused = hiloOf(dataSource).generator.stats().fault_notes!.keysReserved - 1;
@@ -88,13 +102,15 @@ describePostgres('typeorm: network faults on hilo\'s connection to PostgreSQL', 
     expect(closing.error).toBeUndefined();
     expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
     expect(closing.ms).toBeLessThan(2000);
-    expect(events.filter((e) => e.type === 'lost')).toEqual([{ type: 'lost', segment: 'fault_notes', keys: unused, reason: 'close' }]);
+    expect(events.filter((e) => e.type === 'lost')).toEqual([
+      { type: 'lost', segment: 'fault_notes', keys: unused, reason: 'close' },
+    ]);
     faults.proxy.cut();
   }, 30_000);
 });
 
-describePostgres('typeorm: headroom from the key column\'s type', (db) => {
-  it('warns when an int key column\'s segment passes 90 % of 2,147,483,647, and not for a bigint column at the same keys', async () => {
+describePostgres("typeorm: headroom from the key column's type", (db) => {
+  it("warns when an int key column's segment passes 90 % of 2,147,483,647, and not for a bigint column at the same keys", async () => {
     const admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     const start = Math.floor(INT_MAX * 0.95);
@@ -104,12 +120,23 @@ describePostgres('typeorm: headroom from the key column\'s type', (db) => {
     const events: HiLoEvent[] = [];
     const emitWarning = process.emitWarning;
     process.emitWarning = () => undefined;
-    const dataSource = new DataSource({ type: 'postgres', url: db.url, entities: [IntNote, BigintNote], synchronize: true });
+    const dataSource = new DataSource({
+      type: 'postgres',
+      url: db.url,
+      entities: [IntNote, BigintNote],
+      synchronize: true,
+    });
     await dataSource.initialize();
     try {
       await installHiLo(dataSource, { blockSize: 100, onEvent: (event) => events.push(event) });
       expect(events.filter((e) => e.type === 'headroom')).toEqual([
-        { type: 'headroom', segment: 'int_notes', highestKey: BigInt(start + 99), maxKey: BigInt(INT_MAX), used: (start + 99) / INT_MAX },
+        {
+          type: 'headroom',
+          segment: 'int_notes',
+          highestKey: BigInt(start + 99),
+          maxKey: BigInt(INT_MAX),
+          used: (start + 99) / INT_MAX,
+        },
       ]);
       const stats = hiloOf(dataSource).generator.stats();
       expect(stats.int_notes!.keyspaceUsed).toBeCloseTo(0.95, 3);

@@ -10,13 +10,22 @@ interface Note {
   id: number;
   body: string;
 }
-const Note = new EntitySchema<Note>({ name: 'Note', tableName: 'replicated_notes', columns: { id: hiloColumn({ blockSize: 10 }), body: { type: 'varchar', length: 20 } } });
+const Note = new EntitySchema<Note>({
+  name: 'Note',
+  tableName: 'replicated_notes',
+  columns: { id: hiloColumn({ blockSize: 10 }), body: { type: 'varchar', length: 20 } },
+});
 
 describePostgres('typeorm: a DataSource with a read replica (replication)', (db) => {
   it('reserves on the primary, gives keys at create(), and saves there; the replica sees none of it', async () => {
     const replica = await createPostgresDatabase();
     const dataSource = withHiLo(
-      new DataSource({ type: 'postgres', replication: { master: { url: db.url }, slaves: [{ url: replica.url }] }, entities: [Note], synchronize: true }),
+      new DataSource({
+        type: 'postgres',
+        replication: { master: { url: db.url }, slaves: [{ url: replica.url }] },
+        entities: [Note],
+        synchronize: true,
+      }),
     );
     try {
       await dataSource.initialize();

@@ -19,7 +19,9 @@ function graph(base: number): Order[] {
       customerId: base,
       tags: [tag],
       total: o,
-      items: [1, 2, 3].map((i) => Object.assign(new OrderItem(), { id: base + 10 * o + i, sku: `sku-${i}`, quantity: i })),
+      items: [1, 2, 3].map((i) =>
+        Object.assign(new OrderItem(), { id: base + 10 * o + i, sku: `sku-${i}`, quantity: i }),
+      ),
     }),
   );
 }

@@ -31,43 +31,58 @@ describePostgres('typeorm: tree entities with hilo keys', (db) => {
   it.each([
     ['closure-table', ClosureCategory],
     ['materialized-path', PathCategory],
-  ] as const)('should build a %s hierarchy from the keys known at create() and read it back whole', async (_kind, Category) => {
-    const dataSource = withHiLo(new DataSource({ type: 'postgres', url: db.url, entities: [ClosureCategory, PathCategory], synchronize: true }));
-    await dataSource.initialize();
-    try {
-      const repository = dataSource.getTreeRepository<ClosureCategory | PathCategory>(Category);
-      const root = repository.create({ name: 'root' });
-      const books = repository.create({ name: 'books', parent: root });
-      const fiction = repository.create({ name: 'fiction', parent: books });
-      const music = repository.create({ name: 'music', parent: root });
-      const keys = [root, books, fiction, music].map((node) => node.id);
-      expect(keys.every((key) => Number.isInteger(key))).toBe(true);
-      await repository.save(root);
-      await repository.save(books);
-      await repository.save(fiction);
-      await repository.save(music);
-      expect([root, books, fiction, music].map((node) => node.id)).toEqual(keys);
+  ] as const)(
+    'should build a %s hierarchy from the keys known at create() and read it back whole',
+    async (_kind, Category) => {
+      const dataSource = withHiLo(
+        new DataSource({ type: 'postgres', url: db.url, entities: [ClosureCategory, PathCategory], synchronize: true }),
+      );
+      await dataSource.initialize();
+      try {
+        const repository = dataSource.getTreeRepository<ClosureCategory | PathCategory>(Category);
+        const root = repository.create({ name: 'root' });
+        const books = repository.create({ name: 'books', parent: root });
+        const fiction = repository.create({ name: 'fiction', parent: books });
+        const music = repository.create({ name: 'music', parent: root });
+        const keys = [root, books, fiction, music].map((node) => node.id);
+        expect(keys.every((key) => Number.isInteger(key))).toBe(true);
+        await repository.save(root);
+        await repository.save(books);
+        await repository.save(fiction);
+        await repository.save(music);
+        expect([root, books, fiction, music].map((node) => node.id)).toEqual(keys);
 
-      const tree = await repository.findDescendantsTree(root);
-      const shape = (node: { id: number; name: string; children?: Array<{ id: number; name: string }> }): unknown => ({
-        id: node.id,
-        name: node.name,
-        children: (node.children ?? []).map((child) => shape(child as never)).sort((a, b) => (a as { id: number }).id - (b as { id: number }).id),
-      });
-      expect(shape(tree as never)).toEqual({
-        id: root.id,
-        name: 'root',
-        children: [
-          { id: books.id, name: 'books', children: [{ id: fiction.id, name: 'fiction', children: [] }] },
-          { id: music.id, name: 'music', children: [] },
-        ].sort((a, b) => a.id - b.id),
-      });
-      if (Category === ClosureCategory) {
-        expect((await dataSource.getRepository(ClosureCategory).findOneByOrFail({ id: books.id })).parentId).toBe(root.id);
+        const tree = await repository.findDescendantsTree(root);
+        const shape = (node: {
+          id: number;
+          name: string;
+          children?: Array<{ id: number; name: string }>;
+        }): unknown => ({
+          id: node.id,
+          name: node.name,
+          children: (node.children ?? [])
+            .map((child) => shape(child as never))
+            .sort((a, b) => (a as { id: number }).id - (b as { id: number }).id),
+        });
+        expect(shape(tree as never)).toEqual({
+          id: root.id,
+          name: 'root',
+          children: [
+            { id: books.id, name: 'books', children: [{ id: fiction.id, name: 'fiction', children: [] }] },
+            { id: music.id, name: 'music', children: [] },
+          ].sort((a, b) => a.id - b.id),
+        });
+        if (Category === ClosureCategory) {
+          expect((await dataSource.getRepository(ClosureCategory).findOneByOrFail({ id: books.id })).parentId).toBe(
+            root.id,
+          );
+        }
+        expect((await repository.findAncestors(fiction)).map((node) => node.id).sort((a, b) => a - b)).toEqual(
+          [root.id, books.id, fiction.id].sort((a, b) => a - b),
+        );
+      } finally {
+        await dataSource.destroy();
       }
-      expect((await repository.findAncestors(fiction)).map((node) => node.id).sort((a, b) => a - b)).toEqual([root.id, books.id, fiction.id].sort((a, b) => a - b));
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+    },
+  );
 });

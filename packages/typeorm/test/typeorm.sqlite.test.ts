@@ -1,5 +1,14 @@
 import 'reflect-metadata';
-import { Column, DataSource, Entity, JoinTable, ManyToMany, ManyToOne, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Column,
+  DataSource,
+  Entity,
+  JoinTable,
+  ManyToMany,
+  ManyToOne,
+  OneToMany,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { HiLoConfigurationError, HiLoExhaustedError } from 'hilo-core';
 import { HiLoGeneratedColumn, hiloOf, installHiLo } from 'hilo-typeorm';
 import { typeormAdapterSuite } from './support/adapter-suite.js';
@@ -12,7 +21,9 @@ describeSqlite('typeorm on a sqlite file: keys before persistence', (db) => {
   typeormAdapterSuite(db);
 });
 
-describeSqlite('typeorm on sqlite :memory:: keys before persistence', (db) => typeormAdapterSuite(db), { memory: true });
+describeSqlite('typeorm on sqlite :memory:: keys before persistence', (db) => typeormAdapterSuite(db), {
+  memory: true,
+});
 
 // A graph without database defaults: TypeORM's SQLite driver batches rows only when it has nothing to
 // read back after the INSERT (it has no RETURNING), and an identity key is always something to read back.
@@ -61,11 +72,12 @@ class IdBook {
 const library = [Genre, Author, Book, IdGenre, IdAuthor, IdBook];
 
 function authors<T extends Author | IdAuthor>(manager: DataSource['manager'], target: new () => T): T[] {
-  return [0, 1, 2].map((n) =>
-    manager.create(target as new () => Author, {
-      name: `author ${n}`,
-      books: [0, 1].map((b) => ({ title: `book ${n}.${b}`, genres: [{ label: `genre ${n}.${b}` }] })),
-    }) as T,
+  return [0, 1, 2].map(
+    (n) =>
+      manager.create(target as new () => Author, {
+        name: `author ${n}`,
+        books: [0, 1].map((b) => ({ title: `book ${n}.${b}`, genres: [{ label: `genre ${n}.${b}` }] })),
+      }) as T,
   );
 }
 
@@ -74,7 +86,13 @@ describeSqlite('typeorm on a sqlite file: statements of a save', (db) => {
   const log = new StatementLog();
 
   beforeAll(async () => {
-    dataSource = new DataSource({ type: 'better-sqlite3', database: db.url, entities: library, synchronize: true, logger: log });
+    dataSource = new DataSource({
+      type: 'better-sqlite3',
+      database: db.url,
+      entities: library,
+      synchronize: true,
+      logger: log,
+    });
     await dataSource.initialize();
     await installHiLo(dataSource);
   });
@@ -86,7 +104,9 @@ describeSqlite('typeorm on a sqlite file: statements of a save', (db) => {
     const keyed = authors(dataSource.manager, Author);
     expect(keyed.every((a) => typeof a.id === 'number' && a.books.every((b) => typeof b.id === 'number'))).toBe(true);
     const hilo = dataStatements(await log.capture(() => dataSource.manager.save(keyed)));
-    const identity = dataStatements(await log.capture(() => dataSource.manager.save(authors(dataSource.manager, IdAuthor))));
+    const identity = dataStatements(
+      await log.capture(() => dataSource.manager.save(authors(dataSource.manager, IdAuthor))),
+    );
 
     expect([...insertsByTable(hilo).entries()].map(([table, list]) => [table, list.length]).sort()).toEqual([
       ['authors', 1],
@@ -100,9 +120,13 @@ describeSqlite('typeorm on a sqlite file: statements of a save', (db) => {
     expect(identity.filter((s) => /^INSERT/i.test(s))).toHaveLength(16);
     expect(identity.length).toBeGreaterThan(hilo.length);
 
-    const loaded = await dataSource.getRepository(Author).findOneOrFail({ where: { id: keyed[2]!.id }, relations: { books: { genres: true } } });
+    const loaded = await dataSource
+      .getRepository(Author)
+      .findOneOrFail({ where: { id: keyed[2]!.id }, relations: { books: { genres: true } } });
     expect(loaded.books.map((b) => b.id).sort()).toEqual(keyed[2]!.books.map((b) => b.id).sort());
-    expect(loaded.books.flatMap((b) => b.genres.map((g) => g.id)).sort()).toEqual(keyed[2]!.books.flatMap((b) => b.genres.map((g) => g.id)).sort());
+    expect(loaded.books.flatMap((b) => b.genres.map((g) => g.id)).sort()).toEqual(
+      keyed[2]!.books.flatMap((b) => b.genres.map((g) => g.id)).sort(),
+    );
   });
 });
 
@@ -148,14 +172,17 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
     }
   });
 
-  it("runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread nor finds the file locked", async () => {
+  it('runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread nor finds the file locked', async () => {
     const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false });
     try {
       const generator = hiloOf(dataSource).generator;
       const started = Date.now();
       for (let round = 0; round < 10; round++) {
         // the reservation and TypeORM's INSERT interleave on this thread
-        const [keys] = await Promise.all([generator.reserve('customers', 7), dataSource.getRepository(Customer).insert({ id: 2_000_000 + round, name: 'next to it' })]);
+        const [keys] = await Promise.all([
+          generator.reserve('customers', 7),
+          dataSource.getRepository(Customer).insert({ id: 2_000_000 + round, name: 'next to it' }),
+        ]);
         expect(new Set(keys).size).toBe(7);
       }
       // a stalled thread waits out the busy timeout (5 s) once per round
@@ -167,7 +194,11 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
   });
 
   it('fails with a hilo error, not a hang, when a transaction awaits a reservation only its own commit would allow', async () => {
-    const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false, retries: 3 }, { synchronize: false });
+    const { dataSource } = await openDataSource(
+      db,
+      { blockSize: 5, adaptive: false, prefetchAt: false, retries: 3 },
+      { synchronize: false },
+    );
     try {
       const started = Date.now();
       await expect(
@@ -183,7 +214,9 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
           await manager.save(manager.create(Customer, { name: 'holds the lock' }));
           await manager.save(Array.from({ length: 12 }, (_, i) => manager.create(Customer, { name: `waits ${i}` })));
         }),
-      ).rejects.toThrow(/SQLite lets one connection write at a time; .* Take keys before the transaction \(`await hiloOf\(dataSource\)\.next\(Customer\)`, or `await hiloOf\(dataSource\)\.ensure\(Customer, n\)` for n rows\)/);
+      ).rejects.toThrow(
+        /SQLite lets one connection write at a time; .* Take keys before the transaction \(`await hiloOf\(dataSource\)\.next\(Customer\)`, or `await hiloOf\(dataSource\)\.ensure\(Customer, n\)` for n rows\)/,
+      );
       // the lock is free again: the next reservation goes through
       expect(new Set(await hiloOf(dataSource).generator.reserve('customers', 12)).size).toBe(12);
     } finally {
@@ -221,7 +254,9 @@ describeSqlite(
 
         await first.close();
         await installHiLo(dataSource, { blockSize: 10 });
-        const later = await dataSource.manager.save(Array.from({ length: 30 }, (_, i) => dataSource.manager.create(Customer, { name: `later ${i}` })));
+        const later = await dataSource.manager.save(
+          Array.from({ length: 30 }, (_, i) => dataSource.manager.create(Customer, { name: `later ${i}` })),
+        );
         expect(later.map((c) => c.id).filter((id) => rolledBack.includes(id) || id <= 1000)).toEqual([]);
         expect(new Set(later.map((c) => c.id)).size).toBe(30);
       } finally {

@@ -21,6 +21,10 @@ export class MikroOrmShopService {
   async find(id: number): Promise<{ id: number; name: string; orders: Array<{ id: number; total: number }> } | null> {
     const customer = await this.em.fork().findOne(MikroCustomer, id, { populate: ['orders'] });
     if (!customer) return null;
-    return { id: customer.id, name: customer.name, orders: customer.orders.getItems().map((o) => ({ id: o.id, total: o.total })) };
+    return {
+      id: customer.id,
+      name: customer.name,
+      orders: customer.orders.getItems().map((o) => ({ id: o.id, total: o.total })),
+    };
   }
 }

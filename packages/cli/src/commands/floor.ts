@@ -34,13 +34,17 @@ export async function runFloor(segment: string, options: FloorOptions, io: CliIo
     const name = JSON.stringify(segment);
     if (options.json) {
       const maxKey = result.maxKey === undefined ? null : result.maxKey.toString();
-      await out.write(`${JSON.stringify({ segment, source: target.kind, from: where, maxKey, raised: result.raised })}\n`);
+      await out.write(
+        `${JSON.stringify({ segment, source: target.kind, from: where, maxKey, raised: result.raised })}\n`,
+      );
     } else if (result.maxKey === undefined) {
       await out.write(`segment ${name}: ${where} has no rows; nothing to raise\n`);
     } else if (result.raised) {
       await out.write(`segment ${name}: raised; every future key is above max(${where}) = ${result.maxKey}\n`);
     } else {
-      await out.write(`segment ${name}: unchanged; every future key was already above max(${where}) = ${result.maxKey}\n`);
+      await out.write(
+        `segment ${name}: unchanged; every future key was already above max(${where}) = ${result.maxKey}\n`,
+      );
     }
     await out.end();
   } finally {

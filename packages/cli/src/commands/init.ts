@@ -1,4 +1,11 @@
-import { HiLoConfigurationError, ensureKeyGuard, ensureSchema, keyGuardSql, schemaSql, type KeyGuardTarget } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  ensureKeyGuard,
+  ensureSchema,
+  keyGuardSql,
+  schemaSql,
+  type KeyGuardTarget,
+} from 'hilo-core';
 import { scriptStatement } from 'hilo-core/adapter-kit';
 import type { GuardRef, SourceKind } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
@@ -26,7 +33,8 @@ function columnName(ref: GuardRef): string {
  */
 export function guardTargets(segments: readonly string[], guards: readonly GuardRef[]): KeyGuardTarget[] {
   return guards.map((ref) => {
-    const segment = ref.segment ?? (segments.includes(ref.table) ? ref.table : segments.length === 1 ? segments[0] : undefined);
+    const segment =
+      ref.segment ?? (segments.includes(ref.table) ? ref.table : segments.length === 1 ? segments[0] : undefined);
     const column = columnName(ref);
     if (segment === undefined) {
       throw new HiLoConfigurationError(
@@ -38,7 +46,12 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
         `--guard ${ref.segment === undefined ? '' : `${ref.segment}=`}${column}: segment "${segment}" is not among the segments to create (${segments.join(', ')}); add it to the command.`,
       );
     }
-    return { segment, table: ref.table, column: ref.column, ...(ref.schema === undefined ? {} : { schema: ref.schema }) };
+    return {
+      segment,
+      table: ref.table,
+      column: ref.column,
+      ...(ref.schema === undefined ? {} : { schema: ref.schema }),
+    };
   });
 }
 
@@ -59,8 +72,13 @@ export async function runInit(segments: readonly string[], options: InitOptions,
     const guardSql = guards.length === 0 ? [] : keyGuardSql(client.dialect, guards);
     if (options.sql) {
       const increment = options.blockSize ?? DEFAULT_BLOCK_SIZE;
-      const statements = [...schemaSql({ dialect: client.dialect, source: kind, segments, increment, ...tableOptions }), ...guardSql];
-      await out.write(options.json ? `${JSON.stringify(statements)}\n` : statements.map((s) => scriptStatement(client, s)).join(''));
+      const statements = [
+        ...schemaSql({ dialect: client.dialect, source: kind, segments, increment, ...tableOptions }),
+        ...guardSql,
+      ];
+      await out.write(
+        options.json ? `${JSON.stringify(statements)}\n` : statements.map((s) => scriptStatement(client, s)).join(''),
+      );
     } else {
       const ready: { segment: string; source: SourceKind; blockSize?: number; guards?: string[] }[] = [];
       for (const segment of segments) {
@@ -70,7 +88,9 @@ export async function runInit(segments: readonly string[], options: InitOptions,
       }
       if (guards.length > 0) await ensureKeyGuard(client, guards);
       for (const entry of ready) {
-        const mine = guards.filter((g) => g.segment === entry.segment).map((g) => columnName({ ...g, column: g.column ?? 'id' }));
+        const mine = guards
+          .filter((g) => g.segment === entry.segment)
+          .map((g) => columnName({ ...g, column: g.column ?? 'id' }));
         if (mine.length > 0) entry.guards = mine;
       }
       const where = kind === 'sequence' ? 'sequence' : `row in table ${options.table ?? 'hilo_segments'}`;

@@ -43,7 +43,9 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
         const keys = await generator.reserve(segment, Math.min(options.count - written, CHUNK));
         await out.write(`${keys.join('\n')}\n`);
         written += keys.length;
-        progress.update(() => `hilo next: ${written.toLocaleString('en')} of ${options.count.toLocaleString('en')} keys`);
+        progress.update(
+          () => `hilo next: ${written.toLocaleString('en')} of ${options.count.toLocaleString('en')} keys`,
+        );
       }
     } finally {
       progress.clear();

@@ -26,11 +26,20 @@ function used(row: { value?: bigint; increment?: bigint; source: string }, maxKe
   return highest === undefined ? undefined : Number(highest) / Number(maxKey);
 }
 
-const percent = (fraction: number | undefined) => (fraction === undefined ? '-' : `${(fraction * 100).toFixed(fraction < 0.001 ? 4 : 1)} %`);
+const percent = (fraction: number | undefined) =>
+  fraction === undefined ? '-' : `${(fraction * 100).toFixed(fraction < 0.001 ? 4 : 1)} %`;
 
 function columns(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows.map((row) => `${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 /**
@@ -63,11 +72,20 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
       io.stderr.write('hilo status: no segments found; create some with `hilo init --url URL SEGMENT...`\n');
     } else {
       const header = ['SEGMENT', 'SOURCE', 'OBJECT', 'VALUE', 'INCREMENT', 'USED'];
-      const cells = rows.map((r) => [r.segment, r.source, r.object, r.value?.toString() ?? '-', r.increment?.toString() ?? '-', percent(used(r, maxKey))]);
+      const cells = rows.map((r) => [
+        r.segment,
+        r.source,
+        r.object,
+        r.value?.toString() ?? '-',
+        r.increment?.toString() ?? '-',
+        percent(used(r, maxKey)),
+      ]);
       await out.write(columns([header, ...cells]));
       const crowded = rows.filter((r) => (used(r, maxKey) ?? 0) >= 0.9);
       for (const r of crowded) {
-        io.stderr.write(`hilo status: segment "${r.segment}" has used ${percent(used(r, maxKey))} of its keys up to ${maxKey}; widen the key column before inserts fail\n`);
+        io.stderr.write(
+          `hilo status: segment "${r.segment}" has used ${percent(used(r, maxKey))} of its keys up to ${maxKey}; widen the key column before inserts fail\n`,
+        );
       }
     }
     await out.end();

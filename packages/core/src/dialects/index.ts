@@ -82,6 +82,8 @@ export function dialectOf(reported: unknown, unsupported?: (got: string) => stri
   const got = typeof first === 'string' ? first : describe(first);
   throw new HiLoConfigurationError(
     unsupported?.(got) ??
-      `Expected a database hilo speaks (${Object.values(DIALECTS).map((d) => d.displayName).join(', ')}), got ${describe(first)}; pass a \`client\` on a database hilo supports.`,
+      `Expected a database hilo speaks (${Object.values(DIALECTS)
+        .map((d) => d.displayName)
+        .join(', ')}), got ${describe(first)}; pass a \`client\` on a database hilo supports.`,
   );
 }

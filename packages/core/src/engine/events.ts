@@ -2,14 +2,37 @@ import type { Block } from './types.js';
 
 /** What the generator reports through `onEvent`. */
 export type HiLoEvent =
-  | { readonly type: 'reserved'; readonly segment: string; readonly blocks: readonly Block[]; readonly keys: number; readonly durationMs: number }
-  | { readonly type: 'retry'; readonly segment: string; readonly attempt: number; readonly delayMs: number; readonly error: unknown }
+  | {
+      readonly type: 'reserved';
+      readonly segment: string;
+      readonly blocks: readonly Block[];
+      readonly keys: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'retry';
+      readonly segment: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly error: unknown;
+    }
   | { readonly type: 'failed'; readonly segment: string; readonly error: unknown }
   | { readonly type: 'returned'; readonly segment: string; readonly keys: number }
-  | { readonly type: 'lost'; readonly segment: string; readonly keys: number; readonly reason: 'late-reservation' | 'close' | 'overflow' }
+  | {
+      readonly type: 'lost';
+      readonly segment: string;
+      readonly keys: number;
+      readonly reason: 'late-reservation' | 'close' | 'overflow';
+    }
   | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number }
   /** A reserved block passed 90 % of the segment's `maxKey` (once per segment and generator). */
-  | { readonly type: 'headroom'; readonly segment: string; readonly highestKey: bigint; readonly maxKey: bigint; readonly used: number };
+  | {
+      readonly type: 'headroom';
+      readonly segment: string;
+      readonly highestKey: bigint;
+      readonly maxKey: bigint;
+      readonly used: number;
+    };
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

@@ -96,7 +96,10 @@ class Segment extends SegmentBlocks {
     super(name, prefetchAt);
     this.low = () => owner.prefetch(this);
     this.hooks = {
-      size: () => this.sizing.next(Date.now(), this.issued(), this.demand - this.available(), (from, to) => owner.emit({ type: 'resized', segment: name, from, to })),
+      size: () =>
+        this.sizing.next(Date.now(), this.issued(), this.demand - this.available(), (from, to) =>
+          owner.emit({ type: 'resized', segment: name, from, to }),
+        ),
       accept: (blocks, ms) => owner.accept(this, blocks, ms),
       lose: (blocks, reason) => owner.lose(this, blocks, reason),
       closed: () => owner.closed,
@@ -251,7 +254,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       const o = this.options;
       const so = o.segments[name];
       const blockSize = so?.blockSize ?? o.blockSize;
-      const sizing = new BlockSizing(blockSize, so?.maxBlockSize ?? Math.max(blockSize, o.maxBlockSize), o.adaptiveTargetMs);
+      const sizing = new BlockSizing(
+        blockSize,
+        so?.maxBlockSize ?? Math.max(blockSize, o.maxBlockSize),
+        o.adaptiveTargetMs,
+      );
       s = new Segment(name, o.prefetchAt, sizing, so?.maxKey ?? o.maxKey, this);
       this.segments.set(name, s);
     }
@@ -277,7 +284,13 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     if (s.inflight) return s.inflight;
     const controller = new AbortController();
     s.inflightAbort = controller;
-    const flight = reserveWithRetry(this.options, s, s.hooks, controller.signal, opts?.attempts ?? this.options.retries + 1).finally(() => {
+    const flight = reserveWithRetry(
+      this.options,
+      s,
+      s.hooks,
+      controller.signal,
+      opts?.attempts ?? this.options.retries + 1,
+    ).finally(() => {
       s.inflight = undefined;
       s.inflightAbort = undefined;
     });
@@ -409,8 +422,12 @@ function keyspaceUsed(s: Segment): number {
  * const id = generator.nextSync('orders');
  * ```
  */
-export function createHiLoGenerator(options: HiLoGeneratorOptions<'number'> & { keyType?: 'number' }): HiLoGenerator<number>;
-export function createHiLoGenerator(options: HiLoGeneratorOptions<'bigint'> & { keyType: 'bigint' }): HiLoGenerator<bigint>;
+export function createHiLoGenerator(
+  options: HiLoGeneratorOptions<'number'> & { keyType?: 'number' },
+): HiLoGenerator<number>;
+export function createHiLoGenerator(
+  options: HiLoGeneratorOptions<'bigint'> & { keyType: 'bigint' },
+): HiLoGenerator<bigint>;
 export function createHiLoGenerator<T extends KeyType>(options: HiLoGeneratorOptions<T>): HiLoGenerator<KeyOf<T>>;
 export function createHiLoGenerator(options: HiLoGeneratorOptions<KeyType>): HiLoGenerator<number | bigint> {
   return new KeyGenerator<number | bigint>(resolveOptions(options));

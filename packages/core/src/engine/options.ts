@@ -173,8 +173,16 @@ export interface ResolvedOptions {
 }
 
 function keyLimit(name: string, value: unknown): bigint {
-  if ((typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) || (typeof value === 'bigint' && value >= 1n)) return BigInt(value);
-  throw HiLoConfigurationError.invalidOption(name, 'a positive integer (number or bigint), e.g. 2_147_483_647 for an int column', value);
+  if (
+    (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) ||
+    (typeof value === 'bigint' && value >= 1n)
+  )
+    return BigInt(value);
+  throw HiLoConfigurationError.invalidOption(
+    name,
+    'a positive integer (number or bigint), e.g. 2_147_483_647 for an int column',
+    value,
+  );
 }
 
 /** The option names of {@link HiLoGeneratorOptions}, for refusing a typo rather than ignoring it. */
@@ -212,7 +220,9 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     );
   }
   const blockSize = checkInteger('blockSize', options.blockSize ?? 100, { max: MAX_BLOCK_SIZE });
-  const maxBlockSize = checkInteger('maxBlockSize', options.maxBlockSize ?? Math.max(blockSize, 1_048_576), { max: MAX_BLOCK_SIZE });
+  const maxBlockSize = checkInteger('maxBlockSize', options.maxBlockSize ?? Math.max(blockSize, 1_048_576), {
+    max: MAX_BLOCK_SIZE,
+  });
   if (maxBlockSize < blockSize) {
     throw new HiLoConfigurationError(
       `Expected \`maxBlockSize\` (${maxBlockSize}) to be at least \`blockSize\` (${blockSize}); raise maxBlockSize or lower blockSize.`,
@@ -238,13 +248,19 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     throw HiLoConfigurationError.invalidOption('keyType', '"number" or "bigint"', keyType);
   }
   const timeoutMs = checkInteger('timeoutMs', options.timeoutMs ?? 5000, { max: 3_600_000 });
-  const retries = options.retries === undefined ? Number.POSITIVE_INFINITY : checkInteger('retries', options.retries, { min: 0, max: 1_000_000 });
+  const retries =
+    options.retries === undefined
+      ? Number.POSITIVE_INFINITY
+      : checkInteger('retries', options.retries, { min: 0, max: 1_000_000 });
   const retryBudgetMs = checkInteger('retryBudgetMs', options.retryBudgetMs ?? 10_000, { min: 0, max: 86_400_000 });
   const closeTimeoutMs = checkInteger('closeTimeoutMs', options.closeTimeoutMs ?? 5000, { min: 0, max: 3_600_000 });
   const retryBaseDelayMs = checkInteger('retryBaseDelayMs', options.retryBaseDelayMs ?? 50, { min: 0, max: 60_000 });
   const retryMaxDelayMs = checkInteger('retryMaxDelayMs', options.retryMaxDelayMs ?? 2000, { min: 0, max: 600_000 });
 
-  const maxKey = keyLimit('maxKey', options.maxKey ?? (keyType === 'bigint' ? 2n ** 63n - 1n : Number.MAX_SAFE_INTEGER));
+  const maxKey = keyLimit(
+    'maxKey',
+    options.maxKey ?? (keyType === 'bigint' ? 2n ** 63n - 1n : Number.MAX_SAFE_INTEGER),
+  );
   const segments: Record<string, { blockSize: number; maxBlockSize: number; maxKey: bigint }> = {};
   if (options.segments !== undefined) {
     if (typeof options.segments !== 'object' || options.segments === null) {
@@ -253,20 +269,30 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     for (const [name, so] of Object.entries(options.segments)) {
       validateSegment(name);
       const b = checkInteger(`segments.${name}.blockSize`, so?.blockSize ?? blockSize, { max: MAX_BLOCK_SIZE });
-      const m = checkInteger(`segments.${name}.maxBlockSize`, so?.maxBlockSize ?? Math.max(b, maxBlockSize), { max: MAX_BLOCK_SIZE });
+      const m = checkInteger(`segments.${name}.maxBlockSize`, so?.maxBlockSize ?? Math.max(b, maxBlockSize), {
+        max: MAX_BLOCK_SIZE,
+      });
       if (m < b) {
         throw new HiLoConfigurationError(
           `Expected \`segments.${name}.maxBlockSize\` (${m}) to be at least its blockSize (${b}).`,
         );
       }
-      segments[name] = { blockSize: b, maxBlockSize: m, maxKey: so?.maxKey === undefined ? maxKey : keyLimit(`segments.${name}.maxKey`, so.maxKey) };
+      segments[name] = {
+        blockSize: b,
+        maxBlockSize: m,
+        maxKey: so?.maxKey === undefined ? maxKey : keyLimit(`segments.${name}.maxKey`, so.maxKey),
+      };
     }
   }
 
   const format = options.idFormat ?? {};
   const separator = format.separator ?? '/';
   if (typeof separator !== 'string' || separator.length === 0 || /[|0-9]/.test(separator)) {
-    throw HiLoConfigurationError.invalidOption('idFormat.separator', 'a non-empty string without "|" or digits', separator);
+    throw HiLoConfigurationError.invalidOption(
+      'idFormat.separator',
+      'a non-empty string without "|" or digits',
+      separator,
+    );
   }
   const nodeTag = format.nodeTag;
   if (nodeTag !== undefined && (typeof nodeTag !== 'string' || !/^[A-Za-z0-9]{1,16}$/.test(nodeTag))) {

@@ -72,7 +72,8 @@ export async function reserveWithRetry(
       const ceiling = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));
       // the budget bounds when the last attempt may start (and so does what the error says is worth it): a
       // backoff that would sleep past it is shortened so one last attempt starts just before the end
-      const within = error instanceof HiLoError && error.retryWithinMs !== undefined ? started + error.retryWithinMs : deadline;
+      const within =
+        error instanceof HiLoError && error.retryWithinMs !== undefined ? started + error.retryWithinMs : deadline;
       const left = Math.floor(Math.min(deadline, within) - performance.now()) - 1;
       if (left <= 0) {
         cutShort = within < deadline;
@@ -100,7 +101,12 @@ export async function reserveWithRetry(
 }
 
 /** One attempt, abandoned after `timeoutMs` or when `closeSignal` fires. */
-async function reserveOnce(options: ResolvedOptions, segment: ReservingSegment, hooks: ReservationHooks, closeSignal: AbortSignal): Promise<void> {
+async function reserveOnce(
+  options: ResolvedOptions,
+  segment: ReservingSegment,
+  hooks: ReservationHooks,
+  closeSignal: AbortSignal,
+): Promise<void> {
   const started = performance.now();
   const attempt = new AbortController();
   const onClose = () => attempt.abort(closeSignal.reason);
@@ -152,10 +158,13 @@ async function reserveOnce(options: ResolvedOptions, segment: ReservingSegment, 
 /** A source that throws plain errors: an unknown outcome, worth a retry. */
 function normalize(options: ResolvedOptions, error: unknown): unknown {
   if (error instanceof HiLoError) return error;
-  return new HiLoSourceError(`Hi source ${options.source.description} failed: ${error instanceof Error ? error.message : String(error)}`, {
-    cause: error,
-    retryable: true,
-  });
+  return new HiLoSourceError(
+    `Hi source ${options.source.description} failed: ${error instanceof Error ? error.message : String(error)}`,
+    {
+      cause: error,
+      retryable: true,
+    },
+  );
 }
 
 /** Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed. */

@@ -42,7 +42,9 @@ export class SegmentBlocks {
 
   /** Keys in memory: the rest of the current block and every queued block. */
   available(): number {
-    let n = Math.max(0, this.end - this.next + 1) + Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n);
+    let n =
+      Math.max(0, this.end - this.next + 1) +
+      Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n);
     for (const b of this.queue) n += Number(b.last - b.first + 1n);
     return n;
   }
@@ -136,7 +138,9 @@ export class SegmentBlocks {
     let previous = this.lastInHand();
     for (const b of blocks) {
       if (typeof b.first !== 'bigint' || typeof b.last !== 'bigint' || b.last < b.first) {
-        throw new HiLoSourceError(`Hi source ${source} returned an invalid block for "${this.name}": [${String(b.first)}, ${String(b.last)}].`);
+        throw new HiLoSourceError(
+          `Hi source ${source} returned an invalid block for "${this.name}": [${String(b.first)}, ${String(b.last)}].`,
+        );
       }
       if (b.first <= previous && previous >= 1n) {
         throw new HiLoSourceError(

@@ -9,7 +9,12 @@ export const MAX_SEGMENT_LENGTH = 255;
  */
 export function validateSegment(value: unknown, name = 'segment'): string {
   // eslint-disable-next-line no-control-regex
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SEGMENT_LENGTH || /[\u0000-\u001f]/.test(value)) {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    value.length > MAX_SEGMENT_LENGTH ||
+    /[\u0000-\u001f]/.test(value)
+  ) {
     throw new HiLoConfigurationError(
       `Expected \`${name}\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without control characters, e.g. "orders", got ${describe(value)}.`,
     );

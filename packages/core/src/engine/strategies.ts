@@ -18,7 +18,11 @@ export const STRATEGIES: readonly HiLoStrategy[] = ['pooled-lo', 'pooled', 'hilo
 /** Throws a HiLoConfigurationError unless `value` is one of `allowed`. */
 export function validateStrategy<S extends HiLoStrategy>(value: unknown, allowed: readonly S[], where: string): S {
   if (!(allowed as readonly unknown[]).includes(value)) {
-    throw HiLoConfigurationError.invalidOption('strategy', `one of ${allowed.map((s) => `"${s}"`).join(', ')} for ${where}`, value);
+    throw HiLoConfigurationError.invalidOption(
+      'strategy',
+      `one of ${allowed.map((s) => `"${s}"`).join(', ')} for ${where}`,
+      value,
+    );
   }
   return value as S;
 }
@@ -30,7 +34,8 @@ export function validateStrategy<S extends HiLoStrategy>(value: unknown, allowed
  * `v − n + 1 … v`, both leave free), `pooled-lo` `v … v + n − 1`, `hilo` `(v − 1)·n + 1 … v·n`, `legacy-hilo`
  * `v·(n + 1) … v·(n + 1) + n`. Marten's, for a hi `h` and `maxLo`: `h·maxLo + 1 … h·maxLo + maxLo`.
  */
-export type KeyFormula = HiLoStrategy | 'hibernate-pooled' | 'hibernate-pooled-lo' | 'hibernate-hilo' | 'hibernate-legacy-hilo' | 'marten';
+export type KeyFormula =
+  HiLoStrategy | 'hibernate-pooled' | 'hibernate-pooled-lo' | 'hibernate-hilo' | 'hibernate-legacy-hilo' | 'marten';
 
 /**
  * The block of keys one value stands for. `increment` is the block size (`maxLo` for `hilo` and Marten; the
@@ -44,7 +49,12 @@ export type KeyFormula = HiLoStrategy | 'hibernate-pooled' | 'hibernate-pooled-l
  * blockFromValue('hibernate-pooled', 101n, 50n); // { first: 52n, last: 100n }
  * ```
  */
-export function blockFromValue(formula: KeyFormula, value: bigint, increment: bigint, initialValue = 1n): Block | undefined {
+export function blockFromValue(
+  formula: KeyFormula,
+  value: bigint,
+  increment: bigint,
+  initialValue = 1n,
+): Block | undefined {
   if (increment < 1n) throw HiLoConfigurationError.invalidOption('increment', 'a positive integer', increment);
   let first: bigint;
   let last: bigint;
@@ -91,7 +101,12 @@ export function blockFromValue(formula: KeyFormula, value: bigint, increment: bi
  * Blocks for several values of one sequence or row (one per increment), sorted ascending, adjacent blocks
  * merged, empty ones dropped.
  */
-export function blocksFromValues(formula: KeyFormula, values: readonly bigint[], increment: bigint, initialValue = 1n): Block[] {
+export function blocksFromValues(
+  formula: KeyFormula,
+  values: readonly bigint[],
+  increment: bigint,
+  initialValue = 1n,
+): Block[] {
   const blocks = values
     .map((value) => blockFromValue(formula, value, increment, initialValue))
     .filter((block): block is Block => block !== undefined)
@@ -106,7 +121,13 @@ export type HiFormula = 'hilo' | 'marten' | 'hibernate-hilo' | 'hibernate-legacy
  * Blocks for every hi from `from` to `to` (a row advanced by several his at once): one block, computed from
  * its ends without listing the his, equal to {@link blocksFromValues} of all of them.
  */
-export function blocksFromValueRange(formula: HiFormula, from: bigint, to: bigint, increment: bigint, initialValue = 1n): Block[] {
+export function blocksFromValueRange(
+  formula: HiFormula,
+  from: bigint,
+  to: bigint,
+  increment: bigint,
+  initialValue = 1n,
+): Block[] {
   if (from > to) return [];
   const last = blockFromValue(formula, to, increment, initialValue);
   if (last === undefined) return [];
@@ -122,7 +143,8 @@ export function mergeBlocks(sorted: readonly Block[]): Block[] {
   const merged: Block[] = [];
   for (const block of sorted) {
     const previous = merged.at(-1);
-    if (previous && previous.last + 1n === block.first) merged[merged.length - 1] = { first: previous.first, last: block.last };
+    if (previous && previous.last + 1n === block.first)
+      merged[merged.length - 1] = { first: previous.first, last: block.last };
     else merged.push(block);
   }
   return merged;

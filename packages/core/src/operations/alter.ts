@@ -42,17 +42,26 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
   validateSegment(segment);
   checkInteger('blockSize', blockSize);
   const sql = SEQUENCE_STATEMENTS[client.dialect];
-  if (sql === undefined) throw new HiLoConfigurationError(`alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`);
+  if (sql === undefined)
+    throw new HiLoConfigurationError(
+      `alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`,
+    );
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
   const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);
   const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, schema);
   try {
     const from = await sql.readIncrement(client, quoted, schema, name);
-    if (from === undefined) throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`);
+    if (from === undefined)
+      throw new HiLoSourceError(
+        `Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`,
+      );
     const to = BigInt(blockSize);
     if (from !== to) await sql.alterIncrement(client, quoted, from, to);
     return { segment, from, to };
   } catch (error) {
-    throw toHiLoError(error, { dialect: client.dialect, action: `changing the INCREMENT BY of ${client.dialect} sequence ${quoted}` });
+    throw toHiLoError(error, {
+      dialect: client.dialect,
+      action: `changing the INCREMENT BY of ${client.dialect} sequence ${quoted}`,
+    });
   }
 }

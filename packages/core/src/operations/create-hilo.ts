@@ -69,9 +69,21 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
   HiLoConfigurationError.checkOptionNames(options, CREATE_HILO_OPTION_NAMES, 'createHiLo()');
   const given = options.client as Partial<SqlClient> | undefined;
   if (typeof given !== 'object' || given === null || typeof given.dialect !== 'string') {
-    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient: `await connect(url)`, pgClient(pool), mysqlClient(pool) or sqliteClient(db)', given);
+    throw HiLoConfigurationError.invalidOption(
+      'client',
+      'a SqlClient: `await connect(url)`, pgClient(pool), mysqlClient(pool) or sqliteClient(db)',
+      given,
+    );
   }
-  const { client, source: kind = defaultSourceKind(options.client), table, schema, strategy, create, ...generatorOptions } = options;
+  const {
+    client,
+    source: kind = defaultSourceKind(options.client),
+    table,
+    schema,
+    strategy,
+    create,
+    ...generatorOptions
+  } = options;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {
     throw new HiLoConfigurationError(
@@ -97,7 +109,9 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
           ...(table === undefined ? {} : { table }),
           ...(strategy === undefined ? {} : { strategy: strategy as TableStrategy }),
           // the table `hilo` strategy's max_lo is the block size: ignoring it (1000) overlapped a shared hi table (issue 17)
-          ...(strategy === 'hilo' && generatorOptions.blockSize !== undefined ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' } : {}),
+          ...(strategy === 'hilo' && generatorOptions.blockSize !== undefined
+            ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' }
+            : {}),
         });
   return createHiLoGenerator<K>({ ...generatorOptions, source } as HiLoGeneratorOptions<K>);
 }

@@ -54,11 +54,17 @@ export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions):
   if (kind === 'table') return tableSource(client, sourceOptions).raiseFloor(options.segment, from);
   let increment = sourceOptions.increment;
   if (increment === undefined) {
-    const name = validateIdentifier('sequence', (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment));
+    const name = validateIdentifier(
+      'sequence',
+      (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment),
+    );
     const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, sourceOptions.schema);
     const statements = SEQUENCE_STATEMENTS[client.dialect];
     try {
-      const existing = statements === undefined ? undefined : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
+      const existing =
+        statements === undefined
+          ? undefined
+          : await statements.readIncrement(client, quoted, sourceOptions.schema, name);
       // a `hilo` sequence advances by 1 and cannot tell its maxLo: that strategy needs `increment`
       increment = existing === undefined ? DEFAULT_SEQUENCE_INCREMENT : Number(existing);
     } catch (error) {

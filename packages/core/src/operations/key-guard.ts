@@ -3,7 +3,14 @@ import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
 import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
 import { toHiLoError } from './driver-errors.js';
-import { checkTarget, type CheckedTarget, type KeyGuardDialect, type KeyGuardStatements, type KeyGuardTarget, type MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
+import {
+  checkTarget,
+  type CheckedTarget,
+  type KeyGuardDialect,
+  type KeyGuardStatements,
+  type KeyGuardTarget,
+  type MissingKeyFunctionOptions,
+} from '../sql/key-guard-target.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 
 export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
@@ -41,7 +48,8 @@ function guardOf(dialect: unknown): KeyGuardStatements {
  */
 export function keyGuardSql(dialect: KeyGuardDialect | SqlDialect, targets: readonly KeyGuardTarget[]): string[] {
   const guard = guardOf(dialect);
-  if (!Array.isArray(targets)) throw HiLoConfigurationError.invalidOption('targets', 'an array of { segment, table, column? }', targets);
+  if (!Array.isArray(targets))
+    throw HiLoConfigurationError.invalidOption('targets', 'an array of { segment, table, column? }', targets);
   return guard.statements(targets.map(checkTarget));
 }
 
@@ -57,7 +65,10 @@ export function keyGuardSql(dialect: KeyGuardDialect | SqlDialect, targets: read
  * keyGuardSchemaSql('mysql');    // []
  * ```
  */
-export function keyGuardSchemaSql(dialect: KeyGuardDialect | SqlDialect, options: MissingKeyFunctionOptions = {}): string[] {
+export function keyGuardSchemaSql(
+  dialect: KeyGuardDialect | SqlDialect,
+  options: MissingKeyFunctionOptions = {},
+): string[] {
   return guardOf(dialect).perSchema(options);
 }
 
@@ -90,7 +101,10 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `looking up column ${where(target)}` });
     }
-    if (reason !== undefined) throw new HiLoSourceError(`Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`);
+    if (reason !== undefined)
+      throw new HiLoSourceError(
+        `Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`,
+      );
   }
   try {
     await client.transaction(async (tx) => {
@@ -100,7 +114,14 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
           try {
             await tx.query(sql);
           } catch (error) {
-            throw toHiLoError(error, { dialect, action: `installing the key guard (${sql.split('\n')[0]})`, missingHint: { library: 'Create the table first, then install the guard.', cli: 'Create the table first, then install the guard.' } });
+            throw toHiLoError(error, {
+              dialect,
+              action: `installing the key guard (${sql.split('\n')[0]})`,
+              missingHint: {
+                library: 'Create the table first, then install the guard.',
+                cli: 'Create the table first, then install the guard.',
+              },
+            });
           }
         }
       } finally {
@@ -111,4 +132,3 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     throw toHiLoError(error, { dialect, action: 'installing the key guard' });
   }
 }
-

@@ -6,7 +6,8 @@ import type { TableSourceOptions } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** What {@link schemaSql} and {@link ensureSchema} create. */
-export interface SchemaOptions extends Omit<TableSourceOptions, 'strategy'>, Partial<Omit<SequenceSourceOptions, 'strategy'>> {
+export interface SchemaOptions
+  extends Omit<TableSourceOptions, 'strategy'>, Partial<Omit<SequenceSourceOptions, 'strategy'>> {
   /**
    * Sequences (one per segment) or a hi table.
    * @default 'sequence' on PostgreSQL, 'table' elsewhere
@@ -36,7 +37,8 @@ const unused = (dialect: SqlDialect): SqlClient => ({
 function buildSource(client: SqlClient, options: SchemaOptions) {
   const kind = options.source ?? DIALECTS[client.dialect].defaultSource;
   if (kind === 'sequence') {
-    if (options.strategy === 'range') throw new HiLoConfigurationError('Strategy "range" needs a table: pass source: "table".');
+    if (options.strategy === 'range')
+      throw new HiLoConfigurationError('Strategy "range" needs a table: pass source: "table".');
     return sequenceSource(client, {
       increment: options.increment ?? DEFAULT_SEQUENCE_INCREMENT,
       ...(options.schema === undefined ? {} : { schema: options.schema }),
@@ -45,7 +47,8 @@ function buildSource(client: SqlClient, options: SchemaOptions) {
       create: true,
     });
   }
-  if (options.strategy === 'pooled') throw new HiLoConfigurationError('Tables use strategy "range" for "value = last key"; "pooled" is for sequences.');
+  if (options.strategy === 'pooled')
+    throw new HiLoConfigurationError('Tables use strategy "range" for "value = last key"; "pooled" is for sequences.');
   return tableSource(client, { ...options, strategy: options.strategy, create: true });
 }
 

@@ -1,6 +1,10 @@
 import { HiLoConfigurationError } from '../errors.js';
 import { DIALECTS, SEQUENCE_STATEMENTS, TABLE_STATEMENTS } from '../dialects/index.js';
-import { createSequenceSource, type SequenceSourceOptions, type SequenceStatements } from '../sources/sequence-source.js';
+import {
+  createSequenceSource,
+  type SequenceSourceOptions,
+  type SequenceStatements,
+} from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { SqlHiSource } from '../sources/sql-hi-source.js';
 import { createTableSource, type TableSourceOptions } from '../sources/table-source.js';
@@ -11,7 +15,11 @@ export type SqlSourceKind = 'sequence' | 'table';
 function checkClient(client: unknown): SqlClient {
   const dialect = (client as { dialect?: unknown } | null)?.dialect;
   if (typeof dialect !== 'string' || !Object.hasOwn(DIALECTS, dialect)) {
-    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (pgClient(), mysqlClient(), sqliteClient() or connect())', client);
+    throw HiLoConfigurationError.invalidOption(
+      'client',
+      'a SqlClient (pgClient(), mysqlClient(), sqliteClient() or connect())',
+      client,
+    );
   }
   return client as SqlClient;
 }
@@ -48,7 +56,9 @@ export function tableSource(client: SqlClient, options: TableSourceOptions = {})
 export function sequenceStatementsOf(client: SqlClient): SequenceStatements {
   const statements = SEQUENCE_STATEMENTS[client.dialect];
   if (statements === undefined) {
-    throw new HiLoConfigurationError(`${DIALECTS[client.dialect].displayName} has no sequences: use \`tableSource(client)\` (source: "table") instead.`);
+    throw new HiLoConfigurationError(
+      `${DIALECTS[client.dialect].displayName} has no sequences: use \`tableSource(client)\` (source: "table") instead.`,
+    );
   }
   return statements;
 }

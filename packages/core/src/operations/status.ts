@@ -32,7 +32,10 @@ export async function segmentStatus(client: SqlClient, options: StatusOptions = 
   };
   const found = await tableSource(client, tableOptions).status();
   if (DIALECTS[client.dialect].hasSequences) {
-    const sequenceOptions: SequenceSourceOptions = { increment: 1, ...(options.schema === undefined ? {} : { schema: options.schema }) };
+    const sequenceOptions: SequenceSourceOptions = {
+      increment: 1,
+      ...(options.schema === undefined ? {} : { schema: options.schema }),
+    };
     found.push(...(await sequenceSource(client, sequenceOptions).status()));
   }
   return found;

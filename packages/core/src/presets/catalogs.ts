@@ -16,7 +16,9 @@ const CATALOGS: Readonly<Record<SqlDialect, Catalog | undefined>> = {
 export function catalogOf(client: Pick<SqlClient, 'dialect'>): Catalog {
   const catalog = CATALOGS[client.dialect];
   if (catalog === undefined) {
-    throw new HiLoConfigurationError(`The interop presets run on PostgreSQL and MariaDB, where the other systems keep their hi/lo state; got ${DIALECTS[client.dialect].displayName}.`);
+    throw new HiLoConfigurationError(
+      `The interop presets run on PostgreSQL and MariaDB, where the other systems keep their hi/lo state; got ${DIALECTS[client.dialect].displayName}.`,
+    );
   }
   return catalog;
 }

@@ -64,7 +64,8 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
       `Point \`sequence\` (and \`schema\`) at the sequence EF Core's UseHiLo() reads.`,
     ),
   );
-  const shaped = (signal?: AbortSignal) => guarded(client, signal, `checking EF Core sequence ${display}`, undefined, checkShape);
+  const shaped = (signal?: AbortSignal) =>
+    guarded(client, signal, `checking EF Core sequence ${display}`, undefined, checkShape);
   const source: HiSource = {
     description: `EF Core (Npgsql) hi/lo sequence ${display}`,
     async prepare(segment, signal) {

@@ -51,7 +51,12 @@ function stepOf(optimizer: HibernateOptimizer, incrementSize: bigint): bigint {
  * hibernateBlock('hilo', 3n, 50n, 1n);     // { first: 101n, last: 150n }
  * ```
  */
-export function hibernateBlock(optimizer: HibernateOptimizer, value: bigint, incrementSize: bigint, initialValue: bigint): Block | undefined {
+export function hibernateBlock(
+  optimizer: HibernateOptimizer,
+  value: bigint,
+  incrementSize: bigint,
+  initialValue: bigint,
+): Block | undefined {
   return blockFromValue(`hibernate-${optimizer}`, value, incrementSize, initialValue);
 }
 
@@ -122,7 +127,10 @@ export interface HibernateSequencePresetOptions {
  * const hilo = createHiLoGenerator({ ...hibernateSequencePreset(client, { incrementSize: 50 }), adaptive: false });
  * ```
  */
-export function hibernateSequencePreset(client: SqlClient, options: HibernateSequencePresetOptions = {}): InteropPreset {
+export function hibernateSequencePreset(
+  client: SqlClient,
+  options: HibernateSequencePresetOptions = {},
+): InteropPreset {
   const optimizer = checkOptimizer(options.optimizer ?? 'pooled');
   const incrementSize = checkInteger('incrementSize', options.incrementSize ?? 50);
   const keysPerValue = keysPerValueOf(optimizer, incrementSize);
@@ -150,7 +158,9 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
   });
   const iv = BigInt(initialValue);
   const missingHint = (quoted: string) =>
-    createItHint(`Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))})`);
+    createItHint(
+      `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))})`,
+    );
 
   async function nextValues(quoted: string, count: number): Promise<bigint[]> {
     return (await catalogOf(client).nextValues(client, quoted, count)).map((value) => toBigInt(value, 'nextval'));
@@ -164,7 +174,10 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     const quoted = qualifiedName(DIALECTS[dialect], 'sequence', name, schema);
     // Hibernate 3.x–5.2's MySQL dialects keep a table where a sequence would be (the database's
     // `sequencesMayBeTables`: MariaDB before 10.3 and MySQL have no sequences)
-    if (DIALECTS[dialect].sequencesMayBeTables && !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)) {
+    if (
+      DIALECTS[dialect].sequencesMayBeTables &&
+      !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)
+    ) {
       throw new HiLoMismatchError(
         `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
           `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
@@ -182,7 +195,10 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
       await checker.prepare(segment, signal);
     } catch (error) {
       if (!(error instanceof HiLoError) || error.code !== 'HILO_MISMATCH') throw error;
-      const actual = await sequenceShape(client, { table: name, schema }).then((shape) => shape.increment, () => undefined);
+      const actual = await sequenceShape(client, { table: name, schema }).then(
+        (shape) => shape.increment,
+        () => undefined,
+      );
       if (actual === undefined) throw error;
       const matching =
         actual === 1n
@@ -203,13 +219,22 @@ export function hibernateSequencePreset(client: SqlClient, options: HibernateSeq
     prepare: (segment, signal) => prepare(segment, signal),
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       await prepare(segment, request.signal);
-      const quoted = qualifiedName(DIALECTS[dialect], 'sequence', validateIdentifier('sequence', nameOf(validateSegment(segment))), schema);
+      const quoted = qualifiedName(
+        DIALECTS[dialect],
+        'sequence',
+        validateIdentifier('sequence', nameOf(validateSegment(segment))),
+        schema,
+      );
       const blocks: Block[] = [];
       // a value may stand for fewer keys (below 1 or initial_value): top up until the request is met
       while (keyCount(blocks) < BigInt(request.size)) {
         const missing = Number(BigInt(request.size) - keyCount(blocks));
-        const values = await guarded(client, request.signal, `reserving keys for "${segment}" from sequence ${quoted}`, missingHint(quoted), () =>
-          nextValues(quoted, incrementsFor(missing, keysPerValue)),
+        const values = await guarded(
+          client,
+          request.signal,
+          `reserving keys for "${segment}" from sequence ${quoted}`,
+          missingHint(quoted),
+          () => nextValues(quoted, incrementsFor(missing, keysPerValue)),
         );
         blocks.push(...keyArithmetic.blocksFromValues(`hibernate-${optimizer}`, values, n, iv));
       }
@@ -290,7 +315,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const keysPerValue = keysPerValueOf(optimizer, incrementSize);
   const initialValue = checkInteger('initialValue', options.initialValue ?? 1);
   const storeLastUsed = options.storeLastUsed ?? true;
-  if (typeof storeLastUsed !== 'boolean') throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
+  if (typeof storeLastUsed !== 'boolean')
+    throw HiLoConfigurationError.invalidOption('storeLastUsed', 'a boolean', storeLastUsed);
   const dialectName: SqlDialect = requireDialect(client, 'Hibernate table generator', ['postgres', 'mysql']);
   const d = DIALECTS[dialectName];
   const table = qualifiedName(DIALECTS[dialectName], 'table', options.table ?? 'hibernate_sequences', options.schema);
@@ -362,7 +388,9 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
       } else {
         const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.placeholder(1)}`, [key]);
         if (rows.length === 0) {
-          throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) as Hibernate does, or pass \`create: true\`.`);
+          throw new HiLoSourceError(
+            `${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) as Hibernate does, or pass \`create: true\`.`,
+          );
         }
       }
     });
@@ -381,21 +409,33 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
       while (keyCount(blocks) < BigInt(request.size)) {
         const missing = Number(BigInt(request.size) - keyCount(blocks));
         const count = BigInt(incrementsFor(missing, keysPerValue));
-        const stored = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
-          client.transaction(async (tx) => {
-            for (;;) {
-              const { rows } = await tx.query<{ v: unknown }>(`select ${d.asText(val)} as v from ${table} where ${seg} = ${d.placeholder(1)} for update`, [key]);
-              if (rows[0] === undefined) throw new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`);
-              if (rows[0].v === null) throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
-              const current = toBigInt(rows[0].v, val);
-              const cast = DIALECTS[dialectName].asSigned;
-              const updated = await tx.query(
-                `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} and ${seg} = ${d.placeholder(3)}`,
-                [String(current + step * count), String(current), key],
-              );
-              if (updated.affectedRows === 1) return current;
-            }
-          }),
+        const stored = await guarded(
+          client,
+          request.signal,
+          `reserving keys for "${segment}" from ${description}`,
+          hint,
+          () =>
+            client.transaction(async (tx) => {
+              for (;;) {
+                const { rows } = await tx.query<{ v: unknown }>(
+                  `select ${d.asText(val)} as v from ${table} where ${seg} = ${d.placeholder(1)} for update`,
+                  [key],
+                );
+                if (rows[0] === undefined)
+                  throw new HiLoSourceError(
+                    `${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`,
+                  );
+                if (rows[0].v === null)
+                  throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
+                const current = toBigInt(rows[0].v, val);
+                const cast = DIALECTS[dialectName].asSigned;
+                const updated = await tx.query(
+                  `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} and ${seg} = ${d.placeholder(3)}`,
+                  [String(current + step * count), String(current), key],
+                );
+                if (updated.affectedRows === 1) return current;
+              }
+            }),
         );
         // Hibernate would have fetched these one by one: value, value + step, …
         const first = valueOf(stored);

@@ -62,7 +62,10 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   const entityName = options.entityName ?? ((segment: string) => segment);
   const create = options.create ?? true;
   const lo = BigInt(maxLo);
-  const hint = createItHint('Let Marten create its schema', `creates ${table}(entity_name varchar primary key, hi_value bigint default 0)`);
+  const hint = createItHint(
+    'Let Marten create its schema',
+    `creates ${table}(entity_name varchar primary key, hi_value bigint default 0)`,
+  );
   const description = `postgres Marten hi/lo table ${table}`;
   const checkShape = once(async () => {
     const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };
@@ -85,10 +88,14 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
       validateSegment(entityName(validateSegment(segment)));
       await guarded(client, signal, `preparing ${description}`, hint, async () => {
         if (!create) return checkShape();
-        await client.query(`create table if not exists ${table} (entity_name varchar not null primary key, hi_value bigint default 0)`).catch(async (error: unknown) => {
-          const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
-          if (rows[0]?.t == null) throw error;
-        });
+        await client
+          .query(
+            `create table if not exists ${table} (entity_name varchar not null primary key, hi_value bigint default 0)`,
+          )
+          .catch(async (error: unknown) => {
+            const { rows } = await client.query<{ t: string | null }>('select to_regclass($1)::text as t', [table]);
+            if (rows[0]?.t == null) throw error;
+          });
         await checkShape();
       });
     },
@@ -99,23 +106,26 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
       return guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, async () => {
         for (let attempt = 0; attempt < attempts; attempt++) {
           request.signal.throwIfAborted();
-          const { rows } = await client.query<{ v: unknown }>(`select hi_value::text as v from ${table} where entity_name = $1`, [name]);
+          const { rows } = await client.query<{ v: unknown }>(
+            `select hi_value::text as v from ${table} where entity_name = $1`,
+            [name],
+          );
           if (rows[0] === undefined) {
             // Marten inserts 0 and takes hi 0; taking several his stores the last one taken
-            const inserted = await client.query(`insert into ${table} (entity_name, hi_value) values ($1, $2) on conflict (entity_name) do nothing`, [
-              name,
-              String(his - 1n),
-            ]);
+            const inserted = await client.query(
+              `insert into ${table} (entity_name, hi_value) values ($1, $2) on conflict (entity_name) do nothing`,
+              [name, String(his - 1n)],
+            );
             if (inserted.affectedRows === 1) return keyArithmetic.blocksFromValueRange('marten', 0n, his - 1n, lo);
             continue;
           }
           const current = toBigInt(rows[0].v, 'hi_value');
-          const updated = await client.query(`update ${table} set hi_value = $1 where entity_name = $2 and hi_value = $3`, [
-            String(current + his),
-            name,
-            String(current),
-          ]);
-          if (updated.affectedRows === 1) return keyArithmetic.blocksFromValueRange('marten', current + 1n, current + his, lo);
+          const updated = await client.query(
+            `update ${table} set hi_value = $1 where entity_name = $2 and hi_value = $3`,
+            [String(current + his), name, String(current)],
+          );
+          if (updated.affectedRows === 1)
+            return keyArithmetic.blocksFromValueRange('marten', current + 1n, current + his, lo);
         }
         throw new HiLoSourceUnavailableError(
           `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other writers. Raise \`attempts\` or the block size.`,

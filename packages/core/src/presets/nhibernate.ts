@@ -7,7 +7,14 @@ import { toBigInt } from '../sources/table-source.js';
 import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
 import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
-import { createTableIfMissing, createItHint, guarded, requireDialect, withTableLock, type InteropPreset } from './shared.js';
+import {
+  createTableIfMissing,
+  createItHint,
+  guarded,
+  requireDialect,
+  withTableLock,
+  type InteropPreset,
+} from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
@@ -68,7 +75,8 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const rawTable = options.table ?? 'hibernate_unique_key';
   const rawColumn = options.column ?? 'next_hi';
   const checkShape = once(async () => {
-    if (!(await relationExists(client, { table: rawTable, schema: options.schema }))) throw new HiLoSourceError(`${description} does not exist.`, { hint });
+    if (!(await relationExists(client, { table: rawTable, schema: options.schema })))
+      throw new HiLoSourceError(`${description} does not exist.`, { hint });
     const problem = await integerColumnProblem(client, { table: rawTable, schema: options.schema }, rawColumn);
     if (problem !== undefined) {
       throw new HiLoMismatchError(
@@ -77,7 +85,9 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       );
     }
   });
-  const hint = createItHint(`Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1);`);
+  const hint = createItHint(
+    `Create it as NHibernate's schema export does: create table ${table} (${col} bigint); insert into ${table} values (1);`,
+  );
 
   function rowOf(segment: string): { column: string; value: string } | undefined {
     validateSegment(segment);
@@ -93,7 +103,10 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       await guarded(client, signal, `preparing ${description}`, hint, async () => {
         if (create) {
           const columns = row === undefined ? `${col} bigint` : `${col} bigint, ${row.column} varchar(255)`;
-          await createTableIfMissing(client, `create table if not exists ${table} (${columns})${DIALECTS[dialect].tableSuffix}`);
+          await createTableIfMissing(
+            client,
+            `create table if not exists ${table} (${columns})${DIALECTS[dialect].tableSuffix}`,
+          );
           // the table has no key to conflict on: an exclusive lock makes "insert unless a row exists" race-free
           await withTableLock(client, table, async (tx) => {
             const { rows: found } =
@@ -102,7 +115,10 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
                 : await tx.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
             if (found.length > 0) return;
             if (row === undefined) await tx.query(`insert into ${table} (${col}) values (1)`);
-            else await tx.query(`insert into ${table} (${col}, ${row.column}) values (1, ${d.placeholder(1)})`, [row.value]);
+            else
+              await tx.query(`insert into ${table} (${col}, ${row.column}) values (1, ${d.placeholder(1)})`, [
+                row.value,
+              ]);
           });
         }
         const { rows } =
@@ -110,7 +126,10 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
             ? await client.query(`select 1 from ${table}`)
             : await client.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
         if (rows.length !== 1) {
-          throw new HiLoSourceError(`${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}.`, { hint });
+          throw new HiLoSourceError(
+            `${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}.`,
+            { hint },
+          );
         }
         await checkShape();
       });
@@ -122,23 +141,33 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       const cast = DIALECTS[dialect].asSigned;
       const params = row === undefined ? [] : [row.value];
       await guarded(client, request.signal, `checking ${description}`, hint, checkShape);
-      const hi = await guarded(client, request.signal, `reserving keys for "${segment}" from ${description}`, hint, () =>
-        client.transaction(async (tx) => {
-          for (;;) {
-            const { rows } =
-              row === undefined
-                ? await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} for update`)
-                : await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} where ${row.column} = ${d.placeholder(1)} for update`, params);
-            if (rows.length !== 1) throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}.`, { hint });
-            const current = toBigInt(rows[0]!.v, col);
-            const updated = await tx.query(`update ${table} set ${col} = ${cast(d.placeholder(1))} where ${col} = ${cast(d.placeholder(2))}${where}`, [
-              String(current + count),
-              String(current),
-              ...params,
-            ]);
-            if (updated.affectedRows === 1) return current;
-          }
-        }),
+      const hi = await guarded(
+        client,
+        request.signal,
+        `reserving keys for "${segment}" from ${description}`,
+        hint,
+        () =>
+          client.transaction(async (tx) => {
+            for (;;) {
+              const { rows } =
+                row === undefined
+                  ? await tx.query<{ v: unknown }>(`select ${d.asText(col)} as v from ${table} for update`)
+                  : await tx.query<{ v: unknown }>(
+                      `select ${d.asText(col)} as v from ${table} where ${row.column} = ${d.placeholder(1)} for update`,
+                      params,
+                    );
+              if (rows.length !== 1)
+                throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}.`, {
+                  hint,
+                });
+              const current = toBigInt(rows[0]!.v, col);
+              const updated = await tx.query(
+                `update ${table} set ${col} = ${cast(d.placeholder(1))} where ${col} = ${cast(d.placeholder(2))}${where}`,
+                [String(current + count), String(current), ...params],
+              );
+              if (updated.affectedRows === 1) return current;
+            }
+          }),
       );
       // NHibernate uses the value it read as hi; his hi … hi + count - 1 are ours (key 0 skipped)
       const his = Array.from({ length: Number(count) }, (_, i) => hi + BigInt(i));

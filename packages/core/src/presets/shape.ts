@@ -28,9 +28,14 @@ export async function relationExists(client: SqlClient, ref: TableRef): Promise<
 }
 
 /** What a shape check found wrong with one column, or `undefined` when it is an integer column. */
-export async function integerColumnProblem(client: SqlClient, ref: TableRef, column: string): Promise<string | undefined> {
+export async function integerColumnProblem(
+  client: SqlClient,
+  ref: TableRef,
+  column: string,
+): Promise<string | undefined> {
   const type = await columnType(client, ref, column);
-  if (type === undefined) return (await relationExists(client, ref)) ? `it has no column ${column}` : 'it does not exist';
+  if (type === undefined)
+    return (await relationExists(client, ref)) ? `it has no column ${column}` : 'it does not exist';
   return INTEGER_TYPES.has(type) ? undefined : `${column} is ${type}, not an integer type`;
 }
 
@@ -43,11 +48,19 @@ export function sequenceShape(client: SqlClient, ref: TableRef): Promise<Sequenc
  * Throws a `HiLoMismatchError` naming `preset` when `ref` exists but is not a sequence hilo can share: another
  * kind of object, or a sequence that cycles. A missing sequence passes (the preset creates it or says so).
  */
-export async function requireShareableSequence(client: SqlClient, preset: string, ref: TableRef, display: string, fix: string): Promise<void> {
+export async function requireShareableSequence(
+  client: SqlClient,
+  preset: string,
+  ref: TableRef,
+  display: string,
+  fix: string,
+): Promise<void> {
   const shape = await sequenceShape(client, ref);
   if (shape.kind === 'missing') return;
   if (shape.kind !== 'sequence') {
-    throw new HiLoMismatchError(`${preset}: ${display} is a ${shape.kind}, not a sequence, so its values are not what the preset reads. ${fix}`);
+    throw new HiLoMismatchError(
+      `${preset}: ${display} is a ${shape.kind}, not a sequence, so its values are not what the preset reads. ${fix}`,
+    );
   }
   if (shape.cycles === true) {
     throw new HiLoMismatchError(

@@ -23,7 +23,6 @@ export interface InteropPreset {
   readonly blockSize: number;
 }
 
-
 /**
  * Throws a `HiLoConfigurationError` unless the client speaks one of `supported` (the other system's own
  * schema exists only there: EF Core's Npgsql provider and Marten are PostgreSQL-only).
@@ -32,7 +31,10 @@ export function requireDialect(client: SqlClient, preset: string, supported: rea
   const dialect = (client as { dialect?: unknown } | null | undefined)?.dialect;
   if (!(supported as readonly unknown[]).includes(dialect)) {
     const names = supported.map((d) => DIALECTS[d].displayName).join(' or ');
-    const got = typeof dialect === 'string' && dialect in DIALECTS ? DIALECTS[dialect as SqlDialect].displayName : JSON.stringify(dialect);
+    const got =
+      typeof dialect === 'string' && dialect in DIALECTS
+        ? DIALECTS[dialect as SqlDialect].displayName
+        : JSON.stringify(dialect);
     throw new HiLoConfigurationError(
       `The ${preset} preset supports ${names} only (that is where ${preset} keeps its hi/lo state), got a client for ${got}. ` +
         `Pass a client from connect() with a ${supported.map((d) => DIALECTS[d].urlExample).join(' or ')} URL.`,
@@ -73,14 +75,27 @@ export function withTableLock<T>(client: SqlClient, table: string, work: (tx: Sq
  */
 export function createItHint(howTheyCreate: string, creates?: string): HiLoHint {
   const cli = howTheyCreate.replace(/[.;]$/, '');
-  return { library: `${cli}, or pass \`create: true\`${creates === undefined ? '' : ` (${creates})`}.`, cli: `${cli}.` };
+  return {
+    library: `${cli}, or pass \`create: true\`${creates === undefined ? '' : ` (${creates})`}.`,
+    cli: `${cli}.`,
+  };
 }
 
 /** Runs one reservation with the signal honoured and driver errors mapped to hilo's typed errors. */
-export async function guarded<T>(client: SqlClient, signal: AbortSignal | undefined, action: string, missingHint: HiLoHint | undefined, work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(
+  client: SqlClient,
+  signal: AbortSignal | undefined,
+  action: string,
+  missingHint: HiLoHint | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     return await abortable(work(), signal, action);
   } catch (error) {
-    throw toHiLoError(error, { dialect: client.dialect, action, ...(missingHint === undefined ? {} : { missingHint }) });
+    throw toHiLoError(error, {
+      dialect: client.dialect,
+      action,
+      ...(missingHint === undefined ? {} : { missingHint }),
+    });
   }
 }

@@ -3,7 +3,14 @@ import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObje
 import { validateSegment } from '../engine/segment-name.js';
 import type { Dialect } from '../sql/dialect.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
-import { incrementsFor, keyArithmetic, keyCount, mergeBlocks, validateStrategy, type HiLoStrategy } from '../engine/strategies.js';
+import {
+  incrementsFor,
+  keyArithmetic,
+  keyCount,
+  mergeBlocks,
+  validateStrategy,
+  type HiLoStrategy,
+} from '../engine/strategies.js';
 import type { Block, ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isDuplicate } from '../sql/driver-errors.js';
@@ -73,7 +80,12 @@ export interface SequenceStatements {
   readonly dialect: Dialect;
   createSequence(sequence: string, incrementBy: bigint, start: bigint, minValue: bigint): string;
   /** The sequence's INCREMENT BY, or undefined when it does not exist. */
-  readIncrement(client: SqlClient, sequence: string, schema: string | undefined, name: string): Promise<bigint | undefined>;
+  readIncrement(
+    client: SqlClient,
+    sequence: string,
+    schema: string | undefined,
+    name: string,
+  ): Promise<bigint | undefined>;
   /** `count` values of `nextval`, in one round trip. */
   nextValues(client: SqlClient, sequence: string, count: number): Promise<bigint[]>;
   /** Makes the next value at least `target` without ever moving back; resolves with whether it moved. */
@@ -85,17 +97,29 @@ export interface SequenceStatements {
    */
   alterIncrement(client: SqlClient, sequence: string, from: bigint, to: bigint): Promise<void>;
   /** The sequences of `schema` whose names end with {@link SEQUENCE_SUFFIX}. */
-  list(client: SqlClient, schema: string | undefined): Promise<{ name: string; object: string; value: bigint | undefined; increment: bigint }[]>;
+  list(
+    client: SqlClient,
+    schema: string | undefined,
+  ): Promise<{ name: string; object: string; value: bigint | undefined; increment: bigint }[]>;
 }
 
 /** Builds a sequence source from one database's statements. */
-export function createSequenceSource(client: SqlClient, options: SequenceSourceOptions, sql: SequenceStatements): SqlHiSource {
+export function createSequenceSource(
+  client: SqlClient,
+  options: SequenceSourceOptions,
+  sql: SequenceStatements,
+): SqlHiSource {
   const dialect = client.dialect;
   const rules = sql.dialect;
-  if (typeof options !== 'object' || options === null) throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
+  if (typeof options !== 'object' || options === null)
+    throw HiLoConfigurationError.invalidOption('options', 'an object with `increment`', options);
   const { increment: inc } = options;
   const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', inc));
-  const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'pooled', 'hilo'] as const, 'a sequence source');
+  const strategy = validateStrategy(
+    options.strategy ?? 'pooled-lo',
+    ['pooled-lo', 'pooled', 'hilo'] as const,
+    'a sequence source',
+  );
   const create = options.create ?? true;
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
   const nameOf = options.name ?? ((segment: string) => `${segment}${SEQUENCE_SUFFIX}`);
@@ -133,7 +157,9 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       actual = await sql.readIncrement(client, quoted, schema, name);
     }
     if (actual === undefined) {
-      throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, { hint: missingObjectHint('it', segment) });
+      throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, {
+        hint: missingObjectHint('it', segment),
+      });
     }
     if (actual === incrementBy) {
       actualIncrement.set(segment, actual);
@@ -185,7 +211,9 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     // `hilo` hi 0 and a `pooled` value below `increment` hold fewer keys (keys < 1 are skipped): top up
     while (keyCount(blocks) < BigInt(size)) {
       const missing = Number(BigInt(size) - keyCount(blocks));
-      const work = retryLostConnection(() => sql.nextValues(client, quoted, incrementsFor(missing, Number(perValue)))).catch((error: unknown) => {
+      const work = retryLostConnection(() =>
+        sql.nextValues(client, quoted, incrementsFor(missing, Number(perValue))),
+      ).catch((error: unknown) => {
         throw fail(error, action, quoted);
       });
       const values = await abortable(work, request.signal, action);
@@ -210,7 +238,10 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
       const raised = await sql.raiseTo(client, quoted, step, keyArithmetic.floorValue(strategy, maxKey, perValue));
       return { segment, maxKey, raised };
     } catch (error) {
-      throw convertDriverError(error, { dialect: rules, action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}` });
+      throw convertDriverError(error, {
+        dialect: rules,
+        action: `raising the floor of ${describeSeq(quoted)} above ${source}.${column}`,
+      });
     }
   }
 
@@ -238,7 +269,8 @@ export function createSequenceSource(client: SqlClient, options: SequenceSourceO
     reserve,
     raiseFloor,
     status,
-    schemaSql: (segments) => segments.map((segment) => sql.createSequence(sequenceOf(segment).quoted, incrementBy, start, minValue)),
+    schemaSql: (segments) =>
+      segments.map((segment) => sql.createSequence(sequenceOf(segment).quoted, incrementBy, start, minValue)),
   };
 }
 

@@ -56,7 +56,14 @@ export interface TableStatements {
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
   /** Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a row. */
-  advance(client: SqlClient, table: string, segment: string, value: string, key: string, amount: bigint): Promise<bigint | undefined>;
+  advance(
+    client: SqlClient,
+    table: string,
+    segment: string,
+    value: string,
+    key: string,
+    amount: bigint,
+  ): Promise<bigint | undefined>;
   /** Params `[newValue, segment, expected]`. */
   compareAndSet(table: string, segment: string, value: string): string;
   /** Sets the value where it is below; params `[value, segment, value]`. */
@@ -92,7 +99,11 @@ export async function retryLostConnection<T>(work: () => Promise<T>): Promise<T>
 /** Builds a table source from one database's statements. */
 export function createTableSource(client: SqlClient, options: TableSourceOptions, sql: TableStatements): SqlHiSource {
   const dialect = client.dialect;
-  const strategy = validateStrategy(options.strategy ?? 'pooled-lo', ['pooled-lo', 'range', 'hilo'] as const, 'a table source');
+  const strategy = validateStrategy(
+    options.strategy ?? 'pooled-lo',
+    ['pooled-lo', 'range', 'hilo'] as const,
+    'a table source',
+  );
   const increment = BigInt(checkInteger(options.incrementOption ?? 'increment', options.increment ?? 1000));
   const create = options.create ?? true;
   const tableName = validateIdentifier('table', options.table ?? DEFAULT_TABLE);
@@ -106,7 +117,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const missingHint = missingObjectHint(`table ${table}`);
   const prepared = new Map<string, Promise<void>>();
 
-  const fail = (error: unknown, action: string) => convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
+  const fail = (error: unknown, action: string) =>
+    convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
 
   async function createTable(): Promise<void> {
     try {
@@ -134,9 +146,14 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     if (!done) {
       const work = async () => {
         if (!create) {
-          const { rows } = await client.query(`${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`, [segment]);
+          const { rows } = await client.query(
+            `${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
+            [segment],
+          );
           if (rows.length === 0) {
-            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint: missingObjectHint('it', segment) });
+            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
+              hint: missingObjectHint('it', segment),
+            });
           }
           return;
         }
@@ -155,10 +172,14 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     let value = await sql.advance(client, table, seg, val, segment, amount);
     if (value === undefined) {
       // the row vanished after prepare (or prepare was skipped): create it again only if allowed
-      if (!create) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint: missingObjectHint('it', segment) });
+      if (!create)
+        throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
+          hint: missingObjectHint('it', segment),
+        });
       await insertRow(segment);
       value = await sql.advance(client, table, seg, val, segment, amount);
-      if (value === undefined) throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
+      if (value === undefined)
+        throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
     }
     return value;
   }
@@ -215,13 +236,18 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
       return { segment, maxKey, raised: affectedRows === 1 };
     } catch (error) {
-      throw convertDriverError(error, { dialect: rules, action: `raising the floor of segment "${segment}" above ${source}.${column}` });
+      throw convertDriverError(error, {
+        dialect: rules,
+        action: `raising the floor of segment "${segment}" above ${source}.${column}`,
+      });
     }
   }
 
   async function status(): Promise<SegmentStatus[]> {
     try {
-      const { rows } = await client.query<{ s: unknown; v: unknown }>(`${sql.readAll(table, seg, val)} order by ${seg}`);
+      const { rows } = await client.query<{ s: unknown; v: unknown }>(
+        `${sql.readAll(table, seg, val)} order by ${seg}`,
+      );
       return rows.map((row) => ({
         segment: String(row.s),
         source: 'table' as const,

@@ -19,7 +19,13 @@ export async function settlesWithin(work: Promise<unknown>, ms: number): Promise
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([work.then(() => true, () => true), expired]);
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      expired,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -74,13 +80,15 @@ export async function load<T>(specifier: string, url: string): Promise<T> {
 }
 
 /** `specifier` imported, or (when it is not installed) the module-not-found error; other failures throw. */
-export async function loadIfInstalled<T>(specifier: string): Promise<{ module: T; missing?: undefined } | { module?: undefined; missing: unknown }> {
+export async function loadIfInstalled<T>(
+  specifier: string,
+): Promise<{ module: T; missing?: undefined } | { module?: undefined; missing: unknown }> {
   try {
     return { module: (await import(specifier)) as T };
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE') return { missing: error };
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || code === 'ERR_UNKNOWN_BUILTIN_MODULE')
+      return { missing: error };
     throw error;
   }
 }
-

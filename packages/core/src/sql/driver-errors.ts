@@ -102,7 +102,21 @@ export function isLostConnection(error: unknown): boolean {
   const code = codeOf(e);
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') return false;
   if (code !== undefined && ['57P01', '57P02', '08003', '08006', 'ECONNRESET', 'EPIPE'].includes(code)) return true;
-  if (code !== undefined && ['PROTOCOL_CONNECTION_LOST', 'ER_CONNECTION_KILLED', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT'].includes(code)) return true;
+  if (
+    code !== undefined &&
+    [
+      'PROTOCOL_CONNECTION_LOST',
+      'ER_CONNECTION_KILLED',
+      'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+      'PROTOCOL_ENQUEUE_AFTER_QUIT',
+    ].includes(code)
+  )
+    return true;
   if (typeof e.errno === 'number' && [1927, 2006, 2013, 4031].includes(e.errno)) return true;
-  return typeof e.message === 'string' && /connection terminated unexpectedly|not queryable|closed state|connection (was )?(lost|killed)|server has gone away/i.test(e.message);
+  return (
+    typeof e.message === 'string' &&
+    /connection terminated unexpectedly|not queryable|closed state|connection (was )?(lost|killed)|server has gone away/i.test(
+      e.message,
+    )
+  );
 }

@@ -34,7 +34,8 @@ export interface CheckedTarget {
 }
 
 export function checkTarget(target: KeyGuardTarget): CheckedTarget {
-  if (typeof target !== 'object' || target === null) throw HiLoConfigurationError.invalidOption('target', 'an object { segment, table, column? }', target);
+  if (typeof target !== 'object' || target === null)
+    throw HiLoConfigurationError.invalidOption('target', 'an object { segment, table, column? }', target);
   return {
     segment: validateSegment(target.segment),
     table: validateIdentifier('table', target.table),

@@ -12,5 +12,16 @@ const hilo = createHiLo({ client, blockSize: 10, adaptive: false });
 const keys = [await hilo.next('fallback'), await hilo.next('fallback'), await hilo.next('fallback')];
 await hilo.close();
 await client.close();
-const loaded = async (name: string) => import(name).then(() => true, () => false);
-console.log(JSON.stringify({ keys, pg: await loaded('pg'), mysql2: await loaded('mysql2/promise'), fallbackVersion: installedVersion(fallback, import.meta.resolve(fallback)) }));
+const loaded = async (name: string) =>
+  import(name).then(
+    () => true,
+    () => false,
+  );
+console.log(
+  JSON.stringify({
+    keys,
+    pg: await loaded('pg'),
+    mysql2: await loaded('mysql2/promise'),
+    fallbackVersion: installedVersion(fallback, import.meta.resolve(fallback)),
+  }),
+);

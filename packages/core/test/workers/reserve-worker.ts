@@ -26,13 +26,16 @@ interface WorkerSpec {
 }
 
 // Under a compatibility Jest project the worker's drivers are mapped by module hooks: prove each one took.
-for (const [name, version] of Object.entries(JSON.parse(process.env.HILO_WORKER_PACKAGES ?? '{}') as Record<string, string>)) {
+for (const [name, version] of Object.entries(
+  JSON.parse(process.env.HILO_WORKER_PACKAGES ?? '{}') as Record<string, string>,
+)) {
   const loaded = installedVersion(name, import.meta.resolve(name));
   if (loaded !== version) throw new Error(`the worker loaded ${name} ${loaded}, expected ${version}`);
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as WorkerSpec;
-const opener = spec.driver === undefined ? connect : { 'postgres.js': connectPostgresJs, mariadb: connectMariadb }[spec.driver];
+const opener =
+  spec.driver === undefined ? connect : { 'postgres.js': connectPostgresJs, mariadb: connectMariadb }[spec.driver];
 const client = await opener(spec.url, { poolSize: 2 });
 const source =
   spec.source === 'sequence'

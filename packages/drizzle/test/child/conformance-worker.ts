@@ -5,9 +5,15 @@ import { and, eq } from 'drizzle-orm';
 import { npmVersion } from 'drizzle-orm/version';
 import { openShop, type Kind } from '../support/shop.js';
 
-const { kind, url, orders, drizzle } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; drizzle?: string };
+const { kind, url, orders, drizzle } = JSON.parse(process.argv[2]!) as {
+  kind: Kind;
+  url: string;
+  orders: number;
+  drizzle?: string;
+};
 // Run by a packages/drizzle-compat Jest project: its tsconfig maps `drizzle-orm` to that release; prove it took.
-if (drizzle !== undefined && npmVersion !== drizzle) throw new Error(`the worker loaded drizzle-orm ${npmVersion}, expected ${drizzle}`);
+if (drizzle !== undefined && npmVersion !== drizzle)
+  throw new Error(`the worker loaded drizzle-orm ${npmVersion}, expected ${drizzle}`);
 const shop = await openShop(kind, url);
 const { db, hilo, tables } = shop;
 const keys: number[] = [];
@@ -19,7 +25,10 @@ try {
     await hilo.ensure(tables.orders, size);
     // no id given: Drizzle calls hilo's $defaultFn for each row
     await db.insert(tables.orders).values(Array.from({ length: size }, () => ({ customerId, total: batch })));
-    const stored = await db.select({ id: tables.orders.id }).from(tables.orders).where(and(eq(tables.orders.total, batch), eq(tables.orders.customerId, customerId)));
+    const stored = await db
+      .select({ id: tables.orders.id })
+      .from(tables.orders)
+      .where(and(eq(tables.orders.total, batch), eq(tables.orders.customerId, customerId)));
     keys.push(...stored.map((r: { id: number }) => Number(r.id)));
   }
 } finally {

@@ -11,7 +11,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 interface Graph {
   readonly customer: { id: number; name: string };
-  readonly orders: Array<{ id: number; customerId: number; total: number; items: Array<{ id: number; orderId: number; sku: string }> }>;
+  readonly orders: Array<{
+    id: number;
+    customerId: number;
+    total: number;
+    items: Array<{ id: number; orderId: number; sku: string }>;
+  }>;
 }
 
 /** Runs the shop's DDL on a fresh database. */
@@ -44,18 +49,29 @@ export async function createShopTables(kind: Kind, url: string): Promise<void> {
 async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
   const shop = await openShop(kind, url);
   const { db, hilo, tables } = shop;
-  const [customerKey, orderKey, itemKey] = [tables.customers, tables.orders, tables.items].map((t) => (t as any).id.defaultFn as () => number);
+  const [customerKey, orderKey, itemKey] = [tables.customers, tables.orders, tables.items].map(
+    (t) => (t as any).id.defaultFn as () => number,
+  );
   let built = 0;
   return {
     async build(orders, items) {
       // the keys are drawn synchronously from memory; ensure() puts enough there first
-      await Promise.all([hilo.ensure(tables.customers, 1), hilo.ensure(tables.orders, orders), hilo.ensure(tables.items, orders * items)]);
+      await Promise.all([
+        hilo.ensure(tables.customers, 1),
+        hilo.ensure(tables.orders, orders),
+        hilo.ensure(tables.items, orders * items),
+      ]);
       const customer = { id: customerKey!(), name: `conformance ${built++}` };
       return {
         customer,
         orders: Array.from({ length: orders }, (_, o) => {
           const id = orderKey!();
-          return { id, customerId: customer.id, total: o, items: Array.from({ length: items }, (_, i) => ({ id: itemKey!(), orderId: id, sku: `${o}-${i}` })) };
+          return {
+            id,
+            customerId: customer.id,
+            total: o,
+            items: Array.from({ length: items }, (_, i) => ({ id: itemKey!(), orderId: id, sku: `${o}-${i}` })),
+          };
         }),
       };
     },
@@ -67,8 +83,12 @@ async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
       shop.write(
         (tx) => [
           tx.insert(tables.customers).values(graph.customer),
-          ...(graph.orders.length ? [tx.insert(tables.orders).values(graph.orders.map(({ items: _, ...o }) => o))] : []),
-          ...(graph.orders.some((o) => o.items.length) ? [tx.insert(tables.items).values(graph.orders.flatMap((o) => o.items))] : []),
+          ...(graph.orders.length
+            ? [tx.insert(tables.orders).values(graph.orders.map(({ items: _, ...o }) => o))]
+            : []),
+          ...(graph.orders.some((o) => o.items.length)
+            ? [tx.insert(tables.items).values(graph.orders.flatMap((o) => o.items))]
+            : []),
         ],
         inside,
       ),

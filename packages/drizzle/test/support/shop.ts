@@ -41,7 +41,10 @@ export function shopTables(kind: Kind, hilo: HiLoDrizzle) {
   const itemId = hilo.key('order_items');
   if (kind === 'postgres') {
     return {
-      customers: pgTable('customers', { id: pgBigint('id', { mode: 'number' }).primaryKey().$defaultFn(customerId), name: pgText('name').notNull() }),
+      customers: pgTable('customers', {
+        id: pgBigint('id', { mode: 'number' }).primaryKey().$defaultFn(customerId),
+        name: pgText('name').notNull(),
+      }),
       orders: pgTable('orders', {
         id: pgBigint('id', { mode: 'number' }).primaryKey().$defaultFn(orderId),
         customerId: pgBigint('customer_id', { mode: 'number' }).notNull(),
@@ -56,7 +59,10 @@ export function shopTables(kind: Kind, hilo: HiLoDrizzle) {
   }
   if (kind === 'mysql') {
     return {
-      customers: mysqlTable('customers', { id: myBigint('id', { mode: 'number' }).primaryKey().$defaultFn(customerId), name: varchar('name', { length: 100 }).notNull() }),
+      customers: mysqlTable('customers', {
+        id: myBigint('id', { mode: 'number' }).primaryKey().$defaultFn(customerId),
+        name: varchar('name', { length: 100 }).notNull(),
+      }),
       orders: mysqlTable('orders', {
         id: myBigint('id', { mode: 'number' }).primaryKey().$defaultFn(orderId),
         customerId: myBigint('customer_id', { mode: 'number' }).notNull(),
@@ -70,7 +76,10 @@ export function shopTables(kind: Kind, hilo: HiLoDrizzle) {
     };
   }
   return {
-    customers: sqliteTable('customers', { id: liteInteger('id').primaryKey().$defaultFn(customerId), name: liteText('name').notNull() }),
+    customers: sqliteTable('customers', {
+      id: liteInteger('id').primaryKey().$defaultFn(customerId),
+      name: liteText('name').notNull(),
+    }),
     orders: sqliteTable('orders', {
       id: liteInteger('id').primaryKey().$defaultFn(orderId),
       customerId: liteInteger('customer_id').notNull(),
@@ -107,7 +116,11 @@ export interface OpenShop {
   close(): Promise<void>;
 }
 
-export async function openShop(kind: Kind, url: string, options: Partial<KeySupplyOptions> = testHiLoOptions): Promise<OpenShop> {
+export async function openShop(
+  kind: Kind,
+  url: string,
+  options: Partial<KeySupplyOptions> = testHiLoOptions,
+): Promise<OpenShop> {
   const hilo = hiloDrizzle({ url: hiloUrl(kind, url), ...options });
   const tables = shopTables(kind, hilo);
   const counter = { statements: 0 };

@@ -7,7 +7,12 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 interface Graph {
   readonly customer: { id: number; name: string };
-  readonly orders: Array<{ id: number; customer_id: number; total: number; items: Array<{ id: number; order_id: number; sku: string }> }>;
+  readonly orders: Array<{
+    id: number;
+    customer_id: number;
+    total: number;
+    items: Array<{ id: number; order_id: number; sku: string }>;
+  }>;
 }
 
 async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
@@ -17,13 +22,18 @@ async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
   let built = 0;
   return {
     async build(orders, items) {
-      await Promise.all([hilo.ensure('customers', 1), hilo.ensure('orders', orders), hilo.ensure('order_items', orders * items)]);
+      await Promise.all([
+        hilo.ensure('customers', 1),
+        hilo.ensure('orders', orders),
+        hilo.ensure('order_items', orders * items),
+      ]);
       const customer = { id: await id('customers'), name: `conformance ${built++}` };
       const list = [];
       for (let o = 0; o < orders; o++) {
         const orderId = await id('orders');
         const lines = [];
-        for (let i = 0; i < items; i++) lines.push({ id: await id('order_items'), order_id: orderId, sku: `${o}-${i}` });
+        for (let i = 0; i < items; i++)
+          lines.push({ id: await id('order_items'), order_id: orderId, sku: `${o}-${i}` });
         list.push({ id: orderId, customer_id: customer.id, total: o, items: lines });
       }
       return { customer, orders: list };
@@ -35,7 +45,11 @@ async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
     async persist(graph, inside) {
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('customers').values(graph.customer).execute();
-        if (graph.orders.length) await trx.insertInto('orders').values(graph.orders.map(({ items: _, ...o }) => o)).execute();
+        if (graph.orders.length)
+          await trx
+            .insertInto('orders')
+            .values(graph.orders.map(({ items: _, ...o }) => o))
+            .execute();
         const items = graph.orders.flatMap((o) => o.items);
         if (items.length) await trx.insertInto('order_items').values(items).execute();
         inside?.();
@@ -84,7 +98,10 @@ export function kyselyHarness(kind: Kind): AdapterHarness<Graph> {
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
       // under the packages/kysely-compat Jest project the worker maps `kysely` to the same release
-      tsconfig: compatVersion === undefined ? join(here, '..', 'child', 'tsconfig.json') : join(here, '..', '..', '..', 'kysely-compat', 'child', 'tsconfig.json'),
+      tsconfig:
+        compatVersion === undefined
+          ? join(here, '..', 'child', 'tsconfig.json')
+          : join(here, '..', '..', '..', 'kysely-compat', 'child', 'tsconfig.json'),
       spec: compatVersion === undefined ? { kind } : { kind, kysely: compatVersion },
     },
   };

@@ -6,7 +6,11 @@ const packages = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 
 /** The aliases of Kysely packages/kysely-compat installs (`"kysely-0.27.0": "npm:kysely@0.27.0"`). */
 const compatAliases = Object.entries(
-  (JSON.parse(readFileSync(join(packages, 'kysely-compat', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies,
+  (
+    JSON.parse(readFileSync(join(packages, 'kysely-compat', 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    }
+  ).devDependencies,
 )
   .filter(([, spec]) => spec.startsWith('npm:kysely@'))
   .map(([alias]) => join(packages, 'kysely-compat', 'node_modules', alias));
@@ -22,8 +26,11 @@ export async function loadedKyselyVersion(loaded: unknown): Promise<string | und
   for (const folder of INSTALLATIONS) {
     if (!existsSync(folder)) continue;
     const real = realpathSync(folder);
-    const module = (await import(pathToFileURL(join(real, 'dist', existsSync(join(real, 'dist', 'esm')) ? 'esm' : '', 'index.js')).href)) as { Kysely?: unknown };
-    if (module.Kysely === loaded) return (JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as { version: string }).version;
+    const module = (await import(
+      pathToFileURL(join(real, 'dist', existsSync(join(real, 'dist', 'esm')) ? 'esm' : '', 'index.js')).href
+    )) as { Kysely?: unknown };
+    if (module.Kysely === loaded)
+      return (JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as { version: string }).version;
   }
   return undefined;
 }

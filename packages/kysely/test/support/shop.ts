@@ -76,8 +76,16 @@ export interface OpenShop {
   close(): Promise<void>;
 }
 
-export async function openShop(kind: Kind, url: string, options: Partial<KeySupplyOptions> = testHiLoOptions): Promise<OpenShop> {
-  const hilo = hiloKysely({ url: hiloUrl(kind, url), ...options, tables: { customers: true, orders: true, order_items: true } });
+export async function openShop(
+  kind: Kind,
+  url: string,
+  options: Partial<KeySupplyOptions> = testHiLoOptions,
+): Promise<OpenShop> {
+  const hilo = hiloKysely({
+    url: hiloUrl(kind, url),
+    ...options,
+    tables: { customers: true, orders: true, order_items: true },
+  });
   const counter = { statements: 0 };
   let dialect;
   if (kind === 'postgres') {
@@ -88,7 +96,9 @@ export async function openShop(kind: Kind, url: string, options: Partial<KeySupp
   } else if (kind === 'mysql') {
     // mysql2's Pool type and Kysely 0.27's MysqlPool interface disagree on callback types; the pool is the same
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under Kysely 0.27 (kysely-compat)
-    dialect = new MysqlDialect({ pool: createMysqlPool({ uri: url, connectionLimit: 3 }) as unknown as MysqlDialectConfig['pool'] });
+    dialect = new MysqlDialect({
+      pool: createMysqlPool({ uri: url, connectionLimit: 3 }) as unknown as MysqlDialectConfig['pool'],
+    });
   } else {
     const sqlite = new Database(url, { timeout: 10_000 });
     sqlite.pragma('journal_mode = WAL');

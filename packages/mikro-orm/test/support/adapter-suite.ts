@@ -30,13 +30,16 @@ interface OrderLike extends Keyed {
 
 /** `em.create()` of a customer with `orders` orders of `items` items each, typed loosely across styles. */
 export function createCustomer(em: EntityManager, model: ShopModel, name: string, orders = 2, items = 3): CustomerLike {
-  return em.create(model.Customer as never, {
-    name,
-    orders: Array.from({ length: orders }, (_, o) => ({
-      reference: `${name}-${o}`,
-      items: Array.from({ length: items }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1 })),
-    })),
-  } as never);
+  return em.create(
+    model.Customer as never,
+    {
+      name,
+      orders: Array.from({ length: orders }, (_, o) => ({
+        reference: `${name}-${o}`,
+        items: Array.from({ length: items }, (_, i) => ({ sku: `sku-${i}`, quantity: i + 1 })),
+      })),
+    } as never,
+  );
 }
 
 function graphKeys(customer: CustomerLike): { customers: number[]; orders: number[]; items: number[] } {
@@ -101,10 +104,20 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
 
       const check = orm.em.fork();
       const order = customers[1]!.orders.getItems()[1]!;
-      const loaded = (await check.findOneOrFail(model.Order as never, order.id, { populate: ['customer', 'items'] as never })) as OrderLike;
+      const loaded = (await check.findOneOrFail(model.Order as never, order.id, {
+        populate: ['customer', 'items'] as never,
+      })) as OrderLike;
       expect(loaded.customer.id).toBe(customers[1]!.id);
-      expect(loaded.items.getItems().map((i) => i.id).sort((a, b) => a - b)).toEqual(
-        order.items.getItems().map((i) => i.id).sort((a, b) => a - b),
+      expect(
+        loaded.items
+          .getItems()
+          .map((i) => i.id)
+          .sort((a, b) => a - b),
+      ).toEqual(
+        order.items
+          .getItems()
+          .map((i) => i.id)
+          .sort((a, b) => a - b),
       );
     });
 
@@ -124,7 +137,11 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
       const before = createCustomer(em, model, 'dee', 1, 1);
       await em.flush();
       const reader = orm.em.fork();
-      const loaded = (await reader.find(model.Customer as never, {}, { populate: ['orders.items'] as never })) as CustomerLike[];
+      const loaded = (await reader.find(
+        model.Customer as never,
+        {},
+        { populate: ['orders.items'] as never },
+      )) as CustomerLike[];
       expect(loaded.length).toBeGreaterThanOrEqual(3);
       const after = createCustomer(orm.em.fork(), model, 'eve', 0, 0);
       expect(after.id).toBe(before.id + 1);
@@ -149,7 +166,11 @@ export function adapterSuite(kind: Exclude<Kind, 'sqlite'>, model: ShopModel): v
       const next = createCustomer(em, model, 'after', 1, 1);
       await em.flush();
       expect(next.id).toBeGreaterThan(rolledBack[0]!);
-      expect(Object.values(graphKeys(next)).flat().filter((k) => rolledBack.includes(k))).toEqual([]);
+      expect(
+        Object.values(graphKeys(next))
+          .flat()
+          .filter((k) => rolledBack.includes(k)),
+      ).toEqual([]);
     });
 
     it('should give distinct keys to concurrent forks and transactions', async () => {

@@ -16,14 +16,19 @@ export const compatVersion = (globalThis as { HILO_MIKRO_ORM_VERSION?: string })
 const compatFolder = (globalThis as { HILO_MIKRO_ORM_COMPAT?: string }).HILO_MIKRO_ORM_COMPAT;
 
 /** The tsconfig a worker process runs under: under a compat project, one that maps `@mikro-orm/*` to the same release. */
-export const workerTsconfig = compatFolder === undefined ? join(here, 'tsconfig.worker.json') : join(here, '..', '..', '..', compatFolder, 'child', 'tsconfig.json');
+export const workerTsconfig =
+  compatFolder === undefined
+    ? join(here, 'tsconfig.worker.json')
+    : join(here, '..', '..', '..', compatFolder, 'child', 'tsconfig.json');
 
 /** Environment variable telling a worker which MikroORM it must have loaded. */
 const EXPECTED_VERSION_VARIABLE = 'HILO_MIKRO_ORM_EXPECTED';
 
 /** The environment of a worker process: the parent's, plus the release it must load under a compat project. */
 export function workerEnvironment(): NodeJS.ProcessEnv {
-  return compatVersion === undefined ? { ...process.env } : { ...process.env, [EXPECTED_VERSION_VARIABLE]: compatVersion };
+  return compatVersion === undefined
+    ? { ...process.env }
+    : { ...process.env, [EXPECTED_VERSION_VARIABLE]: compatVersion };
 }
 
 /** In a worker: fails unless the MikroORM loaded is the one the parent's project runs (the mapping took). */

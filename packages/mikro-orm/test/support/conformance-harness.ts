@@ -32,7 +32,11 @@ async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
   return {
     async build(orders, items) {
       // em.create() is synchronous: the keys it hands out must already be in memory
-      await Promise.all([generator.ensure('customers', 1), generator.ensure('orders', orders), generator.ensure('order_items', orders * items)]);
+      await Promise.all([
+        generator.ensure('customers', 1),
+        generator.ensure('orders', orders),
+        generator.ensure('order_items', orders * items),
+      ]);
       const em = orm.em.fork();
       const name = `conformance ${built++}`;
       const customer = em.create(Customer, {
@@ -46,7 +50,9 @@ async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
     },
     keysOf: ({ customer }) => ({
       customer: key(customer.id),
-      orders: customer.orders.getItems().map((o) => ({ id: key(o.id), items: o.items.getItems().map((i) => key(i.id)) })),
+      orders: customer.orders
+        .getItems()
+        .map((o) => ({ id: key(o.id), items: o.items.getItems().map((i) => key(i.id)) })),
     }),
     async persist({ em }, inside) {
       await em.begin();
@@ -107,4 +113,3 @@ export function mikroOrmHarness(kind: Kind): AdapterHarness<Graph> {
     },
   };
 }
-

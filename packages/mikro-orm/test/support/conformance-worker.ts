@@ -8,7 +8,12 @@ import { checkWorkerVersion } from './compat.js';
 import { conformanceHiLoOptions } from './conformance-harness.js';
 import { openOrm, type Kind } from './orm.js';
 
-const { kind, url, orders, mikroOrm } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; mikroOrm?: string };
+const { kind, url, orders, mikroOrm } = JSON.parse(process.argv[2]!) as {
+  kind: Kind;
+  url: string;
+  orders: number;
+  mikroOrm?: string;
+};
 checkWorkerVersion(mikroOrm);
 const { orm } = await openOrm(kind, url, defineEntities, conformanceHiLoOptions);
 const keys: number[] = [];

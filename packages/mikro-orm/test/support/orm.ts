@@ -22,11 +22,15 @@ export class StatementLog {
 
   /** Statements other than transaction control. */
   get writes(): string[] {
-    return this.statements.filter((s) => !/^(begin|commit|rollback|start transaction|savepoint|release savepoint)/i.test(s));
+    return this.statements.filter(
+      (s) => !/^(begin|commit|rollback|start transaction|savepoint|release savepoint)/i.test(s),
+    );
   }
 
   inserts(table?: string): string[] {
-    return this.statements.filter((s) => /^insert into/i.test(s) && (!table || s.includes(`${table}\``) || s.includes(`${table}"`)));
+    return this.statements.filter(
+      (s) => /^insert into/i.test(s) && (!table || s.includes(`${table}\``) || s.includes(`${table}"`)),
+    );
   }
 }
 
@@ -41,7 +45,9 @@ export function driverOptions(kind: Kind, url: string): Partial<Options> {
       return {
         driver: MariaDbDriver,
         clientUrl: url,
-        ...(Utils.getORMVersion().startsWith('6.') ? { driverOptions: { connection: { connectTimeout: 10_000 } } } : {}),
+        ...(Utils.getORMVersion().startsWith('6.')
+          ? { driverOptions: { connection: { connectTimeout: 10_000 } } }
+          : {}),
       };
     case 'sqlite':
       return { driver: SqliteDriver, dbName: url };

@@ -48,19 +48,27 @@ export function upsertSuite(kind: Exclude<Kind, 'sqlite'>): void {
         drain(orm);
         log.clear();
         const em = orm.em.fork();
-        await expect(em.upsert(Subscriber, { email: 'ada@example.com', name: 'Ada' })).rejects.toThrow(HiLoConfigurationError);
+        await expect(em.upsert(Subscriber, { email: 'ada@example.com', name: 'Ada' })).rejects.toThrow(
+          HiLoConfigurationError,
+        );
         await expect(em.upsertMany(Subscriber, [{ email: 'b@example.com', name: 'B' }])).rejects.toThrow(
           /Subscriber\.id without a key cannot insert a hi\/lo key on MikroORM 6.*Upgrade to MikroORM 7/,
         );
         const fresh = orm.em.fork();
-        await expect(fresh.upsert(fresh.create(Subscriber, { email: 'c@example.com', name: 'C' }))).rejects.toThrow(/on MikroORM 6/);
+        await expect(fresh.upsert(fresh.create(Subscriber, { email: 'c@example.com', name: 'C' }))).rejects.toThrow(
+          /on MikroORM 6/,
+        );
         expect(log.statements).toEqual([]);
       });
 
       it('upserts a row that carries its key, by that key, as MikroORM 6 does', async () => {
         const id = await HiLo.generator(orm.em).next('subscribers');
         const em = orm.em.fork();
-        const saved = (await em.upsert(Subscriber, { id, email: 'keyed@example.com', name: 'Keyed' } as never)) as SubscriberRow;
+        const saved = (await em.upsert(Subscriber, {
+          id,
+          email: 'keyed@example.com',
+          name: 'Keyed',
+        } as never)) as SubscriberRow;
         expect(saved.id).toBe(id);
         const stored = (await orm.em.fork().findOneOrFail(Subscriber, { email: 'keyed@example.com' })) as SubscriberRow;
         expect(stored.id).toBe(id);
@@ -82,7 +90,9 @@ export function upsertSuite(kind: Exclude<Kind, 'sqlite'>): void {
       const em = orm.em.fork();
       const first = (await em.upsert(Subscriber, { email: 'grace@example.com', name: 'Grace' })) as SubscriberRow;
       drain(orm);
-      const again = (await orm.em.fork().upsert(Subscriber, { email: 'grace@example.com', name: 'Grace Hopper' })) as SubscriberRow;
+      const again = (await orm.em
+        .fork()
+        .upsert(Subscriber, { email: 'grace@example.com', name: 'Grace Hopper' })) as SubscriberRow;
       expect(again.id).toBe(first.id);
       const rows = (await orm.em.fork().find(Subscriber, { email: 'grace@example.com' })) as SubscriberRow[];
       expect(rows.map((r) => [r.id, r.name])).toEqual([[first.id, 'Grace Hopper']]);

@@ -15,7 +15,10 @@ const perRound = Math.ceil(Number(count) / Number(rounds));
 for (let round = 0; keys.length < Number(count); round++) {
   const em = orm.em.fork();
   const batch = Array.from({ length: Math.min(perRound, Number(count) - keys.length) }, (_, i) =>
-    em.create(Customer, { name: `w${process.pid}-${round}-${i}`, orders: [{ reference: `r${round}-${i}`, items: [] }] }),
+    em.create(Customer, {
+      name: `w${process.pid}-${round}-${i}`,
+      orders: [{ reference: `r${round}-${i}`, items: [] }],
+    }),
   );
   await em.flush();
   keys.push(...batch.map((c) => c.id));

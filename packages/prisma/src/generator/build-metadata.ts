@@ -54,7 +54,9 @@ export function parseHiLoComment(documentation: string | undefined, where: strin
     const [, name, raw = ''] = m;
     if (name === 'segment') {
       if (!/^["']/.test(raw)) {
-        throw new HiLoConfigurationError(`The @hilo segment of ${where} must be a quoted string, got ${raw}; write segment: "${raw}".`);
+        throw new HiLoConfigurationError(
+          `The @hilo segment of ${where} must be a quoted string, got ${raw}; write segment: "${raw}".`,
+        );
       }
       options.segment = raw.slice(1, -1);
     } else if (name === 'blockSize') {
@@ -64,7 +66,9 @@ export function parseHiLoComment(documentation: string | undefined, where: strin
       }
       options.blockSize = n;
     } else {
-      throw new HiLoConfigurationError(`Unknown @hilo option "${name}" on ${where}; the options are segment and blockSize.`);
+      throw new HiLoConfigurationError(
+        `Unknown @hilo option "${name}" on ${where}; the options are segment and blockSize.`,
+      );
     }
   }
   return options;
@@ -129,7 +133,7 @@ export function renderMetadataModule(metadata: HiLoPrismaMetadata): string {
     '// Written by the hilo-prisma generator during `prisma generate`. Do not edit.',
     '/* eslint-disable */',
     '',
-    '/** Which field is each model\'s hi/lo key, its type and segment, and each model\'s relations. */',
+    "/** Which field is each model's hi/lo key, its type and segment, and each model's relations. */",
     `export const hiloMetadata = ${JSON.stringify(metadata, null, 2)} as const;`,
     '',
     'export default hiloMetadata;',

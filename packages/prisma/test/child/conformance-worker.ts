@@ -7,7 +7,12 @@ import { conformanceClient } from '../support/conformance-harness.js';
 import type { Kind } from '../fixtures.js';
 import { checkWorkerVersion } from '../support/compat.js';
 
-const { kind, url, orders, prisma: expected } = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; prisma?: string };
+const {
+  kind,
+  url,
+  orders,
+  prisma: expected,
+} = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; prisma?: string };
 checkWorkerVersion(expected);
 const { base, prisma } = conformanceClient(kind, url);
 const keys: string[] = [];

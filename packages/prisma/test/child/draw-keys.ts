@@ -9,10 +9,25 @@ import { createBaseClient, metadataFor, type Kind } from '../fixtures.js';
 import { checkWorkerVersion } from '../support/compat.js';
 
 checkWorkerVersion();
-const [kind, url, label, roundsArg, source] = process.argv.slice(2) as [Kind, string, string, string, 'sequence' | 'table'];
+const [kind, url, label, roundsArg, source] = process.argv.slice(2) as [
+  Kind,
+  string,
+  string,
+  string,
+  'sequence' | 'table',
+];
 const { prisma: base } = createBaseClient(kind, url);
 // small, fixed blocks so that the processes' reservations interleave (a sequence keeps the INCREMENT BY it was created with)
-const prisma = base.$extends(hilo({ metadata: metadataFor(kind), url, source, blockSize: source === 'table' ? 7 : 100, adaptive: false, prefetchAt: false }));
+const prisma = base.$extends(
+  hilo({
+    metadata: metadataFor(kind),
+    url,
+    source,
+    blockSize: source === 'table' ? 7 : 100,
+    adaptive: false,
+    prefetchAt: false,
+  }),
+);
 const keys: string[] = [];
 try {
   const customer = await prisma.customer.create({ data: { name: label } });

@@ -23,7 +23,13 @@ interface Graph {
   readonly data: {
     id: bigint;
     name: string;
-    orders: { create: Array<{ id: bigint; reference: string; items: { create: Array<{ id: bigint; sku: string; quantity: number }> } }> };
+    orders: {
+      create: Array<{
+        id: bigint;
+        reference: string;
+        items: { create: Array<{ id: bigint; sku: string; quantity: number }> };
+      }>;
+    };
   };
 }
 
@@ -53,7 +59,11 @@ async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
             create: orderIds.map((id, o) => ({
               id,
               reference: `${name}-${o}`,
-              items: { create: itemIds.slice(o * items, (o + 1) * items).map((itemId, i) => ({ id: itemId, sku: `${o}-${i}`, quantity: i + 1 })) },
+              items: {
+                create: itemIds
+                  .slice(o * items, (o + 1) * items)
+                  .map((itemId, i) => ({ id: itemId, sku: `${o}-${i}`, quantity: i + 1 })),
+              },
             })),
           },
         },
@@ -89,7 +99,8 @@ async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
       const generator = await prisma.$hilo.generator();
       return Object.values(generator.stats()).reduce((sum, s) => sum + s.keysIssued, 0);
     },
-    statementsSent: () => queries.filter((q) => !/hilo/i.test(q) && !/^\s*(begin|commit|rollback|start transaction)/i.test(q)).length,
+    statementsSent: () =>
+      queries.filter((q) => !/hilo/i.test(q) && !/^\s*(begin|commit|rollback|start transaction)/i.test(q)).length,
     async close() {
       await prisma.$hilo.close();
       await base.$disconnect();

@@ -128,11 +128,22 @@ function runWorker(harness: AdapterHarness, url: string, orders: number): Promis
   const mapping = workerMapping();
   const env = { ...process.env, ...mapping.env };
   if (harness.worker.tsconfig) env['TSX_TSCONFIG_PATH'] = harness.worker.tsconfig;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...mapping.args, '--no-warnings', harness.worker.script, JSON.stringify({ ...harness.worker.spec, url, orders })], {
-    cwd: process.cwd(),
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      ...mapping.args,
+      '--no-warnings',
+      harness.worker.script,
+      JSON.stringify({ ...harness.worker.spec, url, orders }),
+    ],
+    {
+      cwd: process.cwd(),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -10,7 +10,10 @@ import { workerMapping } from '../worker-mapping.ts';
 /** The SQL hi source under test: a HiSource with floor support (core's `SqlHiSource`). */
 export interface ConformanceSource extends HiSource {
   prepare(segment: string, signal?: AbortSignal): Promise<void>;
-  raiseFloor(segment: string, from: { table: string; column?: string }): Promise<{ raised: boolean; maxKey: bigint | undefined }>;
+  raiseFloor(
+    segment: string,
+    from: { table: string; column?: string },
+  ): Promise<{ raised: boolean; maxKey: bigint | undefined }>;
 }
 
 /** How the suite builds a source. */
@@ -66,7 +69,8 @@ function expectDisjoint(ranges: readonly Range[]): void {
   for (let i = 1; i < sorted.length; i++) {
     const previous = sorted[i - 1]!;
     const current = sorted[i]!;
-    if (current[0] <= previous[1]) throw new Error(`duplicate keys: ${previous[0]}-${previous[1]} overlaps ${current[0]}-${current[1]}`);
+    if (current[0] <= previous[1])
+      throw new Error(`duplicate keys: ${previous[0]}-${previous[1]} overlaps ${current[0]}-${current[1]}`);
   }
 }
 
@@ -77,17 +81,32 @@ const minOf = (ranges: readonly Range[]) => ranges.reduce((m, r) => (r[0] < m ? 
 
 function expectAscending(ranges: readonly Range[]): void {
   for (let i = 1; i < ranges.length; i++) {
-    if (ranges[i]![0] <= ranges[i - 1]![1]) throw new Error(`keys not increasing: ${ranges[i]![0]} after ${ranges[i - 1]![1]}`);
+    if (ranges[i]![0] <= ranges[i - 1]![1])
+      throw new Error(`keys not increasing: ${ranges[i]![0]} after ${ranges[i - 1]![1]}`);
   }
 }
 
-function startWorker(options: HiSourceConformanceOptions, spec: Record<string, unknown>): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
+function startWorker(
+  options: HiSourceConformanceOptions,
+  spec: Record<string, unknown>,
+): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
   const mapping = workerMapping();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...mapping.args, '--no-warnings', options.worker.script, JSON.stringify({ ...options.worker.spec, ...spec })], {
-    cwd: process.cwd(),
-    env: { ...process.env, ...mapping.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      ...mapping.args,
+      '--no-warnings',
+      options.worker.script,
+      JSON.stringify({ ...options.worker.spec, ...spec }),
+    ],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, ...mapping.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -95,7 +114,8 @@ function startWorker(options: HiSourceConformanceOptions, spec: Record<string, u
   const exit = new Promise<number | null>((resolve) =>
     child.on('exit', (code, signal) => {
       // a signal the test did not send (a crash in a native driver, the OOM killer) is a failure worth a line too
-      if (code !== 0 && !(code === null && signal === 'SIGKILL')) process.stderr.write(`worker failed (${code ?? signal}): ${stderr}\n`);
+      if (code !== 0 && !(code === null && signal === 'SIGKILL'))
+        process.stderr.write(`worker failed (${code ?? signal}): ${stderr}\n`);
       resolve(code);
     }),
   );
@@ -245,7 +265,10 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
           await expect(
             app.transaction(async (tx) => {
               await tx.query(`insert into ${q(appTable)} (id) values (0)`);
-              await insertUsed((sql) => tx.query(sql), await source.reserve(segment, { size: BLOCK, signal: signal() }));
+              await insertUsed(
+                (sql) => tx.query(sql),
+                await source.reserve(segment, { size: BLOCK, signal: signal() }),
+              );
               throw new Error('business rule failed: roll back');
             }),
           ).rejects.toThrow('roll back');
@@ -266,13 +289,19 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
       let unreachable: SqlClient | undefined;
       try {
         unreachable = await options.connect(url, { connectTimeoutMs: 2000 });
-        await options.makeSource(unreachable, { increment: BLOCK }).reserve(randomName('seg'), { size: BLOCK, signal: signal() });
+        await options
+          .makeSource(unreachable, { increment: BLOCK })
+          .reserve(randomName('seg'), { size: BLOCK, signal: signal() });
       } catch (error) {
         failure = error;
       } finally {
         await unreachable?.close().catch(() => undefined);
       }
-      expect(failure).toMatchObject({ name: 'HiLoSourceUnavailableError', code: 'HILO_SOURCE_UNAVAILABLE', retryable: true });
+      expect(failure).toMatchObject({
+        name: 'HiLoSourceUnavailableError',
+        code: 'HILO_SOURCE_UNAVAILABLE',
+        retryable: true,
+      });
       expect(Date.now() - started).toBeLessThan(3000);
     });
 
@@ -372,7 +401,12 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
     it('should reject hostile names or keep them harmless', async () => {
       const sentinel = randomName('sentinel');
       await client.query(`create table ${q(sentinel)} (id bigint)`);
-      const hostile = [`x"; drop table ${sentinel}; --`, `x\`; drop table ${sentinel}; --`, `x'; drop table ${sentinel}; --`, 'x\\'];
+      const hostile = [
+        `x"; drop table ${sentinel}; --`,
+        `x\`; drop table ${sentinel}; --`,
+        `x'; drop table ${sentinel}; --`,
+        'x\\',
+      ];
       for (const name of hostile) {
         try {
           const bad = options.makeSource(client, { increment: BLOCK, hostileName: name });

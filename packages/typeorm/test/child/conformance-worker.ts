@@ -6,15 +6,26 @@ import { withHiLo } from 'hilo-typeorm';
 import { entities, Customer, Order } from '../support/entities.js';
 import { conformanceHiLoOptions } from '../support/conformance-harness.js';
 
-const { kind, url, orders, typeorm } = JSON.parse(process.argv[2]!) as { kind: string; url: string; orders: number; typeorm?: string };
+const { kind, url, orders, typeorm } = JSON.parse(process.argv[2]!) as {
+  kind: string;
+  url: string;
+  orders: number;
+  typeorm?: string;
+};
 if (typeorm !== undefined) {
   // Run by packages/typeorm-compat: its tsconfig maps `typeorm` to that release; prove it took.
-  const { version } = ((await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version: string } }).default;
+  const { version } = (
+    (await import('typeorm/package.json', { with: { type: 'json' } })) as { default: { version: string } }
+  ).default;
   if (version !== typeorm) throw new Error(`the worker loaded TypeORM ${version}, expected ${typeorm}`);
 }
 const dataSource = withHiLo(
   new DataSource({
-    ...(kind === 'postgres' ? { type: 'postgres', url } : kind === 'sqlite' ? { type: 'better-sqlite3', database: url } : { type: 'mariadb', url }),
+    ...(kind === 'postgres'
+      ? { type: 'postgres', url }
+      : kind === 'sqlite'
+        ? { type: 'better-sqlite3', database: url }
+        : { type: 'mariadb', url }),
     entities,
   }),
   conformanceHiLoOptions,

@@ -7,7 +7,11 @@ import { entities, Customer } from '../support/entities.js';
 const [kind, url, batches, size, source] = process.argv.slice(2);
 const dataSource = withHiLo(
   new DataSource({
-    ...(kind === 'postgres' ? { type: 'postgres', url } : kind === 'sqlite' ? { type: 'better-sqlite3', database: url } : { type: 'mariadb', url }),
+    ...(kind === 'postgres'
+      ? { type: 'postgres', url }
+      : kind === 'sqlite'
+        ? { type: 'better-sqlite3', database: url }
+        : { type: 'mariadb', url }),
     entities,
   } as DataSourceOptions),
   { source: source as 'sequence' | 'table', blockSize: 5, adaptive: false },
@@ -16,7 +20,9 @@ await dataSource.initialize();
 const keys: number[] = [];
 try {
   for (let b = 0; b < Number(batches); b++) {
-    const batch = Array.from({ length: Number(size) }, (_, i) => dataSource.manager.create(Customer, { name: `p${process.pid}-${b}-${i}` }));
+    const batch = Array.from({ length: Number(size) }, (_, i) =>
+      dataSource.manager.create(Customer, { name: `p${process.pid}-${b}-${i}` }),
+    );
     await dataSource.manager.save(batch);
     keys.push(...batch.map((c) => c.id));
   }

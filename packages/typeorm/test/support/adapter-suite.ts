@@ -67,7 +67,12 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
 
   it('assigns keys through repositories, query-runner managers and transactions', async () => {
     expect(typeof dataSource.getRepository(Customer).create({ name: 'repo' }).id).toBe('number');
-    expect(dataSource.getRepository(Customer).create([{ name: 'x' }, { name: 'y' }]).every((c) => typeof c.id === 'number')).toBe(true);
+    expect(
+      dataSource
+        .getRepository(Customer)
+        .create([{ name: 'x' }, { name: 'y' }])
+        .every((c) => typeof c.id === 'number'),
+    ).toBe(true);
     const runner = dataSource.createQueryRunner();
     try {
       expect(typeof runner.manager.create(Customer, { name: 'runner' }).id).toBe('number');
@@ -130,17 +135,25 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
 
   it('writes integer keys into INSERTs as quoted literals, not bound parameters, and stores them exactly', async () => {
     // TypeORM 0.3 releases before createColumnValueExpression existed keep binding keys (typeorm-internals.ts, 5.)
-    const literal = typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown }).createColumnValueExpression === 'function';
+    const literal =
+      typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown })
+        .createColumnValueExpression === 'function';
     const beyondDouble = 2n ** 60n + 7n; // a bigint key no double holds
     const order = newOrderGraph();
     const tag = dataSource.manager.create(Tag, { id: beyondDouble, label: 'beyond' });
     const statements = await log.capture(async () => {
       await dataSource.manager.save(order);
       await dataSource.manager.save(tag);
-      await dataSource.createQueryBuilder().insert().into(Customer).values({ id: 987654321, name: 'builder' }).execute();
+      await dataSource
+        .createQueryBuilder()
+        .insert()
+        .into(Customer)
+        .values({ id: 987654321, name: 'builder' })
+        .execute();
     });
     const inserts = insertsByTable(dataStatements(statements));
-    const written = (table: string, key: number | bigint) => (inserts.get(table) ?? []).some((sql) => sql.includes(`'${key}'`));
+    const written = (table: string, key: number | bigint) =>
+      (inserts.get(table) ?? []).some((sql) => sql.includes(`'${key}'`));
     const keys: Array<[string, number | bigint]> = [
       ['orders', order.id],
       ['customers', order.customer.id],
@@ -151,26 +164,35 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     ];
     for (const [table, key] of keys) expect([table, key, written(table, key)]).toEqual([table, key, literal]);
     // a key the application typed as a string is no hilo key value: TypeORM binds it as before
-    await dataSource.manager.save(dataSource.manager.create(Customer, { id: '876543210' as unknown as number, name: 'text key' }));
+    await dataSource.manager.save(
+      dataSource.manager.create(Customer, { id: '876543210' as unknown as number, name: 'text key' }),
+    );
     expect(log.statements.some((sql) => sql.includes("'876543210'"))).toBe(false);
 
     expect((await dataSource.getRepository(Tag).findOneByOrFail({ id: beyondDouble })).label).toBe('beyond');
-    const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true, tags: true } });
+    const loaded = await dataSource
+      .getRepository(Order)
+      .findOneOrFail({ where: { id: order.id }, relations: { customer: true, items: true, tags: true } });
     expect(loaded.customer.id).toBe(order.customer.id);
     expect(loaded.items.map((item) => item.id).sort()).toEqual(order.items.map((item) => item.id).sort());
     expect(await dataSource.getRepository(Customer).countBy([{ id: 987654321 }, { id: 876543210 }])).toBe(2);
   });
 
   it('writes keys of an integer column as literals as well (on SQLite the rowid), and reads them back', async () => {
-    const literal = typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown }).createColumnValueExpression === 'function';
+    const literal =
+      typeof (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: unknown })
+        .createColumnValueExpression === 'function';
     const { dataSource: notesSource, log: notesLog } = await openDataSource(db, hiloOptions, { entities: [IntNote] });
     try {
       const notes = [1, 2, 3].map((n) => notesSource.manager.create(IntNote, { text: `note ${n}` }));
       const statements = await notesLog.capture(() => notesSource.manager.save(notes));
       const inserts = insertsByTable(dataStatements(statements)).get('int_notes') ?? [];
-      for (const note of notes) expect([note.id, inserts.some((sql) => sql.includes(`'${note.id}'`))]).toEqual([note.id, literal]);
+      for (const note of notes)
+        expect([note.id, inserts.some((sql) => sql.includes(`'${note.id}'`))]).toEqual([note.id, literal]);
       const loaded = await notesSource.getRepository(IntNote).find({ order: { id: 'ASC' } });
-      expect(loaded.map((note) => [note.id, note.text])).toEqual(notes.map((note) => [note.id, note.text]).sort((a, b) => Number(a[0]) - Number(b[0])));
+      expect(loaded.map((note) => [note.id, note.text])).toEqual(
+        notes.map((note) => [note.id, note.text]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      );
       expect(loaded.every((note) => typeof note.id === 'number')).toBe(true);
     } finally {
       await notesSource.destroy();
@@ -178,8 +200,12 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
   });
 
   it('needs no more statements than TypeORM identity keys for the same graph', async () => {
-    const hiloStatements = await log.capture(() => dataSource.manager.save([0, 1, 2].map((n) => newOrderGraph(dataSource.manager, n))));
-    const identityStatements = await log.capture(() => dataSource.manager.save([0, 1, 2].map((n) => newIdentityGraph(n))));
+    const hiloStatements = await log.capture(() =>
+      dataSource.manager.save([0, 1, 2].map((n) => newOrderGraph(dataSource.manager, n))),
+    );
+    const identityStatements = await log.capture(() =>
+      dataSource.manager.save([0, 1, 2].map((n) => newIdentityGraph(n))),
+    );
     expect(hiloStatements.length).toBeLessThanOrEqual(identityStatements.length);
     // the identity path is the reference: it must have inserted the same tables
     expect(insertsByTable(identityStatements).size).toBe(insertsByTable(hiloStatements).size);
@@ -276,7 +302,11 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
 
   it("saves with TypeORM's own SELECT before INSERT when the shortcut is off, with the same keys and rows", async () => {
     // a second DataSource on the same database (a new empty one for :memory:)
-    const plain = await openDataSource(db, { ...hiloOptions, saveWithoutSelect: false }, { synchronize: db.url === ':memory:' });
+    const plain = await openDataSource(
+      db,
+      { ...hiloOptions, saveWithoutSelect: false },
+      { synchronize: db.url === ':memory:' },
+    );
     try {
       expect(plain.hilo.savesWithoutSelect).toBe(false);
       expect(hilo.savesWithoutSelect).toBe(true);
@@ -292,7 +322,9 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
       expect(selectsBeforeInsert(statements).length).toBeGreaterThan(0);
       expect(insertsByTable(statements).has('orders')).toBe(true);
       expect(order.id).toBe(id);
-      const loaded = await plain.dataSource.getRepository(Order).findOneOrFail({ where: { id }, relations: { customer: true, items: true, tags: true } });
+      const loaded = await plain.dataSource
+        .getRepository(Order)
+        .findOneOrFail({ where: { id }, relations: { customer: true, items: true, tags: true } });
       expect(loaded.customer.id).toBe(order.customer.id);
       expect(loaded.items.map((i) => i.id)).toEqual([order.items[0]!.id]);
       expect(loaded.tags.map((t) => t.id)).toEqual([order.tags[0]!.id]);
@@ -328,7 +360,9 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
 
   it('reads keys back as numbers or bigints, never strings', async () => {
     const order = await dataSource.manager.save(newOrderGraph());
-    const loaded = await dataSource.getRepository(Order).findOneOrFail({ where: { id: order.id }, relations: { tags: true, items: true } });
+    const loaded = await dataSource
+      .getRepository(Order)
+      .findOneOrFail({ where: { id: order.id }, relations: { tags: true, items: true } });
     expect(typeof loaded.id).toBe('number');
     expect(typeof loaded.customerId).toBe('number');
     expect(typeof loaded.items[0]!.id).toBe('number');
@@ -340,7 +374,9 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     await dataSource.manager.save([0, 1, 2, 3].map((n) => newOrderGraph(dataSource.manager, n)));
     const issued = () => Object.values(hilo.generator.stats()).reduce((sum, s) => sum + s.keysIssued, 0);
     const before = issued();
-    const loaded = await dataSource.getRepository(Order).find({ relations: { customer: true, items: true, tags: true } });
+    const loaded = await dataSource
+      .getRepository(Order)
+      .find({ relations: { customer: true, items: true, tags: true } });
     expect(loaded.length).toBeGreaterThan(3);
     await dataSource.getRepository(Customer).find();
     await dataSource.getRepository(OrderItem).findBy({ quantity: 1 });

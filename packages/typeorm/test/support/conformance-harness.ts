@@ -28,7 +28,9 @@ interface Graph {
 const key = (value: unknown): bigint => BigInt(value as number | string | bigint);
 
 async function openShop(kind: ConformanceKind, url: string): Promise<AdapterShop<Graph>> {
-  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions, { synchronize: false });
+  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions, {
+    synchronize: false,
+  });
   const manager = dataSource.manager;
   const q = (name: string) => (kind === 'mysql' ? `\`${name}\`` : `"${name}"`);
   const select = async (ds: DataSource, sql: string): Promise<Array<Record<string, unknown>>> => ds.query(sql);

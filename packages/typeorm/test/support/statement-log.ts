@@ -22,7 +22,9 @@ export class StatementLog implements Logger {
 
 /** Statements that are neither transaction control nor schema work. */
 export function dataStatements(statements: readonly string[]): string[] {
-  return statements.filter((s) => !/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT)/i.test(s.trim()));
+  return statements.filter(
+    (s) => !/^(START TRANSACTION|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT)/i.test(s.trim()),
+  );
 }
 
 /** The INSERT statements of `statements` by table name. */

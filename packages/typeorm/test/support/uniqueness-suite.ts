@@ -29,8 +29,12 @@ export function uniquenessSuite(db: SuiteDatabase, kind: 'sequence' | 'table', {
       const second = await openDataSource(db, options, { synchronize: false });
       try {
         const later = [
-          ...(await first.dataSource.manager.save(Array.from({ length: 15 }, (_, i) => first.dataSource.manager.create(Customer, { name: `a ${i}` })))),
-          ...(await second.dataSource.manager.save(Array.from({ length: 15 }, (_, i) => second.dataSource.manager.create(Customer, { name: `b ${i}` })))),
+          ...(await first.dataSource.manager.save(
+            Array.from({ length: 15 }, (_, i) => first.dataSource.manager.create(Customer, { name: `a ${i}` })),
+          )),
+          ...(await second.dataSource.manager.save(
+            Array.from({ length: 15 }, (_, i) => second.dataSource.manager.create(Customer, { name: `b ${i}` })),
+          )),
         ].map((c) => c.id);
         expect(later.filter((id) => rolledBack.includes(id))).toEqual([]);
         expect(new Set(later).size).toBe(30);

@@ -28,7 +28,14 @@ export class Membership {
 export function typeormUpsertSuite(db: SuiteDatabase, { readsKeysBack }: { readsKeysBack: boolean }): void {
   let dataSource: DataSource;
   beforeEach(async () => {
-    dataSource = withHiLo(new TypeOrmDataSource({ ...connectionOptions(db), entities: [Account, Membership], synchronize: true, dropSchema: true }));
+    dataSource = withHiLo(
+      new TypeOrmDataSource({
+        ...connectionOptions(db),
+        entities: [Account, Membership],
+        synchronize: true,
+        dropSchema: true,
+      }),
+    );
     await dataSource.initialize();
   });
   afterEach(async () => {
@@ -73,7 +80,11 @@ export function typeormUpsertSuite(db: SuiteDatabase, { readsKeysBack }: { reads
       expect(values.map((value) => (value as { id?: number }).id)).toEqual([ada.id, grace.id]);
     }
     // the key the conflicting value was given is never handed out again
-    const later = await Promise.all(Array.from({ length: 30 }, () => accounts.save(accounts.create({ email: `n${Math.random()}@example.com`, name: 'N' }))));
+    const later = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        accounts.save(accounts.create({ email: `n${Math.random()}@example.com`, name: 'N' })),
+      ),
+    );
     expect(new Set([ada.id, grace.id, ...later.map((account) => account.id)]).size).toBe(32);
   });
 

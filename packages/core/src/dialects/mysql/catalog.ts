@@ -40,11 +40,16 @@ export const mysqlCatalog: Catalog = {
     if (type !== 'SEQUENCE') return { kind: type === 'VIEW' ? 'view' : 'table' };
     const quote = mysqlDialect.quote;
     const quoted = ref.schema === undefined ? quote(ref.table) : `${quote(ref.schema)}.${quote(ref.table)}`;
-    const { rows: options } = await client.query<{ i: unknown; c: unknown }>(`select cast(increment as char) as i, cycle_option as c from ${quoted}`);
+    const { rows: options } = await client.query<{ i: unknown; c: unknown }>(
+      `select cast(increment as char) as i, cycle_option as c from ${quoted}`,
+    );
     return { kind: 'sequence', increment: toBigInt(options[0]?.i, 'increment'), cycles: Number(options[0]?.c) === 1 };
   },
   async nextValues(client, quoted, count) {
-    const sql = count === 1 ? `select cast(nextval(${quoted}) as char) as v` : `select cast(nextval(${quoted}) as char) as v from seq_1_to_${count}`;
+    const sql =
+      count === 1
+        ? `select cast(nextval(${quoted}) as char) as v`
+        : `select cast(nextval(${quoted}) as char) as v from seq_1_to_${count}`;
     const { rows } = await client.query<{ v: unknown }>(sql);
     return rows.map((row) => row.v);
   },
@@ -56,7 +61,10 @@ export const mysqlCatalog: Catalog = {
       const { rows } = await tx.query<{ l: unknown }>('select get_lock(?, 60) as l', [name]);
       if (Number(rows[0]?.l) !== 1) {
         // another process holds it for longer than a preset's insert takes: worth trying again, like a lock wait timeout
-        throw new HiLoSourceError(`Another process held the named lock ${JSON.stringify(name)} for more than 60 s; run it again.`, { retryable: true });
+        throw new HiLoSourceError(
+          `Another process held the named lock ${JSON.stringify(name)} for more than 60 s; run it again.`,
+          { retryable: true },
+        );
       }
       try {
         return await work(tx);

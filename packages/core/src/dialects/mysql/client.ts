@@ -41,9 +41,13 @@ export interface MysqlCallbackPoolLike {
   end(callback?: (error?: unknown) => void): void;
 }
 
-function promised<T>(start: (callback: (error: unknown, value?: T, extra?: unknown) => void) => void): Promise<[T, unknown]> {
+function promised<T>(
+  start: (callback: (error: unknown, value?: T, extra?: unknown) => void) => void,
+): Promise<[T, unknown]> {
   // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, passed on as it came
-  return new Promise((resolve, reject) => start((error, value, extra) => (error ? reject(error) : resolve([value as T, extra]))));
+  return new Promise((resolve, reject) =>
+    start((error, value, extra) => (error ? reject(error) : resolve([value as T, extra]))),
+  );
 }
 
 /**
@@ -90,7 +94,9 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
       return {
         rows: [],
         affectedRows: typeof header?.affectedRows === 'number' ? header.affectedRows : 0,
-        ...(typeof insertId === 'number' || typeof insertId === 'string' || typeof insertId === 'bigint' ? { insertId } : {}),
+        ...(typeof insertId === 'number' || typeof insertId === 'string' || typeof insertId === 'bigint'
+          ? { insertId }
+          : {}),
       };
     },
   };

@@ -1,12 +1,23 @@
 import { connect as connectSocket } from 'node:net';
 import { HiLoConfigurationError } from '../../errors.js';
-import { loadIfInstalled, redactUrl, settlesWithin, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
+import {
+  loadIfInstalled,
+  redactUrl,
+  settlesWithin,
+  socketTracker,
+  withBoundedClose,
+  type OpenSettings,
+} from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlClient, type MysqlPoolLike } from './client.js';
 import { mariadbClient, type MariadbPoolLike } from './mariadb.js';
 
 interface MysqlModule {
-  default: { createPool(config: Record<string, unknown>): MysqlPoolLike & { pool?: { on?(event: string, listener: () => void): unknown } } };
+  default: {
+    createPool(
+      config: Record<string, unknown>,
+    ): MysqlPoolLike & { pool?: { on?(event: string, listener: () => void): unknown } };
+  };
 }
 /** What mysql2 passes a `stream` factory: the connection settings it parsed from the URL. */
 interface MysqlSocketConfig {
@@ -28,7 +39,8 @@ export async function openMysql(url: string, settings: OpenSettings): Promise<Sq
   const mysql2 = await loadIfInstalled<MysqlModule>('mysql2/promise');
   if (mysql2.module !== undefined) return openMysql2(mysql2.module, url, settings);
   const mariadb = await loadIfInstalled<{ default: { createPool: MariadbPoolFactory } }>('mariadb');
-  if (mariadb.module !== undefined) return openMariadb((connectionString) => mariadb.module.default.createPool(connectionString), url, settings);
+  if (mariadb.module !== undefined)
+    return openMariadb((connectionString) => mariadb.module.default.createPool(connectionString), url, settings);
   throw new HiLoConfigurationError(
     `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` is installed: run \`npm install mysql2\`.`,
     { cause: mysql2.missing },

@@ -46,7 +46,8 @@ export const mysqlDialect: Dialect = {
   asText: (expression) => `cast(${expression} as char)`,
   asSigned: (expression) => `cast(${expression} as signed)`,
   // a trigger has `;` inside its BEGIN … END: the mysql/mariadb clients read it between DELIMITER lines
-  scriptStatement: (statement) => (/^create trigger /i.test(statement) ? `DELIMITER //\n${statement} //\nDELIMITER ;\n` : `${statement};\n`),
+  scriptStatement: (statement) =>
+    /^create trigger /i.test(statement) ? `DELIMITER //\n${statement} //\nDELIMITER ;\n` : `${statement};\n`,
   // backslash is an escape character in MariaDB string literals unless NO_BACKSLASH_ESCAPES is set
   literal: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
   hasSequences: true,

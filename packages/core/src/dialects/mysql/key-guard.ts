@@ -1,5 +1,11 @@
 import { HiLoSourceError } from '../../errors.js';
-import { checkTarget, keyGuardTriggerName, qualifiedTable, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
+import {
+  checkTarget,
+  keyGuardTriggerName,
+  qualifiedTable,
+  type KeyGuardStatements,
+  type KeyGuardTarget,
+} from '../../sql/key-guard-target.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
 
@@ -58,19 +64,28 @@ export const mysqlKeyGuard: KeyGuardStatements = {
       `select column_name as name from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ?`,
       [schema ?? null, table],
     );
-    if (rows.length === 0) return `table \`${schema === undefined ? '' : `${schema}.`}${table}\` does not exist${schema === undefined ? ' in the current database' : ''}; create the table first`;
-    if (!rows.some((row) => String(row.name).toLowerCase() === column.toLowerCase())) return `table \`${table}\` has no column \`${column}\``;
+    if (rows.length === 0)
+      return `table \`${schema === undefined ? '' : `${schema}.`}${table}\` does not exist${schema === undefined ? ' in the current database' : ''}; create the table first`;
+    if (!rows.some((row) => String(row.name).toLowerCase() === column.toLowerCase()))
+      return `table \`${table}\` has no column \`${column}\``;
     return undefined;
   },
   async forServer(client, statements) {
     if (!(await isMariaDb(client))) return statements;
     // MariaDB replaces a trigger in one statement: no moment without the guard while it is reinstalled
-    return statements.filter((sql) => !sql.startsWith('drop trigger if exists ')).map((sql) => sql.replace(/^create trigger /, 'create or replace trigger '));
+    return statements
+      .filter((sql) => !sql.startsWith('drop trigger if exists '))
+      .map((sql) => sql.replace(/^create trigger /, 'create or replace trigger '));
   },
   async lock(tx) {
-    const { rows } = await tx.query<{ got: unknown }>('select get_lock(?, ?) as got', [DDL_LOCK_NAME, DDL_LOCK_WAIT_SECONDS]);
+    const { rows } = await tx.query<{ got: unknown }>('select get_lock(?, ?) as got', [
+      DDL_LOCK_NAME,
+      DDL_LOCK_WAIT_SECONDS,
+    ]);
     if (Number(rows[0]?.got) !== 1) {
-      throw new HiLoSourceError(`Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} s while installing the key guard; run it again.`);
+      throw new HiLoSourceError(
+        `Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} s while installing the key guard; run it again.`,
+      );
     }
   },
   async unlock(tx) {

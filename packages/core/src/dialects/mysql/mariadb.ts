@@ -44,8 +44,17 @@ function asMysql2(target: MariadbQueryableLike): MysqlQueryableLike {
  * ```
  */
 export function mariadbClient(pool: MariadbPoolLike, options: MariadbClientOptions = {}): SqlClient {
-  if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function' || typeof pool.getConnection !== 'function') {
-    throw HiLoConfigurationError.invalidOption('mariadbClient() pool', 'a pool of the `mariadb` package (`mariadb.createPool(url)`)', pool);
+  if (
+    typeof pool !== 'object' ||
+    pool === null ||
+    typeof pool.query !== 'function' ||
+    typeof pool.getConnection !== 'function'
+  ) {
+    throw HiLoConfigurationError.invalidOption(
+      'mariadbClient() pool',
+      'a pool of the `mariadb` package (`mariadb.createPool(url)`)',
+      pool,
+    );
   }
   return mysqlClient(
     {

@@ -2,7 +2,12 @@ import { isMissingObject } from '../../sql/driver-errors.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
-import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
+import {
+  createSequenceSource,
+  SEQUENCE_SUFFIX,
+  type SequenceSourceOptions,
+  type SequenceStatements,
+} from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
 
 /** MariaDB (10.3+) SQL of the sequence source. MySQL has no sequences: use a table source there. */
@@ -22,7 +27,10 @@ export const mariadbSequenceStatements: SequenceStatements = {
   },
   async nextValues(client, q, count) {
     // seq_1_to_N is MariaDB's built-in Sequence engine table; N is a validated integer
-    const sql = count === 1 ? `select cast(nextval(${q}) as char) as v` : `select cast(nextval(${q}) as char) as v from seq_1_to_${Math.trunc(count)}`;
+    const sql =
+      count === 1
+        ? `select cast(nextval(${q}) as char) as v`
+        : `select cast(nextval(${q}) as char) as v from seq_1_to_${Math.trunc(count)}`;
     const { rows } = await client.query<{ v: unknown }>(sql);
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   },

@@ -1,7 +1,12 @@
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
-import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
+import {
+  createTableSource,
+  toBigInt,
+  type TableSourceOptions,
+  type TableStatements,
+} from '../../sources/table-source.js';
 
 /** Clients whose results did not carry the value `LAST_INSERT_ID(expr)` set: they take the two-statement path. */
 const withoutInsertId = new WeakSet<SqlClient>();
@@ -9,7 +14,8 @@ const withoutInsertId = new WeakSet<SqlClient>();
 /** The new value from an UPDATE's OK packet, when the driver reported it exactly. */
 function reportedValue(insertId: number | string | bigint | undefined): bigint | undefined {
   if (typeof insertId === 'bigint') return insertId > 0n ? insertId : undefined;
-  if (typeof insertId === 'number') return Number.isSafeInteger(insertId) && insertId > 0 ? BigInt(insertId) : undefined;
+  if (typeof insertId === 'number')
+    return Number.isSafeInteger(insertId) && insertId > 0 ? BigInt(insertId) : undefined;
   if (typeof insertId === 'string') return /^[1-9][0-9]*$/.test(insertId) ? BigInt(insertId) : undefined;
   return undefined;
 }
@@ -23,8 +29,10 @@ function reportedValue(insertId: number | string | bigint | undefined): bigint |
  */
 export const mysqlTableStatements: TableStatements = {
   dialect: mysqlDialect,
-  createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
-  insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
+  createTable: (t, s, v) =>
+    `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
+  insertRow: (t, s, v) =>
+    `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
   async advance(client, t, s, v, key, amount) {
     const update = `update ${t} set ${v} = last_insert_id(${v} + cast(? as signed)) where ${s} = ?`;
     if (!withoutInsertId.has(client)) {

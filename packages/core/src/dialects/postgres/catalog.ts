@@ -49,10 +49,14 @@ export const postgresCatalog: Catalog = {
     return { kind, increment: toBigInt(row.i, 'seqincrement'), cycles: row.c === true || row.c === 't' };
   },
   async nextValues(client, quoted, count) {
-    const { rows } = await client.query<{ v: unknown }>(`select nextval($1::regclass)::text as v from generate_series(1, ${count})`, [quoted]);
+    const { rows } = await client.query<{ v: unknown }>(
+      `select nextval($1::regclass)::text as v from generate_series(1, ${count})`,
+      [quoted],
+    );
     return rows.map((row) => row.v);
   },
-  insertUnlessExists: (table, segment, value) => `insert into ${table} (${segment}, ${value}) values ($1, $2) on conflict (${segment}) do nothing`,
+  insertUnlessExists: (table, segment, value) =>
+    `insert into ${table} (${segment}, ${value}) values ($1, $2) on conflict (${segment}) do nothing`,
   withTableLock: (client, table, work) =>
     client.transaction(async (tx) => {
       await tx.query(`lock table ${table} in share row exclusive mode`);

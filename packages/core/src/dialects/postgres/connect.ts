@@ -1,12 +1,20 @@
 import { Socket } from 'node:net';
 import { HiLoConfigurationError } from '../../errors.js';
-import { loadIfInstalled, redactUrl, socketTracker, withBoundedClose, type OpenSettings } from '../../sql/connect-support.js';
+import {
+  loadIfInstalled,
+  redactUrl,
+  socketTracker,
+  withBoundedClose,
+  type OpenSettings,
+} from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { pgClient, type PgPoolLike } from './client.js';
 import { postgresJsClient, type PostgresJsSqlLike } from './postgres-js.js';
 
 interface PgModule {
-  default: { Pool: new (config: Record<string, unknown>) => PgPoolLike & { on(event: 'error', listener: () => void): unknown } };
+  default: {
+    Pool: new (config: Record<string, unknown>) => PgPoolLike & { on(event: 'error', listener: () => void): unknown };
+  };
 }
 
 /** postgres.js' default export: `postgres(url, options)`. */

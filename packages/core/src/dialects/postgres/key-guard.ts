@@ -57,7 +57,12 @@ export const postgresKeyGuard: KeyGuardStatements = {
   perSchema: (options) => [missingKeyFunctionSql(options)],
   async problem(client, { table, column, schema }) {
     const relation = qualifiedTable(postgresDialect, table, schema);
-    const { rows } = await client.query<{ kind: string | null; identity: string | null; generated: string | null; found: boolean }>(
+    const { rows } = await client.query<{
+      kind: string | null;
+      identity: string | null;
+      generated: string | null;
+      found: boolean;
+    }>(
       `select c.relkind::text as kind, a.attidentity::text as identity, a.attgenerated::text as generated, a.attname is not null as found
          from (select to_regclass($1) as oid) r
          left join pg_class c on c.oid = r.oid
@@ -65,10 +70,12 @@ export const postgresKeyGuard: KeyGuardStatements = {
       [relation, column],
     );
     const row = rows[0];
-    if (row === undefined || row.kind === null) return `table ${relation} does not exist${schema === undefined ? ' (in the search path)' : ''}; create the table first`;
+    if (row === undefined || row.kind === null)
+      return `table ${relation} does not exist${schema === undefined ? ' (in the search path)' : ''}; create the table first`;
     if (row.kind !== 'r' && row.kind !== 'p') return `${relation} is not a table`;
     if (!row.found) return `table ${relation} has no column "${column}"`;
-    if (row.identity) return `column "${column}" is an identity column, whose keys PostgreSQL assigns; drop that first (alter table ${relation} alter column "${column}" drop identity)`;
+    if (row.identity)
+      return `column "${column}" is an identity column, whose keys PostgreSQL assigns; drop that first (alter table ${relation} alter column "${column}" drop identity)`;
     if (row.generated) return `column "${column}" is a generated column`;
     return undefined;
   },

@@ -20,7 +20,13 @@ export interface PostgresJsSqlLike extends PostgresJsTransactionLike {
   begin<T>(work: (tx: PostgresJsTransactionLike) => Promise<T>): Promise<unknown>;
   end(options?: { timeout?: number }): Promise<void>;
   /** postgres.js keeps its resolved options here; hilo reads `transform` to refuse renamed columns. */
-  readonly options?: { readonly transform?: { readonly column?: { readonly from?: unknown }; readonly value?: { readonly from?: unknown }; readonly row?: { readonly from?: unknown } } };
+  readonly options?: {
+    readonly transform?: {
+      readonly column?: { readonly from?: unknown };
+      readonly value?: { readonly from?: unknown };
+      readonly row?: { readonly from?: unknown };
+    };
+  };
 }
 
 /** Options of {@link postgresJsClient}. */
@@ -75,10 +81,18 @@ function refuseTransforms(sql: PostgresJsSqlLike): void {
  */
 export function postgresJsClient(sql: PostgresJsSqlLike, options: PostgresJsClientOptions = {}): SqlClient {
   if (typeof sql !== 'function' && (typeof sql !== 'object' || sql === null)) {
-    throw HiLoConfigurationError.invalidOption('postgresJsClient() sql', 'a postgres.js instance (`postgres(url)`)', sql);
+    throw HiLoConfigurationError.invalidOption(
+      'postgresJsClient() sql',
+      'a postgres.js instance (`postgres(url)`)',
+      sql,
+    );
   }
   if (typeof sql.unsafe !== 'function' || typeof sql.begin !== 'function') {
-    throw HiLoConfigurationError.invalidOption('postgresJsClient() sql', 'a postgres.js instance with unsafe() and begin() (`postgres(url)`, not a transaction or a reserved connection)', sql);
+    throw HiLoConfigurationError.invalidOption(
+      'postgresJsClient() sql',
+      'a postgres.js instance with unsafe() and begin() (`postgres(url)`, not a transaction or a reserved connection)',
+      sql,
+    );
   }
   refuseTransforms(sql);
   const direct = executor(sql);

@@ -1,7 +1,12 @@
 import type { SqlClient } from '../../sql/sql-client.js';
 import { postgresDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
-import { createSequenceSource, SEQUENCE_SUFFIX, type SequenceSourceOptions, type SequenceStatements } from '../../sources/sequence-source.js';
+import {
+  createSequenceSource,
+  SEQUENCE_SUFFIX,
+  type SequenceSourceOptions,
+  type SequenceStatements,
+} from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the sequence source. */
@@ -21,14 +26,19 @@ export const postgresSequenceStatements: SequenceStatements = {
     const { rows } =
       count === 1
         ? await client.query<{ v: unknown }>('select nextval($1::regclass)::text as v', [q])
-        : await client.query<{ v: unknown }>('select nextval($1::regclass)::text as v from generate_series(1, $2::int)', [q, count]);
+        : await client.query<{ v: unknown }>(
+            'select nextval($1::regclass)::text as v from generate_series(1, $2::int)',
+            [q, count],
+          );
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   },
   raiseTo(client, q, incrementBy, target) {
     return client.transaction(async (tx) => {
       // ALTER SEQUENCE blocks nextval and setval until commit, so the value read below cannot move meanwhile
       await tx.query(`alter sequence ${q} increment by ${incrementBy}`);
-      const { rows } = await tx.query<{ l: unknown; c: unknown }>(`select last_value::text as l, is_called as c from ${q}`);
+      const { rows } = await tx.query<{ l: unknown; c: unknown }>(
+        `select last_value::text as l, is_called as c from ${q}`,
+      );
       const last = toBigInt(rows[0]?.l, 'last_value');
       const next = rows[0]?.c === true ? last + incrementBy : last;
       if (next >= target) return false;
@@ -40,7 +50,9 @@ export const postgresSequenceStatements: SequenceStatements = {
     await client.transaction(async (tx) => {
       // ALTER SEQUENCE blocks nextval until commit: nobody reserves between the read and the setval
       await tx.query(`alter sequence ${q} increment by ${to}`);
-      const { rows } = await tx.query<{ l: unknown; c: unknown }>(`select last_value::text as l, is_called as c from ${q}`);
+      const { rows } = await tx.query<{ l: unknown; c: unknown }>(
+        `select last_value::text as l, is_called as c from ${q}`,
+      );
       if (rows[0]?.c !== true || to >= from) return;
       // the last block was [last, last + from): its end becomes last_value, so the next nextval is last + from
       const last = toBigInt(rows[0]?.l, 'last_value');

@@ -1,7 +1,12 @@
 import type { SqlClient } from '../../sql/sql-client.js';
 import { postgresDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
-import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
+import {
+  createTableSource,
+  toBigInt,
+  type TableSourceOptions,
+  type TableStatements,
+} from '../../sources/table-source.js';
 
 /** PostgreSQL SQL of the table source: `update … returning` in autocommit is atomic and one round trip. */
 export const postgresTableStatements: TableStatements = {

@@ -54,7 +54,11 @@ export interface SqliteClientOptions {
 /** A SQLITE_BUSY error: another connection holds the write lock. */
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown; errcode?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || (error as { errcode?: unknown } | null)?.errcode === 5 || /database is locked/i.test(String((error as Error | null)?.message));
+  return (
+    code === 'SQLITE_BUSY' ||
+    (error as { errcode?: unknown } | null)?.errcode === 5 ||
+    /database is locked/i.test(String((error as Error | null)?.message))
+  );
 }
 
 /**
@@ -210,7 +214,9 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
       return exclusive(async () => {
         refuseOpenTransaction();
         run(db, 'begin immediate');
-        const tx: SqlExecutor = { query: async <Row>(sql: string, params?: readonly unknown[]) => run<Row>(db, sql, params) };
+        const tx: SqlExecutor = {
+          query: async <Row>(sql: string, params?: readonly unknown[]) => run<Row>(db, sql, params),
+        };
         try {
           const result = await work(tx);
           run(db, 'commit');

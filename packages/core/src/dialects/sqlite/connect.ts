@@ -4,7 +4,10 @@ import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './client.js';
 
 interface BetterSqliteModule {
-  default: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike & { pragma(sql: string): unknown };
+  default: new (
+    filename: string,
+    options?: Record<string, unknown>,
+  ) => SqliteDatabaseLike & { pragma(sql: string): unknown };
 }
 interface NodeSqliteModule {
   DatabaseSync: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike;
@@ -13,7 +16,8 @@ interface NodeSqliteModule {
 function sqlitePath(url: string): string {
   let path = url.slice('sqlite:'.length);
   if (path.startsWith('//')) path = path.slice(2);
-  if (path === '') throw new HiLoConfigurationError(`Expected a file after "sqlite:" (e.g. "sqlite:app.db"), got "${url}".`);
+  if (path === '')
+    throw new HiLoConfigurationError(`Expected a file after "sqlite:" (e.g. "sqlite:app.db"), got "${url}".`);
   return path;
 }
 
@@ -47,4 +51,3 @@ export async function openSqlite(url: string, settings: OpenSettings): Promise<S
   }
   return sqliteClient(db, { ownsDatabase: true });
 }
-

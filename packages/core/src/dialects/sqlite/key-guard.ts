@@ -1,5 +1,11 @@
 import { HiLoConfigurationError } from '../../errors.js';
-import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardStatements, type KeyGuardTarget } from '../../sql/key-guard-target.js';
+import {
+  checkTarget,
+  keyGuardTriggerName,
+  type CheckedTarget,
+  type KeyGuardStatements,
+  type KeyGuardTarget,
+} from '../../sql/key-guard-target.js';
 import { sqliteDialect } from './dialect.js';
 
 /**
@@ -16,7 +22,8 @@ import { sqliteDialect } from './dialect.js';
  */
 export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, string] {
   const { segment, table, column, schema } = checkTarget(target);
-  if (schema !== undefined) throw HiLoConfigurationError.invalidOption('schema', 'left out: hilo uses no SQLite schemas', schema);
+  if (schema !== undefined)
+    throw HiLoConfigurationError.invalidOption('schema', 'left out: hilo uses no SQLite schemas', schema);
   const trigger = sqliteDialect.quote(keyGuardTriggerName(table));
   const key = `new.${sqliteDialect.quote(column)}`;
   const message = `hilo: a row of segment '${segment}' arrived without a key; assign it from hilo`;
@@ -34,7 +41,8 @@ export const sqliteKeyGuard: KeyGuardStatements = {
   async problem(client, { table, column }: CheckedTarget) {
     const { rows } = await client.query<{ name: string }>('select name from pragma_table_info(?)', [table]);
     if (rows.length === 0) return `table "${table}" does not exist; create the table first`;
-    if (!rows.some((row) => String(row.name).toLowerCase() === column.toLowerCase())) return `table "${table}" has no column "${column}"`;
+    if (!rows.some((row) => String(row.name).toLowerCase() === column.toLowerCase()))
+      return `table "${table}" has no column "${column}"`;
     return undefined;
   },
   forServer: async (_client, statements) => statements,

@@ -8,10 +8,16 @@ export interface StoredKeyColumn {
 }
 
 /** Runs a read on the private database itself and resolves with its rows. */
-export type PrivateDatabaseQuery = (sql: string, params: readonly unknown[]) => Promise<readonly Record<string, unknown>[]>;
+export type PrivateDatabaseQuery = (
+  sql: string,
+  params: readonly unknown[],
+) => Promise<readonly Record<string, unknown>[]>;
 
 /** The largest key stored in `columns` (0 when they are empty or their tables do not exist yet). */
-export async function largestStoredKey(query: PrivateDatabaseQuery, columns: readonly StoredKeyColumn[]): Promise<bigint> {
+export async function largestStoredKey(
+  query: PrivateDatabaseQuery,
+  columns: readonly StoredKeyColumn[],
+): Promise<bigint> {
   const quote = sqliteDialect.quote;
   let largest = 0n;
   for (const { table, column } of columns) {
@@ -23,4 +29,3 @@ export async function largestStoredKey(query: PrivateDatabaseQuery, columns: rea
   }
   return largest;
 }
-

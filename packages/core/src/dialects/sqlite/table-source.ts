@@ -1,7 +1,12 @@
 import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
-import { createTableSource, toBigInt, type TableSourceOptions, type TableStatements } from '../../sources/table-source.js';
+import {
+  createTableSource,
+  toBigInt,
+  type TableSourceOptions,
+  type TableStatements,
+} from '../../sources/table-source.js';
 
 /**
  * SQLite SQL of the table source. A reservation is one autocommit `update … returning`: SQLite runs a single
