@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
 import { describeMysql, describePostgres, type TestDatabase } from '@hilo/testing';
 import { hiloDrizzle } from 'hilo-drizzle';
 
@@ -17,6 +19,24 @@ const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, 'fixtures', 'drizzle-kit');
 const compat = join(here, '..', '..', 'drizzle-compat', 'node_modules');
+
+/**
+ * Node's on-disk compile cache for the drizzle-kit processes: each push starts Node on drizzle-kit's bundle of
+ * several megabytes, and this file runs about 25 of them, so each after the first skips compiling it again.
+ * The cache is checked against the source, so a stale entry is never used.
+ */
+const compileCache = join(tmpdir(), 'hilo-drizzle-kit-compile-cache');
+
+/** The rows `sql` returns on the PostgreSQL database at `url`, through a client of this process. */
+async function pgQuery(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query<Record<string, unknown>>(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * The drizzle-kit releases the README's settings are checked on, each with the drizzle-orm its schema files
@@ -84,6 +104,7 @@ async function pushRun(
     KIT_URL: url,
     KIT_TABLES_FILTER: options.tables ?? '',
     KIT_SCHEMA_FILTER: options.schemas ?? '',
+    NODE_COMPILE_CACHE: compileCache,
   };
   const args = [
     join(folders.get(kit)!, 'node_modules', 'drizzle-kit', 'bin.cjs'),
@@ -165,12 +186,11 @@ for (const kit of kits) {
   describePostgres(`drizzle-kit ${kit.version} push and hilo on postgres`, (db: TestDatabase) => {
     beforeAll(() => push(kit, 'postgresql', db.url));
     const sequenceExists = async (schema: string): Promise<boolean> => {
-      const { stdout } = await run('psql', [
+      const [row] = await pgQuery(
         db.url,
-        '-Atc',
-        `select count(*) from pg_sequences where schemaname = '${schema}' and sequencename = 'notes_hilo_seq'`,
-      ]);
-      return stdout.trim() === '1';
+        `select count(*)::int as n from pg_sequences where schemaname = '${schema}' and sequencename = 'notes_hilo_seq'`,
+      );
+      return row?.['n'] === 1;
     };
 
     it('drops a hilo sequence in the schema it manages (public), as the README warns', async () => {
@@ -180,9 +200,11 @@ for (const kit of kits) {
       expect(await sequenceExists('public')).toBe(false);
     });
 
-    const createHiloSchema = () => run('psql', [db.url, '-c', 'create schema if not exists hilo']);
+    const createHiloSchema = () => pgQuery(db.url, 'create schema if not exists hilo');
 
-    it("leaves hilo's objects alone in a schema of their own (`schema: 'hilo'`) with schemaFilter: ['public'], as the README sets", async () => {
+    const ownSchema =
+      "leaves hilo's objects alone in a schema of their own (`schema: 'hilo'`) with schemaFilter: ['public'], ";
+    it(`${ownSchema}as the README sets`, async () => {
       await createHiloSchema();
       await keysSurvivePush(
         { url: db.url, blockSize: 10, schema: 'hilo' },
@@ -213,17 +235,15 @@ for (const kit of kits) {
   describeMysql(`drizzle-kit ${kit.version} push and hilo on mysql`, (db: TestDatabase) => {
     beforeAll(() => push(kit, 'mysql', db.url));
     const tableExists = async (): Promise<boolean> => {
-      const name = new URL(db.url).pathname.slice(1);
-      const { stdout } = await run('mysql', [
-        '-h',
-        '127.0.0.1',
-        '-u',
-        'root',
-        '-N',
-        '-e',
-        `select count(*) from information_schema.tables where table_schema = '${name}' and table_name = 'hilo_segments'`,
-      ]);
-      return stdout.trim() === '1';
+      const connection = await mysql.createConnection({ uri: db.url });
+      try {
+        const [rows] = await connection.query<mysql.RowDataPacket[]>(
+          `select count(*) as n from information_schema.tables where table_schema = database() and table_name = 'hilo_segments'`,
+        );
+        return Number(rows[0]?.['n']) === 1;
+      } finally {
+        await connection.end();
+      }
     };
 
     it('drops the hi table without a tablesFilter, as the README warns', async () => {
