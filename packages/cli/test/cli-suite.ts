@@ -124,7 +124,13 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     const segment = `near_${source}`;
     expectSuccess(await hilo(['floor', '--url', url(), '--source', source, segment, '--from', legacy]));
     keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
-    const json = await hilo(['status', '--url', url(), '--source', source, '--max-key', 'int', '--json']);
+    // four reads of the same state, started together
+    const [json, table, roomy, bad] = await Promise.all([
+      hilo(['status', '--url', url(), '--source', source, '--max-key', 'int', '--json']),
+      hilo(['status', '--url', url(), '--source', source, '--max-key', 'int']),
+      hilo(['status', '--url', url(), '--source', source, '--json']),
+      hilo(['status', '--url', url(), '--max-key', 'huge']),
+    ]);
     expectSuccess(json);
     const row = (JSON.parse(json.stdout) as { segment: string; used: number; maxKey: string }[]).find(
       (r) => r.segment === segment,
@@ -132,17 +138,14 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     expect(row.maxKey).toBe('2147483647');
     expect(row.used).toBeGreaterThan(0.93);
     expect(row.used).toBeLessThan(1);
-    const table = await hilo(['status', '--url', url(), '--source', source, '--max-key', 'int']);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/USED/);
     expect(table.stdout).toMatch(new RegExp(`${segment}\\s.*\\s9\\d\\.\\d %`));
     expect(table.stderr).toMatch(new RegExp(`segment "${segment}" has used 9\\d\\.\\d % of its keys up to 2147483647`));
     // with bigint columns (the default) the same segment has barely started
-    const roomy = await hilo(['status', '--url', url(), '--source', source, '--json']);
     expect(
       (JSON.parse(roomy.stdout) as { segment: string; used: number }[]).find((r) => r.segment === segment)!.used,
     ).toBeLessThan(0.001);
-    const bad = await hilo(['status', '--url', url(), '--max-key', 'huge']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-key.*smallint, int, bigint/);
   });
