@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+// The test tiers behind `./pnpm test` (see CONTRIBUTING.md, "The suite in tiers"):
+//
+//   ./pnpm test                 full: build, type-check, every Jest project (every peer version, end-to-end included)
+//   ./pnpm test:quick           quick: build, the workspace's newest versions only, no end-to-end and no fault injection
+//   ./pnpm test FILE… [JEST…]   one file or a few: build, then Jest on those files in every project that has them
+//                               (add `--selectProjects hilo` for the newest versions only); no type-check
+//
+// The build is skipped when nothing it reads changed since the last one (a stamp in node_modules/.cache), so a
+// one-file run after editing a test starts Jest at once. Each tier prints its steps' times at the end.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildIfChanged } from './build.mjs';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const JEST = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', path.join(root, 'node_modules', 'jest', 'bin', 'jest.js')];
+
+const HELP = `Usage:
+  ./pnpm test                      the full tier: build, type-check, every Jest project (what CI runs)
+  ./pnpm test:quick                the quick tier: newest versions, no end-to-end or fault-injection files
+  ./pnpm test FILE... [JEST ARGS]  build if needed, then Jest on FILE (a path or a pattern) in every project
+                                   that includes it; e.g. ./pnpm test packages/core/test/generator.test.ts
+                                   ./pnpm test --selectProjects hilo -- packages/typeorm/test/upsert.postgres.test.ts
+Environment: HILO_PG_URL, HILO_MYSQL_URL, CI=true (a missing database fails instead of skipping),
+HILO_E2E_CACHE=off (rerun end-to-end files whose inputs passed before). See CONTRIBUTING.md.`;
+
+/**
+ * End-to-end files whose pass is remembered: each takes minutes (packing and installing every package with npm on
+ * three Node.js versions, Bun and Deno; cloning the repository and running the README's commands in the clone).
+ * The full tier skips one only when a pass is on record for exactly the same inputs: a hash of the Node.js version
+ * and every file git tracks or would track outside test folders (the file itself and the support files of
+ * scripts/test included), taken after that pass. A record older than a week does not count (the npm registry
+ * moves). The records live outside the clone, in ~/.cache/hilo-e2e (XDG_CACHE_HOME), so a fresh clone of the
+ * same commit on this machine finds them. HILO_E2E_CACHE=off runs them regardless.
+ */
+const REMEMBERED = ['scripts/test/pack-install.postgres.test.ts', 'scripts/test/clone.postgres.test.ts'];
+const RECORD_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+const recordDir = path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'hilo-e2e');
+
+/** The inputs of an end-to-end file: see {@link REMEMBERED}. */
+function endToEndInputsHash(file) {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  if (listed.status !== 0) return undefined;
+  const hash = createHash('sha256').update(process.version).update('\0').update(file).update('\0');
+  const inputs = listed.stdout
+    .split('\0')
+    .filter((f) => f !== '' && (!/(^|\/)test\//.test(f) || f === file || (f.startsWith('scripts/test/') && !f.endsWith('.test.ts'))))
+    .sort();
+  for (const f of inputs) {
+    const full = path.join(root, f);
+    if (existsSync(full)) hash.update(f).update('\0').update(readFileSync(full)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+const recordPath = (file, key) => path.join(recordDir, `${path.basename(file, '.test.ts')}-${key}`);
+
+/** The remembered files a pass on record covers, with the record's time, or none when the cache is off. */
+function rememberedPasses() {
+  if (process.env.HILO_E2E_CACHE === 'off') return [];
+  const passes = [];
+  for (const file of REMEMBERED) {
+    const key = endToEndInputsHash(file);
+    if (key === undefined) continue;
+    const record = recordPath(file, key);
+    if (!existsSync(record)) continue;
+    const passedAt = statSync(record).mtimeMs;
+    if (Date.now() - passedAt < RECORD_MAX_AGE_MS) passes.push({ file, key, passedAt });
+  }
+  return passes;
+}
+
+/** Records a pass for each remembered file that Jest ran and that passed every test. */
+function recordPasses(resultsFile, keys) {
+  if (!existsSync(resultsFile)) return;
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  for (const file of REMEMBERED) {
+    const runs = results.testResults.filter((r) => path.relative(root, r.name) === file);
+    const key = keys.get(file);
+    if (key === undefined || runs.length === 0 || !runs.every((r) => r.status === 'passed' && r.numFailingTests === 0)) continue;
+    mkdirSync(recordDir, { recursive: true });
+    writeFileSync(recordPath(file, key), `${new Date().toISOString()} ${results.numPassedTests} tests passed in this run\n`);
+  }
+}
+
+const steps = [];
+function step(name, command, args, options = {}) {
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  const seconds = (Date.now() - started) / 1000;
+  steps.push({ name, seconds, status: result.status ?? 1 });
+  return result.status ?? 1;
+}
+
+function build() {
+  const started = Date.now();
+  const result = buildIfChanged();
+  steps.push({ name: result.built ? 'build' : 'build (up to date)', seconds: (Date.now() - started) / 1000, status: result.status });
+  return result.status;
+}
+
+function summary(tier) {
+  const total = steps.reduce((sum, s) => sum + s.seconds, 0);
+  const parts = steps.map((s) => `${s.name} ${s.seconds.toFixed(0)} s${s.status === 0 ? '' : ' (failed)'}`);
+  console.log(`\ntier ${tier}: ${parts.join(', ')}; total ${total.toFixed(0)} s (${(total / 60).toFixed(1)} min)`);
+}
+
+const [tierArg, ...rest] = process.argv.slice(2);
+let args = rest;
+if (args[0] === '--') args = args.slice(1); // `pnpm test -- x` passes the `--` on
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+let tier = tierArg;
+if (tier === 'full' && args.length > 0) tier = 'files';
+
+let status = build();
+if (status === 0 && tier === 'full') status = step('type-check', 'pnpm', ['run', 'typecheck:only']);
+if (status === 0) {
+  const env = { ...process.env, HILO_TEST_TIER: tier };
+  const jestArgs = [...JEST, ...args];
+  const resultsFile = path.join(root, 'node_modules', '.cache', 'hilo-jest-results.json');
+  const keys = new Map();
+  if (tier === 'full') {
+    const passes = rememberedPasses();
+    for (const pass of passes) {
+      console.log(`${pass.file}: passed on ${new Date(pass.passedAt).toISOString()} with the same inputs (${pass.key.slice(0, 12)}); not run again (HILO_E2E_CACHE=off runs it)`);
+    }
+    env.HILO_E2E_PASSED = passes.map((p) => p.file).join(',');
+    for (const file of REMEMBERED) if (!passes.some((p) => p.file === file)) keys.set(file, endToEndInputsHash(file));
+    rmSync(resultsFile, { force: true });
+    jestArgs.push('--json', `--outputFile=${resultsFile}`);
+  }
+  status = step('jest', process.execPath, jestArgs, { env });
+  // the inputs are hashed again after the run: a file edited meanwhile is not recorded as passed
+  if (tier === 'full') recordPasses(resultsFile, new Map([...keys].filter(([file, key]) => endToEndInputsHash(file) === key)));
+}
+summary(tier);
+process.exit(status);
