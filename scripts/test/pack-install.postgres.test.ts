@@ -1,18 +1,39 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describeMysql, describePostgres } from '@hilo/testing';
+import { databaseProblem, describeMysql, describePostgres } from '@hilo/testing';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** A queue that runs at most `limit` of the tasks given to it at once, in the order given. */
+function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running < limit) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing task hands its place over
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 /** Compiles an app with its own TypeScript; a failure shows the compiler's messages. */
 async function tsc(app: string): Promise<void> {
-  await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch((error: Error & { stdout?: string }) => {
-    throw new Error(`tsc failed in ${app}:\n${error.stdout ?? String(error)}`);
-  });
+  await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch(
+    (error: Error & { stdout?: string }) => {
+      throw new Error(`tsc failed in ${app}:\n${error.stdout ?? String(error)}`);
+    },
+  );
 }
 
 /**
@@ -24,7 +45,9 @@ function readmeBlock(readme: string, section: string, file: string): string {
   const start = text.indexOf(`\n## ${section}\n`);
   const end = text.indexOf('\n## ', start + 1);
   const body = text.slice(start, end === -1 ? undefined : end);
-  const match = new RegExp(`\`${file.replace(/[.]/g, '\\.')}\`:\\n(?:\\n<!--[^\\n]*-->)?\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\`\\n`).exec(body);
+  const match = new RegExp(
+    `\`${file.replace(/[.]/g, '\\.')}\`:\\n(?:\\n<!--[^\\n]*-->)?\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\`\\n`,
+  ).exec(body);
   if (start === -1 || !match?.[1]) throw new Error(`${readme}: no \`${file}\` block under "## ${section}"`);
   return match[1];
 }
@@ -32,7 +55,10 @@ function readmeBlock(readme: string, section: string, file: string): string {
 const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'cli'] as const;
 
 /** The oldest Node.js every package's `engines` field admits (`^22.17.0 || >=24.0.0` → 22.17.0). */
-const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec((JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node)![1]!;
+const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec(
+  (JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')) as { engines: { node: string } })
+    .engines.node,
+)![1]!;
 
 /**
  * The newest Node.js LTS release line (26, Active LTS since October 2026), where new apps start: the apps run
@@ -46,7 +72,11 @@ const TYPESCRIPT_7 = '7.0.2';
 /** Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache keeps the tarball). */
 async function fetchNode(version: string, dir: string): Promise<string> {
   mkdirSync(dir);
-  const { stdout } = await run('npm', ['pack', '--silent', `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${version}`], { cwd: dir });
+  const { stdout } = await run(
+    'npm',
+    ['pack', '--silent', `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${version}`],
+    { cwd: dir },
+  );
   await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
   return join(dir, 'bin', 'node');
 }
@@ -57,31 +87,58 @@ async function fetchNode(version: string, dir: string): Promise<string> {
  * script (Deno needs its permissions granted).
  */
 const RUNTIMES = [
-  { name: 'Bun', version: '1.4.5', npmPackage: (arch: string) => `@oven/bun-linux-${arch === 'arm64' ? 'aarch64' : 'x64'}`, binary: join('bin', 'bun'), args: [] as string[] },
-  { name: 'Deno', version: '2.9.6', npmPackage: (arch: string) => `@deno/linux-${arch === 'arm64' ? 'arm64' : 'x64'}-glibc`, binary: 'deno', args: ['run', '-A'] },
+  {
+    name: 'Bun',
+    version: '1.4.5',
+    npmPackage: (arch: string) => `@oven/bun-linux-${arch === 'arm64' ? 'aarch64' : 'x64'}`,
+    binary: join('bin', 'bun'),
+    args: [] as string[],
+  },
+  {
+    name: 'Deno',
+    version: '2.9.6',
+    npmPackage: (arch: string) => `@deno/linux-${arch === 'arm64' ? 'arm64' : 'x64'}-glibc`,
+    binary: 'deno',
+    args: ['run', '-A'],
+  },
 ];
 const runtimeBins = new Map<string, string>();
 
-/** Fetches each runtime of {@link RUNTIMES} into `work` (npm's cache keeps the tarballs). */
+/** Fetches each runtime of {@link RUNTIMES} into `work`, all at once (npm's cache keeps the tarballs). */
 async function fetchRuntimes(work: string): Promise<void> {
-  for (const runtime of RUNTIMES) {
-    const dir = join(work, `${runtime.name}-${runtime.version}`);
-    mkdirSync(dir);
-    const { stdout } = await run('npm', ['pack', '--silent', `${runtime.npmPackage(process.arch)}@${runtime.version}`], { cwd: dir });
-    await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
-    runtimeBins.set(runtime.name, join(dir, runtime.binary));
-  }
+  await Promise.all(
+    RUNTIMES.map(async (runtime) => {
+      const dir = join(work, `${runtime.name}-${runtime.version}`);
+      mkdirSync(dir);
+      const { stdout } = await run(
+        'npm',
+        ['pack', '--silent', `${runtime.npmPackage(process.arch)}@${runtime.version}`],
+        { cwd: dir },
+      );
+      await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
+      runtimeBins.set(runtime.name, join(dir, runtime.binary));
+    }),
+  );
 }
 
 /**
  * Runs `script` on every runtime of {@link RUNTIMES}; resolves the last line each printed, parsed as JSON. A
  * warning on stderr fails the run, as on Node.js.
  */
-async function runOnOtherRuntimes(script: string, options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Array<{ runtime: string; result: unknown }>> {
+async function runOnOtherRuntimes(
+  script: string,
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<Array<{ runtime: string; result: unknown }>> {
   const results: Array<{ runtime: string; result: unknown }> = [];
   for (const runtime of RUNTIMES) {
-    const { stdout, stderr } = await run(runtimeBins.get(runtime.name)!, [...runtime.args, script], { ...options, maxBuffer: 16 << 20 });
-    expect({ runtime: runtime.name, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ runtime: runtime.name, warnings: [] });
+    const { stdout, stderr } = await run(runtimeBins.get(runtime.name)!, [...runtime.args, script], {
+      ...options,
+      maxBuffer: 16 << 20,
+    });
+    expect({ runtime: runtime.name, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({
+      runtime: runtime.name,
+      warnings: [],
+    });
     results.push({ runtime: runtime.name, result: JSON.parse(stdout.trim().split('\n').pop()!) as unknown });
   }
   return results;
@@ -94,11 +151,17 @@ const nodes: Array<{ version: string; bin: string }> = [{ version: process.versi
  * Runs `args` on every Node.js of {@link nodes}, one after the other; resolves each run's output. A warning on
  * stderr (an experimental feature, a deprecation) fails the run: users would see it at every start.
  */
-async function runOnEveryNode(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Array<{ node: string; stdout: string }>> {
+async function runOnEveryNode(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<Array<{ node: string; stdout: string }>> {
   const outputs: Array<{ node: string; stdout: string }> = [];
   for (const node of nodes) {
     const { stdout, stderr } = await run(node.bin, args, { ...options, maxBuffer: 16 << 20 });
-    expect({ node: node.version, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({ node: node.version, warnings: [] });
+    expect({ node: node.version, warnings: stderr.split('\n').filter((line) => /warning/i.test(line)) }).toEqual({
+      node: node.version,
+      warnings: [],
+    });
     outputs.push({ node: node.version, stdout });
   }
   expect(outputs.map((o) => o.node)).toEqual([process.versions.node, FLOOR_NODE, NEWEST_LTS_NODE]);
@@ -112,69 +175,62 @@ async function runOnEveryNode(args: string[], options: { cwd: string; env?: Node
 describePostgres('packed packages installed with npm outside the workspace', (db) => {
   let work = '';
   const tarballs: Record<string, string> = {};
+  /** Settles when every package is packed into {@link tarballs}. */
+  let packing: Promise<void> = Promise.resolve();
+  /** What publint and attw found in the tarballs: they check them while the apps install. */
+  let linting: Promise<string[]> = Promise.resolve([]);
 
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'hilo-pack-'));
-    const packs = join(work, 'packs');
-    mkdirSync(packs);
-    for (const dir of published) {
-      // pnpm is on PATH: ./pnpm runs this suite
-      await run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) });
-    }
-    for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
-    for (const version of [FLOOR_NODE, NEWEST_LTS_NODE]) nodes.push({ version, bin: await fetchNode(version, join(work, `node-${version}`)) });
-    await fetchRuntimes(work);
-  }, 180_000);
+  // The apps are independent: each is written, installed and compiled in its own folder, at most three at once (npm
+  // waits on the registry and the disk much of the time), all started as soon as the packages are packed; each
+  // describe's beforeAll waits for its own app, so the apps' tests run while the later apps install.
+  const queue = limiter(3);
+  const preparations: Array<{ eager: boolean; start: () => Promise<string> }> = [];
+  /** Every preparation and every removal of an app's folder, settled (never rejected). */
+  const settled: Array<Promise<unknown>> = [];
 
   /**
-   * A CommonJS TypeScript app as `nest new` sets one up (module commonjs, legacy decorators with metadata) in
-   * `work/name`, installed with npm and compiled: `dependencies` at those versions, a hilo package at `'packed'`
-   * from its tarball, and `sources` under src/; `beforeCompile` runs between the install and the compile, and
-   * `typescript` is the compiler's version (5.9, what ts-jest accepts, unless given).
+   * Registers the preparation of app `name` in the describe block that calls it (`build` writes, installs and
+   * compiles it, resolving its folder): the top-level beforeAll starts it when `eager` (its describe runs), else the
+   * first call of the returned function does. That function resolves the folder, or rejects with the app's name and
+   * the tool's output. Once the block's tests are done, the folder is removed while the other apps go on.
    */
-  async function commonJsApp(
-    name: string,
-    dependencies: Record<string, string>,
-    sources: Record<string, string>,
-    options: { beforeCompile?: (app: string) => Promise<void>; typescript?: string } = {},
-  ): Promise<string> {
-    const app = join(work, name);
-    mkdirSync(join(app, 'src'), { recursive: true });
-    const resolved = Object.fromEntries(Object.entries(dependencies).map(([dep, version]) => [dep, version === 'packed' ? `file:${tarballs[dep]}` : version]));
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({ name, private: true, type: 'commonjs', dependencies: resolved, devDependencies: { typescript: options.typescript ?? '5.9.3', '@types/node': '^24.0.0' } }),
-    );
-    writeFileSync(
-      join(app, 'tsconfig.json'),
-      JSON.stringify({
-        // rootDir: TypeScript 7 no longer infers it (error TS5011 without it)
-        compilerOptions: { module: 'commonjs', target: 'ES2023', emitDecoratorMetadata: true, experimentalDecorators: true, strict: true, skipLibCheck: true, esModuleInterop: true, rootDir: 'src', outDir: 'dist', types: ['node'] },
-        include: ['src'],
-      }),
-    );
-    for (const [file, text] of Object.entries(sources)) writeFileSync(join(app, 'src', file), text);
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-    await options.beforeCompile?.(app);
-    await tsc(app);
-    return app;
+  function prepare(name: string, build: () => Promise<string>, { eager = true } = {}): () => Promise<string> {
+    let promise: Promise<string> | undefined;
+    const start = (): Promise<string> => {
+      if (!promise) {
+        promise = queue(async () => {
+          await packing;
+          return build();
+        }).catch((error: unknown) => {
+          const { message, stdout } = error as Error & { stdout?: string };
+          throw new Error(`preparing the app ${name} failed:\n${message}${stdout ? `\n${stdout}` : ''}`, {
+            cause: error,
+          });
+        });
+        settled.push(
+          promise.then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
+      }
+      return promise;
+    };
+    preparations.push({ eager, start });
+    afterAll(() => {
+      if (promise)
+        settled.push(
+          promise.then(
+            (app) => rm(app, { recursive: true, force: true }),
+            () => undefined,
+          ),
+        );
+    });
+    return start;
   }
 
-  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on ${RUNTIMES.map((r) => `${r.name} ${r.version}`).join(' and ')} as well)`, async () => {
-    const versions = await Promise.all(nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()));
-    expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
-    for (const runtime of RUNTIMES) expect((await run(runtimeBins.get(runtime.name)!, ['--version'])).stdout).toContain(runtime.version);
-  });
-
-  afterAll(() => {
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
-
-  it('packs every published package', () => {
-    expect(Object.keys(tarballs).sort()).toEqual(['hilo-cli', 'hilo-core', 'hilo-drizzle', 'hilo-kysely', 'hilo-mikro-orm', 'hilo-prisma', 'hilo-typeorm']);
-  });
-
-  it('publint and @arethetypeswrong/cli find no problem in any package', async () => {
+  /** Runs publint and attw on every tarball, all at once; resolves the problems they report. */
+  async function lintTarballs(): Promise<string[]> {
     const bin = join(root, 'node_modules', '.bin');
     const problems: string[] = [];
     await Promise.all(
@@ -194,15 +250,128 @@ describePostgres('packed packages installed with npm outside the workspace', (db
         }
       }),
     );
-    expect(problems).toEqual([]);
+    return problems;
+  }
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'hilo-pack-'));
+    const packs = join(work, 'packs');
+    mkdirSync(packs);
+    // the other Node.js versions and the runtimes download while the packages are packed
+    const fetching = Promise.all([
+      Promise.all([FLOOR_NODE, NEWEST_LTS_NODE].map((version) => fetchNode(version, join(work, `node-${version}`)))),
+      fetchRuntimes(work),
+    ]);
+    fetching.catch(() => undefined); // awaited below, after the packing
+    packing = (async () => {
+      // pnpm is on PATH: ./pnpm runs this suite
+      await Promise.all(
+        published.map((dir) =>
+          run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) }),
+        ),
+      );
+      for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
+    })();
+    await packing;
+    linting = lintTarballs();
+    for (const preparation of preparations) if (preparation.eager) void preparation.start();
+    const [bins] = await fetching;
+    nodes.push({ version: FLOOR_NODE, bin: bins[0]! }, { version: NEWEST_LTS_NODE, bin: bins[1]! });
+  }, 180_000);
+
+  /**
+   * A CommonJS TypeScript app as `nest new` sets one up (module commonjs, legacy decorators with metadata) in
+   * `work/name`, installed with npm and compiled: `dependencies` at those versions, a hilo package at `'packed'`
+   * from its tarball, and `sources` under src/; `beforeCompile` runs between the install and the compile, and
+   * `typescript` is the compiler's version (5.9, what ts-jest accepts, unless given).
+   */
+  async function commonJsApp(
+    name: string,
+    dependencies: Record<string, string>,
+    sources: Record<string, string>,
+    options: { beforeCompile?: (app: string) => Promise<void>; typescript?: string } = {},
+  ): Promise<string> {
+    const app = join(work, name);
+    mkdirSync(join(app, 'src'), { recursive: true });
+    const resolved = Object.fromEntries(
+      Object.entries(dependencies).map(([dep, version]) => [
+        dep,
+        version === 'packed' ? `file:${tarballs[dep]}` : version,
+      ]),
+    );
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({
+        name,
+        private: true,
+        type: 'commonjs',
+        dependencies: resolved,
+        devDependencies: { typescript: options.typescript ?? '5.9.3', '@types/node': '^24.0.0' },
+      }),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        // rootDir: TypeScript 7 no longer infers it (error TS5011 without it)
+        compilerOptions: {
+          module: 'commonjs',
+          target: 'ES2023',
+          emitDecoratorMetadata: true,
+          experimentalDecorators: true,
+          strict: true,
+          skipLibCheck: true,
+          esModuleInterop: true,
+          rootDir: 'src',
+          outDir: 'dist',
+          types: ['node'],
+        },
+        include: ['src'],
+      }),
+    );
+    for (const [file, text] of Object.entries(sources)) writeFileSync(join(app, 'src', file), text);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+    await options.beforeCompile?.(app);
+    await tsc(app);
+    return app;
+  }
+
+  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on ${RUNTIMES.map((r) => `${r.name} ${r.version}`).join(' and ')} as well)`, async () => {
+    const versions = await Promise.all(
+      nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()),
+    );
+    expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
+    for (const runtime of RUNTIMES)
+      expect((await run(runtimeBins.get(runtime.name)!, ['--version'])).stdout).toContain(runtime.version);
+  });
+
+  afterAll(async () => {
+    // no npm still writing into the folder, and the apps' folders removed
+    await Promise.all(settled);
+    if (work) await rm(work, { recursive: true, force: true });
+  }, 300_000);
+
+  it('packs every published package', () => {
+    expect(Object.keys(tarballs).sort()).toEqual([
+      'hilo-cli',
+      'hilo-core',
+      'hilo-drizzle',
+      'hilo-kysely',
+      'hilo-mikro-orm',
+      'hilo-prisma',
+      'hilo-typeorm',
+    ]);
+  });
+
+  it('publint and @arethetypeswrong/cli find no problem in any package', async () => {
+    expect(await linting).toEqual([]);
   }, 120_000);
 
   describe('a CommonJS TypeScript app (what `nest new` sets up): TypeORM 0.3, emitDecoratorMetadata, ts-jest', () => {
     let app = '';
     let installOutput = '';
 
-    beforeAll(async () => {
-      app = join(work, 'cjs-app');
+    const ready = prepare('cjs-app', async () => {
+      const app = join(work, 'cjs-app');
       mkdirSync(join(app, 'src'), { recursive: true });
       mkdirSync(join(app, 'test'));
       const file = (name: string) => `file:${tarballs[name]}`;
@@ -328,10 +497,21 @@ describe('every hilo package under ts-jest (CommonJS)', () => {
 });
 `,
       );
-      writeFileSync(join(app, 'jest.config.js'), `module.exports = { testEnvironment: 'node', transform: { '^.+\\\\.ts$': 'ts-jest' }, testRegex: 'test/.*\\\\.test\\\\.ts$' };\n`);
-      const { stdout, stderr } = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+      writeFileSync(
+        join(app, 'jest.config.js'),
+        `module.exports = { testEnvironment: 'node', transform: { '^.+\\\\.ts$': 'ts-jest' }, testRegex: 'test/.*\\\\.test\\\\.ts$' };\n`,
+      );
+      const { stdout, stderr } = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], {
+        cwd: app,
+        maxBuffer: 16 << 20,
+      });
       installOutput = stdout + stderr;
-    }, 300_000);
+      return app;
+    });
+
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
 
     it('installs without warnings about bins', () => {
       expect(installOutput).not.toMatch(/Failed to create bin|ENOENT/);
@@ -350,15 +530,23 @@ import type * as kysely from 'hilo-kysely';
 export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, typeof core, typeof drizzle, typeof kysely];
 `,
       );
-      const result = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: app }).catch(
-        (error: { stdout: string }) => ({ stdout: error.stdout, stderr: 'failed' }),
-      );
+      const result = await run(process.execPath, [join(app, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], {
+        cwd: app,
+      }).catch((error: { stdout: string }) => ({ stdout: error.stdout, stderr: 'failed' }));
       expect(result.stdout).toBe('');
     }, 120_000);
 
     it('gets a key at create() on TypeORM 0.3, saves the row, and upserts without moving a stored key (compiled CommonJS, plain node)', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim()) as { keyAtCreate: unknown; saved: string; savesWithoutSelect: boolean; upsertKeptKey: boolean };
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
+        const result = JSON.parse(stdout.trim()) as {
+          keyAtCreate: unknown;
+          saved: string;
+          savesWithoutSelect: boolean;
+          upsertKeptKey: boolean;
+        };
         expect(typeof result.keyAtCreate).toBe('number');
         expect(result.saved).toBe('Ada');
         expect(result.upsertKeptKey).toBe(true);
@@ -384,7 +572,10 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
   await sql.end();
   console.log(JSON.stringify(keys));
 })();`;
-      for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+      for (const { stdout } of await runOnEveryNode(['-e', script], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
         const keys = JSON.parse(stdout.trim()) as number[];
         expect(keys).toHaveLength(2);
         expect(new Set(keys).size).toBe(2);
@@ -395,9 +586,12 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
     // ("Must use import to load ES Module") — apps on it need ESM Jest, or Node's --experimental-vm-modules (NestJS
     // below). Plain CommonJS node loads it (require(esm), checked above). So would Kysely 0.29 be; this app has 0.28.
     it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle, hilo-kysely (Kysely 0.28) and hilo-cli', async () => {
-      const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], { cwd: app }).catch(
-        (error: { stdout: string; stderr: string }) => ({ stdout: error.stdout, stderr: `FAILED\n${error.stderr}` }),
-      );
+      const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], {
+        cwd: app,
+      }).catch((error: { stdout: string; stderr: string }) => ({
+        stdout: error.stdout,
+        stderr: `FAILED\n${error.stderr}`,
+      }));
       expect(result.stderr).not.toMatch(/FAILED/);
       expect(result.stderr).toMatch(/Tests:\s+1 passed/);
     }, 120_000);
@@ -406,7 +600,9 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
       const { stdout } = await run('npx', ['--no-install', 'hilo', '--help'], { cwd: app });
       expect(stdout).toMatch(/init/);
       await run('npx', ['--no-install', 'hilo', 'init', '--url', db.url, 'pack_cli'], { cwd: app });
-      const next = await run('npx', ['--no-install', 'hilo', 'next', '--url', db.url, '--count', '3', 'pack_cli'], { cwd: app });
+      const next = await run('npx', ['--no-install', 'hilo', 'next', '--url', db.url, '--count', '3', 'pack_cli'], {
+        cwd: app,
+      });
       const keys = next.stdout.trim().split('\n').map(Number);
       expect(keys).toHaveLength(3);
       expect(new Set(keys).size).toBe(3);
@@ -416,8 +612,8 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
   describe('an ESM app ("type": "module"): TypeORM 1.x, MikroORM 7, and hilo-core on postgres.js — on Node.js, Bun and Deno', () => {
     let app = '';
 
-    beforeAll(async () => {
-      app = join(work, 'esm-app');
+    const ready = prepare('esm-app', async () => {
+      const app = join(work, 'esm-app');
       mkdirSync(app);
       const file = (name: string) => `file:${tarballs[name]}`;
       writeFileSync(
@@ -499,22 +695,45 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
 `,
       );
       await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-    }, 300_000);
+      return app;
+    });
+
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
 
     for (const script of ['typeorm.js', 'mikro-orm.js', 'postgres-js.js']) {
       it(`${script}: a key at create() from the ESM build, saved and read back`, async () => {
-        for (const { stdout } of await runOnEveryNode([join(app, script)], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-          const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keyAtCreate: unknown; saved: string; savesWithoutSelect?: boolean };
+        for (const { stdout } of await runOnEveryNode([join(app, script)], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+            keyAtCreate: unknown;
+            saved: string;
+            savesWithoutSelect?: boolean;
+          };
           expect(typeof result.keyAtCreate).toBe('number');
           expect(result.saved).toBe('Ada');
           // the ESM build read TypeORM's version, so hilo's save() shortcut is in place
           if (script === 'typeorm.js') expect(result.savesWithoutSelect).toBe(true);
         }
-        for (const { runtime, result } of await runOnOtherRuntimes(join(app, script), { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+        for (const { runtime, result } of await runOnOtherRuntimes(join(app, script), {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
           const { keyAtCreate, saved } = result as { keyAtCreate: unknown; saved: string };
-          expect({ runtime, keyAtCreate: typeof keyAtCreate, saved }).toEqual({ runtime, keyAtCreate: 'number', saved: 'Ada' });
+          expect({ runtime, keyAtCreate: typeof keyAtCreate, saved }).toEqual({
+            runtime,
+            keyAtCreate: 'number',
+            saved: 'Ada',
+          });
         }
-        const resolved = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"], { cwd: app });
+        const resolved = await run(
+          process.execPath,
+          ['--input-type=module', '-e', "console.log(import.meta.resolve('hilo-core'))"],
+          { cwd: app },
+        );
         expect(resolved.stdout).not.toContain('/dist/cjs/');
       }, 60_000);
     }
@@ -522,8 +741,8 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
   describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js, Bun and Deno', () => {
     let app = '';
 
-    beforeAll(async () => {
-      app = join(work, 'postgres-js-only-app');
+    const ready = prepare('postgres-js-only-app', async () => {
+      const app = join(work, 'postgres-js-only-app');
       mkdirSync(app);
       const file = (name: string) => `file:${tarballs[name]}`;
       writeFileSync(
@@ -532,7 +751,12 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
           name: 'postgres-js-only-app',
           private: true,
           type: 'module',
-          dependencies: { 'hilo-core': file('hilo-core'), 'hilo-drizzle': file('hilo-drizzle'), 'drizzle-orm': '0.45.4', postgres: '3.4.9' },
+          dependencies: {
+            'hilo-core': file('hilo-core'),
+            'hilo-drizzle': file('hilo-drizzle'),
+            'drizzle-orm': '0.45.4',
+            postgres: '3.4.9',
+          },
         }),
       );
       writeFileSync(
@@ -561,15 +785,29 @@ console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
 `,
       );
       await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-    }, 300_000);
+      return app;
+    });
 
-    it('stores a row under a key from hilo\'s own postgres.js pool', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
+
+    it("stores a row under a key from hilo's own postgres.js pool", async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'main.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
         expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
       }
-      for (const { runtime, result } of await runOnOtherRuntimes(join(app, 'main.js'), { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        expect({ runtime, result }).toEqual({ runtime, result: { key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' } });
+      for (const { runtime, result } of await runOnOtherRuntimes(join(app, 'main.js'), {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
+        expect({ runtime, result }).toEqual({
+          runtime,
+          result: { key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' },
+        });
       }
     }, 60_000);
   });
@@ -577,10 +815,16 @@ console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
   describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata), compiled by TypeScript 7', () => {
     let app = '';
 
-    beforeAll(async () => {
-      app = await commonJsApp(
+    const ready = prepare('cjs-typeorm1-app', async () => {
+      return commonJsApp(
         'cjs-typeorm1-app',
-        { 'hilo-core': 'packed', 'hilo-typeorm': 'packed', typeorm: '1.1.1', 'reflect-metadata': '0.2.2', pg: '^8.23.1' },
+        {
+          'hilo-core': 'packed',
+          'hilo-typeorm': 'packed',
+          typeorm: '1.1.1',
+          'reflect-metadata': '0.2.2',
+          pg: '^8.23.1',
+        },
         {
           'main.ts': `import 'reflect-metadata';
 import { Column, DataSource, Entity, ManyToOne, OneToMany } from 'typeorm';
@@ -623,29 +867,44 @@ void main().catch((error) => { console.error(error); process.exitCode = 1; });
         // what `npm install typescript` gives since July 2026: the native compiler, decorator metadata included
         { typescript: TYPESCRIPT_7 },
       );
-    }, 300_000);
+    });
+
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
 
     it('gets keys at create() for a customer and its cascaded orders, and saves them under those keys', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+          keysAtCreate: unknown[];
+          saved: number[];
+          savesWithoutSelect: boolean;
+        };
         expect(result.savesWithoutSelect).toBe(true);
         expect(result.keysAtCreate.every((key) => typeof key === 'number')).toBe(true);
         // the customer's key comes from segment pack1_customers, the orders' from pack1_orders
         expect(new Set(result.keysAtCreate.slice(1)).size).toBe(2);
         expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
       }
-      const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], { cwd: app });
+      const resolved = await run(process.execPath, ['-e', "console.log(require.resolve('hilo-typeorm'))"], {
+        cwd: app,
+      });
       expect(resolved.stdout).toContain('/dist/cjs/');
-      const compiler = JSON.parse(readFileSync(join(app, 'node_modules', 'typescript', 'package.json'), 'utf8')) as { version: string };
+      const compiler = JSON.parse(readFileSync(join(app, 'node_modules', 'typescript', 'package.json'), 'utf8')) as {
+        version: string;
+      };
       expect(compiler.version).toBe(TYPESCRIPT_7);
     }, 60_000);
   });
 
-  describe('a Nest 11 app on TypeORM 0.3 with @nestjs/typeorm 11 (the stack most Nest apps run): the README\'s NestJS module', () => {
+  describe("a Nest 11 app on TypeORM 0.3 with @nestjs/typeorm 11 (the stack most Nest apps run): the README's NestJS module", () => {
     let app = '';
 
-    beforeAll(async () => {
-      app = await commonJsApp(
+    const ready = prepare('cjs-nest-typeorm03-app', async () => {
+      return commonJsApp(
         'cjs-nest-typeorm03-app',
         {
           'hilo-core': 'packed',
@@ -710,27 +969,40 @@ void main().catch((error: unknown) => {
 `,
         },
       );
-    }, 300_000);
+    });
+
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
 
     it('gets keys at create() for a customer and its cascaded orders from the injected repository, and saves them under those keys', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[]; savesWithoutSelect: boolean };
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+          keysAtCreate: unknown[];
+          saved: number[];
+          savesWithoutSelect: boolean;
+        };
         expect(result.keysAtCreate).toHaveLength(3);
         expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
         expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
         expect(result.savesWithoutSelect).toBe(true);
       }
-      const version = (name: string) => (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+      const version = (name: string) =>
+        (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+          .version;
       expect(['typeorm', '@nestjs/core', '@nestjs/typeorm'].map(version)).toEqual(['0.3.31', '11.2.10', '11.0.3']);
     }, 60_000);
   });
 
-  describe('a CommonJS TypeScript app on MikroORM 6.6 (its own decorators, knex driver): the README\'s MikroORM 6 code', () => {
+  describe("a CommonJS TypeScript app on MikroORM 6.6 (its own decorators, knex driver): the README's MikroORM 6 code", () => {
     let app = '';
 
-    beforeAll(async () => {
+    const ready = prepare('cjs-mikro-orm6-app', async () => {
       const readme = (name: string) => readmeBlock('packages/mikro-orm/README.md', 'MikroORM 6', `src/${name}`);
-      app = await commonJsApp(
+      return commonJsApp(
         'cjs-mikro-orm6-app',
         {
           'hilo-core': 'packed',
@@ -744,29 +1016,55 @@ void main().catch((error: unknown) => {
           'reflect-metadata': '0.2.2',
           rxjs: '7.8.0',
         },
-        { 'entities.ts': readme('entities.ts'), 'main.ts': readme('main.ts'), 'shop.module.ts': readme('shop.module.ts'), 'nest.ts': readme('nest.ts') },
+        {
+          'entities.ts': readme('entities.ts'),
+          'main.ts': readme('main.ts'),
+          'shop.module.ts': readme('shop.module.ts'),
+          'nest.ts': readme('nest.ts'),
+        },
       );
-    }, 300_000);
+    });
+
+    beforeAll(async () => {
+      app = await ready();
+    }, 600_000);
 
     it('gets keys at em.create() for a customer and its cascaded orders, and saves them under those keys', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number[] };
         expect(result.keysAtCreate).toHaveLength(3);
         expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
         expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
       }
-      const loaded = await run(process.execPath, ['-e', "console.log(require('@mikro-orm/core/package.json').version, require.resolve('hilo-mikro-orm'))"], { cwd: app });
+      const loaded = await run(
+        process.execPath,
+        ['-e', "console.log(require('@mikro-orm/core/package.json').version, require.resolve('hilo-mikro-orm'))"],
+        { cwd: app },
+      );
       expect(loaded.stdout).toMatch(/^6\.6\.16 .*\/dist\/cjs\//);
     }, 60_000);
 
-    it('gets keys at em.create() in a Nest 11 app with @mikro-orm/nestjs 6, right after start-up: the README\'s HiLoReady provider waited', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
+    it("gets keys at em.create() in a Nest 11 app with @mikro-orm/nestjs 6, right after start-up: the README's HiLoReady provider waited", async () => {
+      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
+        cwd: app,
+        env: { ...process.env, DATABASE_URL: db.url },
+      })) {
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number };
         expect(result.keysAtCreate).toHaveLength(2);
         expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
         expect(result.saved).toBe(1);
       }
-      const loaded = await run(process.execPath, ['-e', "console.log(require('@mikro-orm/nestjs/package.json').version, require('@nestjs/core/package.json').version)"], { cwd: app });
+      const loaded = await run(
+        process.execPath,
+        [
+          '-e',
+          "console.log(require('@mikro-orm/nestjs/package.json').version, require('@nestjs/core/package.json').version)",
+        ],
+        { cwd: app },
+      );
       expect(loaded.stdout.trim()).toBe('6.1.2 11.2.10');
     }, 60_000);
   });
@@ -795,7 +1093,12 @@ model Order {
 await setup.query('create table if not exists ${prefix}_orders (id bigint primary key, number text not null, customer_id bigint not null references ${prefix}_customers (id))');`;
 
   /** What every Prisma app printed: the reserved keys are the saved ones, and the segments keep keys distinct. */
-  function expectShopSaved(result: { customerId: string; orderIds: string[]; saved: string[]; nested: string[] }): void {
+  function expectShopSaved(result: {
+    customerId: string;
+    orderIds: string[];
+    saved: string[];
+    nested: string[];
+  }): void {
     expect(result.orderIds).toHaveLength(2);
     expect(result.saved).toEqual(result.orderIds);
     expect(new Set([result.customerId, result.nested[0]]).size).toBe(2);
@@ -808,36 +1111,54 @@ await setup.query('create table if not exists ${prefix}_orders (id bigint primar
     const stub = join(app, 'schema-engine-stub');
     writeFileSync(stub, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
     // Prisma 6's CLI does not know --no-hints (and then falls back to its Rust engine, which it would download)
-    await run(process.execPath, [join(app, 'node_modules', 'prisma', 'build', 'index.js'), 'generate', ...(line >= 7 ? ['--no-hints'] : []), '--schema', 'prisma/schema.prisma'], {
-      cwd: app,
-      // DATABASE_URL: Prisma 6's schema reads it (an app has it in .env); unresolved, its CLI falls back to the Rust engine
-      env: { ...process.env, DATABASE_URL: db.url, PRISMA_SCHEMA_ENGINE_BINARY: stub, CHECKPOINT_DISABLE: '1', PRISMA_HIDE_UPDATE_MESSAGE: '1' },
-      maxBuffer: 16 << 20,
-    });
+    await run(
+      process.execPath,
+      [
+        join(app, 'node_modules', 'prisma', 'build', 'index.js'),
+        'generate',
+        ...(line >= 7 ? ['--no-hints'] : []),
+        '--schema',
+        'prisma/schema.prisma',
+      ],
+      {
+        cwd: app,
+        // DATABASE_URL: Prisma 6's schema reads it (an app has it in .env); unresolved, its CLI falls back to the Rust engine
+        env: {
+          ...process.env,
+          DATABASE_URL: db.url,
+          PRISMA_SCHEMA_ENGINE_BINARY: stub,
+          CHECKPOINT_DISABLE: '1',
+          PRISMA_HIDE_UPDATE_MESSAGE: '1',
+        },
+        maxBuffer: 16 << 20,
+      },
+    );
   }
 
   // Nest 11, and Nest 12 (ESM-only packages, which a CommonJS app loads through Node's require(esm))
-  describe.each(['11.2.10', '12.5.1'])('a Nest %s CommonJS app on Prisma 7 (client generated with moduleFormat "cjs"): the README\'s NestJS module', (nest) => {
-    let app = '';
+  describe.each(['11.2.10', '12.5.1'])(
+    'a Nest %s CommonJS app on Prisma 7 (client generated with moduleFormat "cjs"): the README\'s NestJS module',
+    (nest) => {
+      let app = '';
 
-    beforeAll(async () => {
-      app = await commonJsApp(
-        `cjs-nest${nest.split('.')[0]}-prisma7-app`,
-        {
-          'hilo-core': 'packed',
-          'hilo-prisma': 'packed',
-          '@prisma/client': '7.10.0',
-          '@prisma/adapter-pg': '7.10.1',
-          prisma: '7.10.1',
-          pg: '^8.23.1',
-          '@nestjs/common': nest,
-          '@nestjs/core': nest,
-          'reflect-metadata': '0.2.2',
-          rxjs: '7.8.0',
-        },
-        {
-          'prisma.module.ts': readmeBlock('packages/prisma/README.md', 'NestJS', 'src/prisma.module.ts'),
-          'shop.service.ts': `import { Inject, Injectable } from '@nestjs/common';
+      const ready = prepare(`cjs-nest${nest.split('.')[0]}-prisma7-app`, async () => {
+        return commonJsApp(
+          `cjs-nest${nest.split('.')[0]}-prisma7-app`,
+          {
+            'hilo-core': 'packed',
+            'hilo-prisma': 'packed',
+            '@prisma/client': '7.10.0',
+            '@prisma/adapter-pg': '7.10.1',
+            prisma: '7.10.1',
+            pg: '^8.23.1',
+            '@nestjs/common': nest,
+            '@nestjs/core': nest,
+            'reflect-metadata': '0.2.2',
+            rxjs: '7.8.0',
+          },
+          {
+            'prisma.module.ts': readmeBlock('packages/prisma/README.md', 'NestJS', 'src/prisma.module.ts'),
+            'shop.service.ts': `import { Inject, Injectable } from '@nestjs/common';
 import { PRISMA, type ExtendedPrisma } from './prisma.module';
 
 @Injectable()
@@ -856,7 +1177,7 @@ export class ShopService {
   }
 }
 `,
-          'nest.ts': `import 'reflect-metadata';
+            'nest.ts': `import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Client } from 'pg';
@@ -888,12 +1209,13 @@ void main().catch((error: unknown) => {
   process.exitCode = 1;
 });
 `,
-        },
-        { beforeCompile: async (dir) => {
-          mkdirSync(join(dir, 'prisma'));
-          writeFileSync(
-            join(dir, 'prisma', 'schema.prisma'),
-            `generator client {
+          },
+          {
+            beforeCompile: async (dir) => {
+              mkdirSync(join(dir, 'prisma'));
+              writeFileSync(
+                join(dir, 'prisma', 'schema.prisma'),
+                `generator client {
   provider     = "prisma-client"
   output       = "../src/generated/prisma"
   moduleFormat = "cjs"
@@ -910,20 +1232,33 @@ datasource db {
 
 ${prismaModels('nest_prisma')}
 `,
-          );
-          await prismaGenerate(dir, 7);
-        } },
-      );
-    }, 300_000);
+              );
+              await prismaGenerate(dir, 7);
+            },
+          },
+        );
+      });
 
-    it('reserves keys in an injected service, fills nested creates, saves every row under its key, and shuts down', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
-      }
-      const loaded = await run(process.execPath, ['-e', "console.log(require('@nestjs/core/package.json').version)"], { cwd: app });
-      expect(loaded.stdout.trim()).toBe(nest);
-    }, 60_000);
-  });
+      beforeAll(async () => {
+        app = await ready();
+      }, 600_000);
+
+      it('reserves keys in an injected service, fills nested creates, saves every row under its key, and shuts down', async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
+        }
+        const loaded = await run(
+          process.execPath,
+          ['-e', "console.log(require('@nestjs/core/package.json').version)"],
+          { cwd: app },
+        );
+        expect(loaded.stdout.trim()).toBe(nest);
+      }, 60_000);
+    },
+  );
 
   /**
    * An ESM TypeScript app on Prisma in `work/name`: hilo-core and hilo-prisma from their tarballs and
@@ -934,13 +1269,34 @@ ${prismaModels('nest_prisma')}
    */
   async function esmPrismaApp(
     name: string,
-    options: { line: number; dependencies: Record<string, string>; devDependencies: Record<string, string>; provider: 'postgresql' | 'mysql'; generator?: string; datasource?: string; preamble: string },
+    options: {
+      line: number;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      provider: 'postgresql' | 'mysql';
+      generator?: string;
+      datasource?: string;
+      preamble: string;
+    },
   ): Promise<string> {
     const app = join(work, name);
     mkdirSync(join(app, 'prisma'), { recursive: true });
     mkdirSync(join(app, 'src'));
-    const dependencies = { 'hilo-core': `file:${tarballs['hilo-core']}`, 'hilo-prisma': `file:${tarballs['hilo-prisma']}`, ...options.dependencies };
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name, private: true, type: 'module', dependencies, devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0', ...options.devDependencies } }));
+    const dependencies = {
+      'hilo-core': `file:${tarballs['hilo-core']}`,
+      'hilo-prisma': `file:${tarballs['hilo-prisma']}`,
+      ...options.dependencies,
+    };
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({
+        name,
+        private: true,
+        type: 'module',
+        dependencies,
+        devDependencies: { typescript: '5.9.3', '@types/node': '^24.0.0', ...options.devDependencies },
+      }),
+    );
     writeFileSync(
       join(app, 'prisma', 'schema.prisma'),
       `generator client {
@@ -964,7 +1320,18 @@ ${prismaModels(name.replace(/-/g, '_'))}
     );
     writeFileSync(
       join(app, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { module: 'nodenext', target: 'ES2023', strict: true, skipLibCheck: true, outDir: 'dist', rootDir: 'src', types: ['node'] }, include: ['src'] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          target: 'ES2023',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'dist',
+          rootDir: 'src',
+          types: ['node'],
+        },
+        include: ['src'],
+      }),
     );
     writeFileSync(
       join(app, 'src', 'main.ts'),
@@ -989,26 +1356,33 @@ try {
     return app;
   }
 
-
   // Prisma 7, and Prisma 6 in the set-up hilo-prisma supports there: the prisma-client generator without the Rust
   // engine (engineType = "client"), and a datasource url that the client with an adapter does not use
   const prismaLines = [
     { line: 7, version: '7.10.1', client: '7.10.0', generator: '', datasource: '' },
-    { line: 6, version: '6.19.3', client: '6.19.3', generator: '\n  engineType          = "client"', datasource: '\n  url      = env("DATABASE_URL")' },
+    {
+      line: 6,
+      version: '6.19.3',
+      client: '6.19.3',
+      generator: '\n  engineType          = "client"',
+      datasource: '\n  url      = env("DATABASE_URL")',
+    },
   ];
-  describe.each(prismaLines)('an ESM Prisma $line app: prisma generate with hilo\'s generator, keys before the insert', ({ line, version, client, generator, datasource }) => {
-    let app = '';
+  describe.each(prismaLines)(
+    "an ESM Prisma $line app: prisma generate with hilo's generator, keys before the insert",
+    ({ line, version, client, generator, datasource }) => {
+      let app = '';
 
-    beforeAll(async () => {
-      const prefix = `prisma${line}_app`;
-      app = await esmPrismaApp(`prisma${line}-app`, {
-        line,
-        dependencies: { '@prisma/client': client, '@prisma/adapter-pg': version, pg: '^8.23.1' },
-        devDependencies: { prisma: version, '@types/pg': '^8.23.1' },
-        provider: 'postgresql',
-        generator,
-        datasource,
-        preamble: `import pg from 'pg';
+      const ready = prepare(`prisma${line}-app`, async () => {
+        const prefix = `prisma${line}_app`;
+        return esmPrismaApp(`prisma${line}-app`, {
+          line,
+          dependencies: { '@prisma/client': client, '@prisma/adapter-pg': version, pg: '^8.23.1' },
+          devDependencies: { prisma: version, '@types/pg': '^8.23.1' },
+          provider: 'postgresql',
+          generator,
+          datasource,
+          preamble: `import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { hilo } from 'hilo-prisma';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -1022,31 +1396,49 @@ await setup.end();
 
 const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url }) }).$extends(hilo({ metadata: hiloMetadata, url }));
 const extra = {};`,
+        });
       });
-    }, 300_000);
 
-    it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
-      expect((JSON.parse(readFileSync(join(app, 'node_modules', '@prisma', 'client', 'package.json'), 'utf8')) as { version: string }).version).toBe(client);
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: db.url } })) {
-        expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
-      }
-    }, 60_000);
-  });
+      beforeAll(async () => {
+        app = await ready();
+      }, 600_000);
+
+      it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
+        expect(
+          (
+            JSON.parse(readFileSync(join(app, 'node_modules', '@prisma', 'client', 'package.json'), 'utf8')) as {
+              version: string;
+            }
+          ).version,
+        ).toBe(client);
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          expectShopSaved(JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0]);
+        }
+      }, 60_000);
+    },
+  );
 
   // A Prisma 7 app on MariaDB through @prisma/adapter-mariadb, which installs the `mariadb` connector, pruned as a
   // slim production image is (`--omit=dev --omit=optional`: npm keeps the Prisma CLI, an optional peer of
   // @prisma/client, unless optional packages go too): the CLI and the mysql2 it depends on are gone, so hilo's own
   // pool (the `url` option) is opened with that connector (hilo-core's connect()).
-  describeMysql('a slim production install of an ESM Prisma 7 app on MariaDB (@prisma/adapter-mariadb, no mysql2): hilo\'s pool on the mariadb connector', (mariadbDb) => {
-    let app = '';
+  describeMysql(
+    "a slim production install of an ESM Prisma 7 app on MariaDB (@prisma/adapter-mariadb, no mysql2): hilo's pool on the mariadb connector",
+    (mariadbDb) => {
+      let app = '';
 
-    beforeAll(async () => {
-      app = await esmPrismaApp('prisma7-mariadb-app', {
-        line: 7,
-        dependencies: { '@prisma/client': '7.10.0', '@prisma/adapter-mariadb': '7.10.0' },
-        devDependencies: { prisma: '7.10.1' },
-        provider: 'mysql',
-        preamble: `import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+      const ready = prepare(
+        'prisma7-mariadb-app',
+        async () => {
+          const app = await esmPrismaApp('prisma7-mariadb-app', {
+            line: 7,
+            dependencies: { '@prisma/client': '7.10.0', '@prisma/adapter-mariadb': '7.10.0' },
+            devDependencies: { prisma: '7.10.1' },
+            provider: 'mysql',
+            preamble: `import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { hilo } from 'hilo-prisma';
 import { PrismaClient } from './generated/prisma/client.js';
 import { hiloMetadata } from './generated/prisma/hilo.js';
@@ -1057,17 +1449,33 @@ await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_cus
 await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_orders (id bigint primary key, number varchar(20) not null, customer_id bigint not null references prisma7_mariadb_app_customers (id))');
 const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
 const extra = { mysql2: await import('mysql2').then(() => 'installed', () => 'not installed') };`,
-      });
-      // the Prisma CLI brings mysql2 along; the pruned install has neither
-      await run('npm', ['prune', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-    }, 300_000);
+          });
+          // the Prisma CLI brings mysql2 along; the pruned install has neither
+          await run('npm', ['prune', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund'], {
+            cwd: app,
+            maxBuffer: 16 << 20,
+          });
+          return app;
+        },
+        { eager: databaseProblem('mysql') === undefined },
+      );
 
-    it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], { cwd: app, env: { ...process.env, DATABASE_URL: mariadbDb.url } })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0] & { mysql2: string };
-        expect(result.mysql2).toBe('not installed');
-        expectShopSaved(result);
-      }
-    }, 60_000);
-  });
+      beforeAll(async () => {
+        app = await ready();
+      }, 600_000);
+
+      it('reserves keys before the insert, fills nested creates, and saves every row under its key', async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'main.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: mariadbDb.url },
+        })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as Parameters<typeof expectShopSaved>[0] & {
+            mysql2: string;
+          };
+          expect(result.mysql2).toBe('not installed');
+          expectShopSaved(result);
+        }
+      }, 60_000);
+    },
+  );
 });
