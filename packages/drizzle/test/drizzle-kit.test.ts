@@ -214,7 +214,8 @@ for (const kit of kits) {
     });
 
     const without = kit.managesEverySchema
-      ? "drops the schema of hilo's own too when schemaFilter is left unset (drizzle-kit 1.0 then manages every schema): why the README sets it"
+      ? "drops the schema of hilo's own too when schemaFilter is left unset (drizzle-kit 1.0 then manages every schema): " +
+        'why the README sets it'
       : "leaves the schema of hilo's own alone when schemaFilter is left unset (drizzle-kit 0.31 then manages public only)";
     it(without, async () => {
       await createHiloSchema();
