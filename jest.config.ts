@@ -64,10 +64,7 @@ const typeormRelease = (version: string) => {
     ...project,
     displayName: `typeorm ${version}`,
     globals: { HILO_TYPEORM_VERSION: version },
-    testMatch: [
-      '<rootDir>/packages/typeorm-compat/test/**/*.test.ts',
-      '<rootDir>/packages/typeorm/test/**/*.test.ts',
-    ],
+    testMatch: ['<rootDir>/packages/typeorm-compat/test/**/*.test.ts', '<rootDir>/packages/typeorm/test/**/*.test.ts'],
     moduleNameMapper: {
       '^typeorm$': `${dir}/index.js`,
       '^typeorm/(.*)$': `${dir}/$1`,
@@ -128,7 +125,9 @@ const CORE_DRIVER_SUITES = [
 
 const coreDriversOldest = () => {
   const dir = '<rootDir>/packages/core-compat/node_modules';
-  const installed = JSON.parse(readFileSync('packages/core-compat/package.json', 'utf8')) as { devDependencies: Record<string, string> };
+  const installed = JSON.parse(readFileSync('packages/core-compat/package.json', 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
   const aliases = Object.entries(installed.devDependencies).map(([alias, spec]) => {
     const [, name, version] = /^npm:(.+)@([^@]+)$/.exec(spec)!;
     return { name: name!, version: version!, alias };
@@ -146,7 +145,12 @@ const coreDriversOldest = () => {
       ...CORE_DRIVER_SUITES.map((name) => `<rootDir>/packages/core/test/${name}.test.ts`),
     ],
     moduleNameMapper: {
-      ...Object.fromEntries(aliases.flatMap(({ name, alias }) => [[`^${escape(name)}$`, alias], [`^${escape(name)}/(.*)$`, `${alias}/$1`]])),
+      ...Object.fromEntries(
+        aliases.flatMap(({ name, alias }) => [
+          [`^${escape(name)}$`, alias],
+          [`^${escape(name)}/(.*)$`, `${alias}/$1`],
+        ]),
+      ),
       ...project.moduleNameMapper,
     },
     // the aliases are installed in packages/core-compat, so they resolve from there
@@ -210,7 +214,10 @@ const mikroOrmOldest = () => {
     ...project,
     displayName: `mikro-orm ${MIKRO_ORM_OLDEST}`,
     globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_OLDEST, HILO_MIKRO_ORM_COMPAT: 'mikro-orm-compat' },
-    testMatch: ['<rootDir>/packages/mikro-orm-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
+    testMatch: [
+      '<rootDir>/packages/mikro-orm-compat/test/**/*.test.ts',
+      '<rootDir>/packages/mikro-orm/test/**/*.test.ts',
+    ],
     moduleNameMapper: {
       '^@mikro-orm/(core|postgresql|sqlite|mariadb)$': `${dir}/$1/index.js`,
       '^@mikro-orm/decorators/(es|legacy)$': `${dir}/decorators/$1/index.js`,
@@ -247,7 +254,8 @@ const mikroOrmSqliteNewest = () => {
 };
 
 /**
- * MikroORM 6.6, the previous major line (still maintained, and what apps written before 7 run), differs where hilo touches it: knex drivers, extensions
+ * MikroORM 6.6, the previous major line (still maintained, and what apps written before 7 run), differs where hilo
+ * touches it: knex drivers, extensions
  * registered after `init()` has discovered and connected, decorators in `@mikro-orm/core`. This project reruns
  * hilo-mikro-orm's suites with `@mikro-orm/*` mapped to 6.6.16, installed in packages/mikro-orm-6-compat: SQLite
  * is the better-sqlite3 driver (shims/sqlite.ts), and the decorator suites, whose `@mikro-orm/decorators` 6 does
@@ -260,10 +268,17 @@ const mikroOrm6 = () => {
     ...project,
     displayName: `mikro-orm ${MIKRO_ORM_6}`,
     globals: { HILO_MIKRO_ORM_VERSION: MIKRO_ORM_6, HILO_MIKRO_ORM_COMPAT: 'mikro-orm-6-compat' },
-    testMatch: ['<rootDir>/packages/mikro-orm-6-compat/test/**/*.test.ts', '<rootDir>/packages/mikro-orm/test/**/*.test.ts'],
+    testMatch: [
+      '<rootDir>/packages/mikro-orm-6-compat/test/**/*.test.ts',
+      '<rootDir>/packages/mikro-orm/test/**/*.test.ts',
+    ],
     // `hilo-mikro-orm/legacy` and `/es` build on `@mikro-orm/decorators`, which MikroORM 6 does not have:
     // packages/mikro-orm-6-compat/test runs the same suites with 6's own decorators instead
-    testPathIgnorePatterns: [...project.testPathIgnorePatterns, '\\.es-decorators\\.test\\.ts$', '/legacy-decorators\\.\\w+\\.test\\.ts$'],
+    testPathIgnorePatterns: [
+      ...project.testPathIgnorePatterns,
+      '\\.es-decorators\\.test\\.ts$',
+      '/legacy-decorators\\.\\w+\\.test\\.ts$',
+    ],
     moduleNameMapper: {
       '^@mikro-orm/(core|postgresql|mariadb|mysql|knex|better-sqlite)$': `${dir}/$1/index.js`,
       '^@mikro-orm/sqlite$': '<rootDir>/packages/mikro-orm-6-compat/shims/sqlite.ts',
@@ -304,24 +319,23 @@ const NOT_QUICK = [
 
 const quick = process.env['HILO_TEST_TIER'] === 'quick';
 
-
 const config: Config = {
   projects: quick
     ? [{ ...workspace, testPathIgnorePatterns: [...workspace.testPathIgnorePatterns, ...NOT_QUICK] }]
     : [
-    workspace,
-    typeormRelease('0.3.0'),
-    typeormRelease('0.3.31'),
-    typeormRelease('1.0.0'),
-    drizzle('0.36.0'),
-    drizzle('1.0.0-beta.24'),
-    drizzle('1.0.0-rc.5'),
-    mikroOrmOldest(),
-    mikroOrmSqliteNewest(),
-    mikroOrm6(),
-    kyselyOldest(),
-    prismaOldest(),
-    coreDriversOldest(),
+        workspace,
+        typeormRelease('0.3.0'),
+        typeormRelease('0.3.31'),
+        typeormRelease('1.0.0'),
+        drizzle('0.36.0'),
+        drizzle('1.0.0-beta.24'),
+        drizzle('1.0.0-rc.5'),
+        mikroOrmOldest(),
+        mikroOrmSqliteNewest(),
+        mikroOrm6(),
+        kyselyOldest(),
+        prismaOldest(),
+        coreDriversOldest(),
       ],
   globalSetup: '<rootDir>/packages/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/packages/testing/src/global-teardown.ts',

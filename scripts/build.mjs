@@ -17,7 +17,10 @@ const stampFile = path.join(root, 'node_modules', '.cache', 'hilo-build-stamp');
  * `test/` folder (the Prisma schemas there excepted: the build generates the test clients from them).
  */
 function buildInputsHash() {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (listed.status !== 0) return undefined; // not a git checkout: always build
   const hash = createHash('sha256').update(process.version).update('\0');
   const files = listed.stdout
@@ -34,7 +37,10 @@ function buildInputsHash() {
 
 /** Whether every workspace package with a build script still has its output (a `dist` may be deleted by hand). */
 function outputsPresent() {
-  const listed = spawnSync('git', ['ls-files', '-z', '--', 'packages/*/package.json', 'examples/*/package.json'], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--', 'packages/*/package.json', 'examples/*/package.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return listed.stdout
     .split('\0')
     .filter((file) => file !== '' && /"build":/.test(readFileSync(path.join(root, file), 'utf8')))
@@ -48,7 +54,13 @@ function outputsPresent() {
  */
 export function buildIfChanged(options = {}) {
   const want = buildInputsHash();
-  if (!options.force && want !== undefined && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === want && outputsPresent()) {
+  if (
+    !options.force &&
+    want !== undefined &&
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8') === want &&
+    outputsPresent()
+  ) {
     return { built: false, status: 0 };
   }
   rmSync(stampFile, { force: true });

@@ -17,7 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { buildIfChanged } from './build.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
-const JEST = ['--experimental-vm-modules', '--no-warnings=ExperimentalWarning', path.join(root, 'node_modules', 'jest', 'bin', 'jest.js')];
+const JEST = [
+  '--experimental-vm-modules',
+  '--no-warnings=ExperimentalWarning',
+  path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
+];
 
 const HELP = `Usage:
   ./pnpm test                      the full tier: build, type-check, every Jest project (what CI runs)
@@ -43,12 +47,19 @@ const recordDir = path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '
 
 /** The inputs of an end-to-end file: see {@link REMEMBERED}. */
 function endToEndInputsHash(file) {
-  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (listed.status !== 0) return undefined;
   const hash = createHash('sha256').update(process.version).update('\0').update(file).update('\0');
   const inputs = listed.stdout
     .split('\0')
-    .filter((f) => f !== '' && (!/(^|\/)test\//.test(f) || f === file || (f.startsWith('scripts/test/') && !f.endsWith('.test.ts'))))
+    .filter(
+      (f) =>
+        f !== '' &&
+        (!/(^|\/)test\//.test(f) || f === file || (f.startsWith('scripts/test/') && !f.endsWith('.test.ts'))),
+    )
     .sort();
   for (const f of inputs) {
     const full = path.join(root, f);
@@ -81,9 +92,13 @@ function recordPasses(resultsFile, keys) {
   for (const file of REMEMBERED) {
     const runs = results.testResults.filter((r) => path.relative(root, r.name) === file);
     const key = keys.get(file);
-    if (key === undefined || runs.length === 0 || !runs.every((r) => r.status === 'passed' && r.numFailingTests === 0)) continue;
+    if (key === undefined || runs.length === 0 || !runs.every((r) => r.status === 'passed' && r.numFailingTests === 0))
+      continue;
     mkdirSync(recordDir, { recursive: true });
-    writeFileSync(recordPath(file, key), `${new Date().toISOString()} ${results.numPassedTests} tests passed in this run\n`);
+    writeFileSync(
+      recordPath(file, key),
+      `${new Date().toISOString()} ${results.numPassedTests} tests passed in this run\n`,
+    );
   }
 }
 
@@ -99,7 +114,11 @@ function step(name, command, args, options = {}) {
 function build() {
   const started = Date.now();
   const result = buildIfChanged();
-  steps.push({ name: result.built ? 'build' : 'build (up to date)', seconds: (Date.now() - started) / 1000, status: result.status });
+  steps.push({
+    name: result.built ? 'build' : 'build (up to date)',
+    seconds: (Date.now() - started) / 1000,
+    status: result.status,
+  });
   return result.status;
 }
 
@@ -123,14 +142,20 @@ if (tier === 'full' && args.length > 0) tier = 'files';
 let status = build();
 if (status === 0 && tier === 'full') status = step('type-check', 'pnpm', ['run', 'typecheck:only']);
 if (status === 0) {
-  const env = { ...process.env, HILO_TEST_TIER: tier };
+  // Node's on-disk compile cache for the hundreds of processes the suites start (workers, the CLI, examples):
+  // each after the first skips compiling the same modules again
+  const compileCache = path.join(root, 'node_modules', '.cache', 'node-compile-cache');
+  const env = { NODE_COMPILE_CACHE: compileCache, ...process.env, HILO_TEST_TIER: tier };
   const jestArgs = [...JEST, ...args];
   const resultsFile = path.join(root, 'node_modules', '.cache', 'hilo-jest-results.json');
   const keys = new Map();
   if (tier === 'full') {
     const passes = rememberedPasses();
     for (const pass of passes) {
-      console.log(`${pass.file}: passed on ${new Date(pass.passedAt).toISOString()} with the same inputs (${pass.key.slice(0, 12)}); not run again (HILO_E2E_CACHE=off runs it)`);
+      console.log(
+        `${pass.file}: passed on ${new Date(pass.passedAt).toISOString()} with the same inputs ` +
+          `(${pass.key.slice(0, 12)}); not run again (HILO_E2E_CACHE=off runs it)`,
+      );
     }
     env.HILO_E2E_PASSED = passes.map((p) => p.file).join(',');
     for (const file of REMEMBERED) if (!passes.some((p) => p.file === file)) keys.set(file, endToEndInputsHash(file));
@@ -139,7 +164,8 @@ if (status === 0) {
   }
   status = step('jest', process.execPath, jestArgs, { env });
   // the inputs are hashed again after the run: a file edited meanwhile is not recorded as passed
-  if (tier === 'full') recordPasses(resultsFile, new Map([...keys].filter(([file, key]) => endToEndInputsHash(file) === key)));
+  if (tier === 'full')
+    recordPasses(resultsFile, new Map([...keys].filter(([file, key]) => endToEndInputsHash(file) === key)));
 }
 summary(tier);
 process.exit(status);
