@@ -58,7 +58,8 @@ async function loadSideBySide(client: pg.Client, keyings: readonly Keying[]): Pr
     const table = `bulk_${keying.name}`;
     await client.query(`drop table if exists ${table}`);
     await client.query(
-      `create table ${table} (id ${keying.keyType} primary key, customer_id bigint not null, sku text not null, quantity integer not null, price_cents integer not null)`,
+      `create table ${table} (id ${keying.keyType} primary key, customer_id bigint not null, sku text ` +
+        `not null, quantity integer not null, price_cents integer not null)`,
     );
     lanes.push({
       keying,
@@ -141,7 +142,9 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
     const identity = loads.get('identity')!;
     const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     const rate = (r: number) => `${Math.round(r).toLocaleString('en-US')} rows/s`;
-    const shape = `1,000,000 rows per keying, ${BATCH} per INSERT (one named prepared statement per keying), the keyings' batches interleaved`;
+    const shape =
+      `1,000,000 rows per keying, ${BATCH} per INSERT (one named prepared statement per keying), the ` +
+      `keyings' batches interleaved`;
     return [
       {
         name: 'pg.bulk.hilo_vs_uuidv7.throughput',
@@ -149,7 +152,9 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
         unit: 'rows/s',
         ratio: hilo.rowsPerSecond / uuid.rowsPerSecond,
         target: 1,
-        note: `${shape}; hilo ${rate(hilo.rowsPerSecond)} (${Math.round(hilo.keyMs)} ms of it drawing keys), UUIDv7 ${rate(uuid.rowsPerSecond)} (${Math.round(uuid.keyMs)} ms generating them); target ≥ 1.0`,
+        note:
+          `${shape}; hilo ${rate(hilo.rowsPerSecond)} (${Math.round(hilo.keyMs)} ms of it drawing keys), ` +
+          `UUIDv7 ${rate(uuid.rowsPerSecond)} (${Math.round(uuid.keyMs)} ms generating them); target ≥ 1.0`,
       },
       {
         name: 'pg.bulk.hilo_vs_identity.throughput',
@@ -157,7 +162,11 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
         unit: 'rows/s',
         ratio: hilo.rowsPerSecond / identity.rowsPerSecond,
         target: 1,
-        note: `${shape}; identity with RETURNING id ${rate(identity.rowsPerSecond)}; target ≥ 1.0${hilo.rowsPerSecond < identity.rowsPerSecond ? ' (missed: hilo binds the key as one more parameter per row, where identity draws it on the server)' : ''}`,
+        note:
+          `${shape}; identity with RETURNING id ${rate(identity.rowsPerSecond)}; target ≥ 1.0` +
+          (hilo.rowsPerSecond < identity.rowsPerSecond
+            ? ' (missed: hilo binds the key as one more parameter per row, where identity draws it on the server)'
+            : ''),
       },
       {
         name: 'pg.bulk.uuidv7_vs_hilo.index_bytes',
@@ -165,7 +174,9 @@ export async function bulkBenchmarks(url: string): Promise<Result[]> {
         unit: 'bytes',
         ratio: uuid.indexBytes / hilo.indexBytes,
         target: 1.35,
-        note: `primary-key index: UUIDv7 ${mib(uuid.indexBytes)}, hilo ${mib(hilo.indexBytes)}, identity ${mib(identity.indexBytes)}; target ≥ 1.35 (1.4 is the limit)`,
+        note:
+          `primary-key index: UUIDv7 ${mib(uuid.indexBytes)}, hilo ${mib(hilo.indexBytes)}, identity ${mib(identity.indexBytes)}; ` +
+          `target ≥ 1.35 (1.4 is the limit)`,
       },
       {
         name: 'pg.bulk.uuidv7_vs_hilo.wal_bytes',

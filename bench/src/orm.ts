@@ -50,14 +50,20 @@ function stockFigures(prefix: string, suffix: string, r: GraphBench, size: strin
       value: r.hiloMs,
       unit: 'ms',
       ratio: s.identityMs / r.hiloMs,
-      note: `${size}; identity keys on a DataSource without hilo (TypeORM as it ships) ${Math.round(s.identityMs)} ms, ${rounds(s.identityRounds)}; ${r.hiloStatements} vs ${s.identityStatements} statements; no target`,
+      note:
+        `${size}; identity keys on a DataSource without hilo (TypeORM as it ships) ${Math.round(s.identityMs)} ` +
+        `ms, ${rounds(s.identityRounds)}; ${r.hiloStatements} vs ${s.identityStatements} statements; ` +
+        `no target`,
     },
     {
       name: `${prefix}.graph_vs_stock_uuidv7${suffix}`,
       value: r.hiloMs,
       unit: 'ms',
       ratio: s.uuidv7Ms / r.hiloMs,
-      note: `${size}; UUIDv7 keys on a DataSource without hilo ${Math.round(s.uuidv7Ms)} ms, ${rounds(s.uuidv7Rounds)} (TypeORM's cascade lookup is quadratic once keys are set before save()); ${r.hiloStatements} vs ${s.uuidv7Statements} statements; no target`,
+      note:
+        `${size}; UUIDv7 keys on a DataSource without hilo ${Math.round(s.uuidv7Ms)} ms, ${rounds(s.uuidv7Rounds)} ` +
+        `(TypeORM's cascade lookup is quadratic once keys are set before save()); ${r.hiloStatements} ` +
+        `vs ${s.uuidv7Statements} statements; no target`,
     },
   ];
 }
@@ -110,7 +116,9 @@ export async function ormBenchmarks(): Promise<Result[]> {
         unit: 'ms',
         ratio,
         target,
-        note: `1,000 orders × 10 items; identity path ${Math.round(r.identityMs)} ms; ${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target.toFixed(1)}${ratio < target ? ' (missed)' : ''}`,
+        note:
+          `1,000 orders × 10 items; identity path ${Math.round(r.identityMs)} ms; ${r.hiloStatements} ` +
+          `vs ${r.identityStatements} statements; target ≥ ${target.toFixed(1)}${ratio < target ? ' (missed)' : ''}`,
       });
       const versusUuid = r.uuidv7Ms / r.hiloMs;
       out.push({
@@ -121,7 +129,8 @@ export async function ormBenchmarks(): Promise<Result[]> {
         target: UUIDV7_TARGET,
         note:
           `the same graph keyed by UUIDv7 (uuid columns, keys from the uuid package) ${Math.round(r.uuidv7Ms)} ms; ` +
-          `${r.hiloStatements} vs ${r.uuidv7Statements} statements; target ≥ ${UUIDV7_TARGET.toFixed(1)}${versusUuid < UUIDV7_TARGET ? ' (missed)' : ''}`,
+          `${r.hiloStatements} vs ${r.uuidv7Statements} statements; ` +
+          `target ≥ ${UUIDV7_TARGET.toFixed(1)}${versusUuid < UUIDV7_TARGET ? ' (missed)' : ''}`,
       });
       out.push(...stockFigures(`orm.${name}`, '', r, '1,000 orders × 10 items'));
     } finally {
@@ -169,7 +178,8 @@ export async function latencyBenchmarks(): Promise<Result[]> {
             ratio,
             target,
             note:
-              `200 orders × 10 items through a proxy: round trip ${rtt.toFixed(2)} ms (${direct.toFixed(2)} ms direct); identity path ${Math.round(r.identityMs)} ms; ` +
+              `200 orders × 10 items through a proxy: round trip ${rtt.toFixed(2)} ms (${direct.toFixed(2)} ` +
+              `ms direct); identity path ${Math.round(r.identityMs)} ms; ` +
               `${r.hiloStatements} vs ${r.identityStatements} statements; target ≥ ${target}${ratio < target ? ' (missed)' : ''}`,
           });
           out.push(...stockFigures(`latency.${name}`, '.rtt1ms', r, '200 orders × 10 items through the proxy'));

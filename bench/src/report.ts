@@ -32,7 +32,9 @@ export function renderSvg(results: readonly Result[]): string {
   const grid = ticks
     .map(
       (t) =>
-        `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${top + bars.length * rowH}" stroke="#ddd"/><text x="${x(t).toFixed(1)}" y="${top + bars.length * rowH + 16}" text-anchor="middle" font-size="11" fill="#666">${t}×</text>`,
+        `<line x1="${x(t).toFixed(1)}" y1="${top - 6}" x2="${x(t).toFixed(1)}" y2="${top + bars.length * rowH}" ` +
+        `stroke="#ddd"/><text x="${x(t).toFixed(1)}" y="${top + bars.length * rowH + 16}" text-anchor="middle" ` +
+        `font-size="11" fill="#666">${t}×</text>`,
     )
     .join('');
   const rows = bars.map((b, i) => {
@@ -42,9 +44,21 @@ export function renderSvg(results: readonly Result[]): string {
     const target =
       b.target === undefined
         ? ''
-        : `<line x1="${x(b.target).toFixed(1)}" y1="${y - 2}" x2="${x(b.target).toFixed(1)}" y2="${y + 22}" stroke="#111" stroke-width="2" stroke-dasharray="3,2"/>`;
-    return `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.name)}</text><rect x="${left}" y="${y}" width="${w.toFixed(1)}" height="20" fill="${met ? '#16a34a' : '#ea580c'}"/>${target}<text x="${(Math.max(left + w, b.target === undefined ? 0 : x(b.target)) + 6).toFixed(1)}" y="${y + 15}" font-size="12">${b.ratio! >= 100 ? Math.round(b.ratio!) : b.ratio!.toFixed(2)}×</text>`;
+        : `<line x1="${x(b.target).toFixed(1)}" y1="${y - 2}" x2="${x(b.target).toFixed(1)}" y2="${y + 22}" ` +
+          `stroke="#111" stroke-width="2" stroke-dasharray="3,2"/>`;
+    return (
+      `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.name)}</text><rect ` +
+      `x="${left}" y="${y}" width="${w.toFixed(1)}" height="20" fill="${met ? '#16a34a' : '#ea580c'}"/>${target}<text ` +
+      `x="${(Math.max(left + w, b.target === undefined ? 0 : x(b.target)) + 6).toFixed(1)}" y="${y + 15}" ` +
+      `font-size="12">${b.ratio! >= 100 ? Math.round(b.ratio!) : b.ratio!.toFixed(2)}×</text>`
+    );
   });
-  const legend = `<text x="10" y="${height - 8}" font-size="11" fill="#444">logarithmic scale; dashed line: target; green: target met, orange: missed. Ratios: see bench/results/latest.md</text>`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><rect width="100%" height="100%" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">hilo benchmark ratios (higher is better)</text>${grid}${rows.join('')}${legend}</svg>\n`;
+  const legend =
+    `<text x="10" y="${height - 8}" font-size="11" fill="#444">logarithmic scale; dashed line: target; ` +
+    `green: target met, orange: missed. Ratios: see bench/results/latest.md</text>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><rect ` +
+    `width="100%" height="100%" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">hilo ` +
+    `benchmark ratios (higher is better)</text>${grid}${rows.join('')}${legend}</svg>\n`
+  );
 }

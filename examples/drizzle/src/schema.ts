@@ -53,9 +53,13 @@ export function shopSchema(hilo: ReturnType<typeof hiloDrizzle>) {
 export const DDL = [
   'create table customers (id bigint primary key, name text not null, email text not null)',
   'create table orders (id bigint primary key, customer_id bigint not null references customers(id))',
-  'create table order_items (id bigint primary key, order_id bigint not null references orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table order_items (id bigint primary key, order_id bigint not null references orders(id), ' +
+    'sku text not null, quantity integer not null, price_cents integer not null)',
   'create table identity_orders (id bigserial primary key, customer_id bigint not null references customers(id))',
-  'create table identity_order_items (id bigserial primary key, order_id bigint not null references identity_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table identity_order_items (id bigserial primary key, order_id bigint not null references ' +
+    'identity_orders(id), sku text not null, quantity integer not null, price_cents integer not ' +
+    'null)',
   'create table uuid_orders (id uuid primary key, customer_id bigint not null references customers(id))',
-  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), ' +
+    'sku text not null, quantity integer not null, price_cents integer not null)',
 ];

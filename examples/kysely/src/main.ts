@@ -17,11 +17,15 @@ export interface ShopDatabase {
 const DDL = [
   'create table customers (id bigint primary key, name text not null, email text not null)',
   'create table orders (id bigint primary key, customer_id bigint not null references customers(id))',
-  'create table order_items (id bigint primary key, order_id bigint not null references orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table order_items (id bigint primary key, order_id bigint not null references orders(id), ' +
+    'sku text not null, quantity integer not null, price_cents integer not null)',
   'create table identity_orders (id bigserial primary key, customer_id bigint not null references customers(id))',
-  'create table identity_order_items (id bigserial primary key, order_id bigint not null references identity_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table identity_order_items (id bigserial primary key, order_id bigint not null references ' +
+    'identity_orders(id), sku text not null, quantity integer not null, price_cents integer not ' +
+    'null)',
   'create table uuid_orders (id uuid primary key, customer_id bigint not null references customers(id))',
-  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), sku text not null, quantity integer not null, price_cents integer not null)',
+  'create table uuid_order_items (id uuid primary key, order_id uuid not null references uuid_orders(id), ' +
+    'sku text not null, quantity integer not null, price_cents integer not null)',
 ];
 
 const catalog = [
@@ -82,14 +86,12 @@ export async function run(url: string, log: (line: string) => void = console.log
     );
     const lines = await Promise.all(
       basket.flatMap((order) =>
-        catalog
-          .slice(0, 2 + (order.k % 2))
-          .map(async (product, i) => ({
-            id: await id('order_items'),
-            order_id: order.id,
-            ...product,
-            quantity: 1 + i,
-          })),
+        catalog.slice(0, 2 + (order.k % 2)).map(async (product, i) => ({
+          id: await id('order_items'),
+          order_id: order.id,
+          ...product,
+          quantity: 1 + i,
+        })),
       ),
     );
     const keysBeforeFlush = shoppers.length + basket.length + lines.length;

@@ -60,7 +60,8 @@ export async function run(
       createShop(batch, IdentityCustomer);
     });
     log(
-      `batch of 20 customers, 40 orders, 120 items: ${batchKeys} keys before flush; ${statements} statements with hi/lo keys, ${identityStatements} with autoincrement keys`,
+      `batch of 20 customers, 40 orders, 120 items: ${batchKeys} keys before flush; ${statements} ` +
+        `statements with hi/lo keys, ${identityStatements} with autoincrement keys`,
     );
 
     // 4. A rolled-back transaction: its keys are burnt, never handed out again.

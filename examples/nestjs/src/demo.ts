@@ -14,11 +14,13 @@ async function main(): Promise<void> {
   try {
     const typeorm = await app.get(TypeOrmShopService).place('Ada', [10, 20, 30]);
     console.log(
-      `  @nestjs/typeorm: customer ${typeorm.customerId} with orders ${typeorm.orderIds.join(', ')}; ${typeorm.keysBeforeSave} keys known before save()`,
+      `  @nestjs/typeorm: customer ${typeorm.customerId} with orders ${typeorm.orderIds.join(', ')}; ` +
+        `${typeorm.keysBeforeSave} keys known before save()`,
     );
     const mikro = await app.get(MikroOrmShopService).place('Grace', [5, 7]);
     console.log(
-      `  @mikro-orm/nestjs: customer ${mikro.customerId} with orders ${mikro.orderIds.join(', ')}; ${mikro.keysBeforeSave} keys known before flush`,
+      `  @mikro-orm/nestjs: customer ${mikro.customerId} with orders ${mikro.orderIds.join(', ')}; ` +
+        `${mikro.keysBeforeSave} keys known before flush`,
     );
     // the last line is the summary scripts/demo.ts reads; this demo counts keys, not statements
     console.log(

@@ -94,7 +94,8 @@ export async function run(
     });
     const statements = counter.count - before;
     log(
-      `saved ${shoppers.length} customers, ${basket.length} orders and ${keys.length - shoppers.length - basket.length} items in ${statements} statements`,
+      `saved ${shoppers.length} customers, ${basket.length} orders and ${keys.length - shoppers.length - basket.length} ` +
+        `items in ${statements} statements`,
     );
 
     // 3. A rolled-back transaction: its keys are gone for good, never handed out again.

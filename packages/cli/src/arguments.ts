@@ -48,7 +48,8 @@ export function parseUrl(value: string): string {
   if (!SCHEMES.test(value)) {
     const shown = value.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
     throw new InvalidArgumentError(
-      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite: (e.g. postgres://app@localhost:5432/shop), got ${JSON.stringify(shown)}.`,
+      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite: (e.g. ` +
+        `postgres://app@localhost:5432/shop), got ${JSON.stringify(shown)}.`,
     );
   }
   if (/^sqlite:(\/\/)?$/i.test(value)) {
@@ -107,7 +108,8 @@ export function parseGuardRef(value: string): GuardRef {
   const parts = column.split('.');
   if ((segment !== undefined && segment === '') || parts.length > 3 || !parts.every((part) => NAME.test(part))) {
     throw new InvalidArgumentError(
-      `Expected TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN of letters, digits and "_", optionally after SEGMENT= (e.g. orders.id or items=order_items.id), got ${JSON.stringify(value)}.`,
+      `Expected TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN of letters, digits and "_", optionally ` +
+        `after SEGMENT= (e.g. orders.id or items=order_items.id), got ${JSON.stringify(value)}.`,
     );
   }
   const ref = parseColumnRef(column);

@@ -110,14 +110,18 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     )
     .option(
       '--guard <[segment=]table[.column]>',
-      'reject rows inserted into this key column without a key (PostgreSQL: a raising column default; MariaDB/MySQL: a BEFORE INSERT trigger); also SCHEMA.TABLE.COLUMN; repeatable (column default: id; segment default: the one named like the table, or the only one)',
+      'reject rows inserted into this key column without a key (PostgreSQL: a raising column default; ' +
+        'MariaDB/MySQL: a BEFORE INSERT trigger); also SCHEMA.TABLE.COLUMN; repeatable (column default: ' +
+        'id; segment default: the one named like the table, or the only one)',
       collectGuard,
     )
     .option('--sql', 'print the SQL statements instead of running them (for migrations)')
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init --url mysql://root@localhost/shop --block-size 1000 orders\n  hilo init --url postgres://app@localhost/shop orders items --guard orders.id --guard items=order_items.item_id',
+      '\nExamples:\n  hilo init --url postgres://app@localhost/shop orders customers\n  hilo init ' +
+        '--url mysql://root@localhost/shop --block-size 1000 orders\n  hilo init --url postgres://app@localhost/shop ' +
+        'orders items --guard orders.id --guard items=order_items.item_id',
     )
     .action(async (segments: string[], options: InitOptions) => runInit(segments, options, io));
 
@@ -136,7 +140,8 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .option('--count <n>', 'how many keys to print; millions stream in constant memory', parseCount, 1)
     .addHelpText(
       'after',
-      '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop --count 1000000 orders > keys.txt',
+      '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop ' +
+        '--count 1000000 orders > keys.txt',
     )
     .action(async (segment: string, options: NextOptions) => runNext(segment, options, io));
 

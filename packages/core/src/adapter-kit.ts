@@ -63,8 +63,10 @@ export function refuseLayoutInMemory(options: object, database: string, owner: s
   );
   if (given.length === 0) return;
   throw new HiLoConfigurationError(
-    `${database} is in memory (":memory:"), where hilo keeps the counter in this process and ignores ${given.map((n) => `\`${n}\``).join(', ')}; ` +
-      `remove those options from ${owner}, or use a database file so that a hi table can be shared (or pass \`client\` for a hi source elsewhere).`,
+    `${database} is in memory (":memory:"), where hilo keeps the counter in this process and ignores ` +
+      `${given.map((n) => `\`${n}\``).join(', ')}; ` +
+      `remove those options from ${owner}, or use a database file so that a hi table can be shared ` +
+      `(or pass \`client\` for a hi source elsewhere).`,
   );
 }
 
@@ -154,7 +156,8 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
-      `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, e.g. ${wording.example ?? '{ url: process.env.DATABASE_URL }'}.`,
+      `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the ` +
+        `database URL, e.g. ${wording.example ?? '{ url: process.env.DATABASE_URL }'}.`,
     );
   }
   if (url !== undefined && typeof url !== 'string')
@@ -257,7 +260,8 @@ export function keyToField(
   // number and bigint compare exactly in JavaScript: no conversion on the hot path
   if (limits.maxKey !== undefined && key > limits.maxKey) {
     throw new HiLoOverflowError(
-      `Key ${key} does not fit ${where}${limits.column === undefined ? '' : `, ${limits.column}`} (at most ${limits.maxKey}); ${limits.widen ?? 'use a bigint column'}.`,
+      `Key ${key} does not fit ${where}${limits.column === undefined ? '' : `, ${limits.column}`} ` +
+        `(at most ${limits.maxKey}); ${limits.widen ?? 'use a bigint column'}.`,
     );
   }
   switch (as) {
@@ -269,7 +273,8 @@ export function keyToField(
       if (typeof key === 'number') return key;
       if (key > BigInt(Number.MAX_SAFE_INTEGER)) {
         throw new HiLoOverflowError(
-          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; ${limits.asBigint ?? `declare ${where} as a bigint field (mode: 'bigint')`}.`,
+          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; ` +
+            `${limits.asBigint ?? `declare ${where} as a bigint field (mode: 'bigint')`}.`,
         );
       }
       return Number(key);
@@ -341,7 +346,9 @@ export function segmentsForColumns(
     const other = declared.get(column.segment);
     if (column.blockSize !== undefined && other !== undefined && other.blockSize !== column.blockSize) {
       throw new HiLoConfigurationError(
-        `Segment "${column.segment}" gets blockSize ${other.blockSize} from ${other.where ?? 'one key column'} and ${column.blockSize} from ${column.where ?? 'another'}; give them the same blockSize or different segments.`,
+        `Segment "${column.segment}" gets blockSize ${other.blockSize} from ${other.where ?? 'one key column'} ` +
+          `and ${column.blockSize} from ${column.where ?? 'another'}; give them the same blockSize or ` +
+          `different segments.`,
       );
     }
     if (column.blockSize !== undefined && other === undefined)

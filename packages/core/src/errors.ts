@@ -117,7 +117,8 @@ export class HiLoNotReadyError extends HiLoError {
   constructor(segment: string) {
     super(
       'HILO_NOT_READY',
-      `No key for segment "${segment}" is in memory yet; a block is being reserved. Use \`await next("${segment}")\`, or call \`await generator.warm(["${segment}"])\` at start-up.`,
+      `No key for segment "${segment}" is in memory yet; a block is being reserved. Use \`await next("${segment}")\`, ` +
+        `or call \`await generator.warm(["${segment}"])\` at start-up.`,
       { retryable: true },
     );
     this.segment = segment;

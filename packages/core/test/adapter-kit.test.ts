@@ -36,7 +36,8 @@ describe('keyToField', () => {
     const big = 2n ** 53n;
     expect(keyToField(big, 'bigint', 'Order.id')).toBe(big);
     expect(() => keyToField(big, 'number', 'Order.id', { asBigint: "declare it with keyType: 'bigint'" })).toThrow(
-      "Key 9007199254740992 for Order.id is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; declare it with keyType: 'bigint'.",
+      'Key 9007199254740992 for Order.id is beyond Number.MAX_SAFE_INTEGER and cannot be held as a ' +
+        "number; declare it with keyType: 'bigint'.",
     );
   });
 });
@@ -173,7 +174,8 @@ describe('refuseLayoutInMemory', () => {
     expect(() =>
       refuseLayoutInMemory({ table: 't', create: false, blockSize: 5 }, 'The SQLite database', 'setup()'),
     ).toThrow(
-      'The SQLite database is in memory (":memory:"), where hilo keeps the counter in this process and ignores `table`, `create`; remove those options from setup(), or use a database file',
+      'The SQLite database is in memory (":memory:"), where hilo keeps the counter in this process ' +
+        'and ignores `table`, `create`; remove those options from setup(), or use a database file',
     );
     expect(() =>
       refuseLayoutInMemory({ blockSize: 5, source: undefined }, 'The SQLite database', 'setup()'),

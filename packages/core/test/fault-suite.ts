@@ -65,69 +65,82 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         return generator;
       }
 
-      it('a stalled link: each attempt times out, the block in hand keeps serving, callers get a typed error within the budget, and it recovers after heal', async () => {
-        const segment = `stall_${sourceKind}`;
-        // a budget of ten attempt timeouts: on a loaded machine a timer can fire late, and the second attempt must still fit
-        const hilo = await openGenerator({
-          blockSize: 20,
-          adaptive: false,
-          prefetchAt: false,
-          timeoutMs: 300,
-          retryBudgetMs: 3000,
-          retryBaseDelayMs: 10,
-        });
-        // On a loaded machine the first round trip through the proxy (connecting, creating the sequence) can take
-        // longer than the 300 ms each attempt gets here (seen once in CI); start-up is not what this test is about.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            await hilo.warm([segment]);
-            break;
-          } catch (error) {
-            if (attempt === 5) throw error;
+      it(
+        'a stalled link: each attempt times out, the block in hand keeps serving, callers get a typed ' +
+          'error within the budget, and it recovers after heal',
+        async () => {
+          const segment = `stall_${sourceKind}`;
+          // a budget of ten attempt timeouts: on a loaded machine a timer can fire late, and the second attempt must still fit
+          const hilo = await openGenerator({
+            blockSize: 20,
+            adaptive: false,
+            prefetchAt: false,
+            timeoutMs: 300,
+            retryBudgetMs: 3000,
+            retryBaseDelayMs: 10,
+          });
+          // On a loaded machine the first round trip through the proxy (connecting, creating the sequence) can take
+          // longer than the 300 ms each attempt gets here (seen once in CI); start-up is not what this test is about.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await hilo.warm([segment]);
+              break;
+            } catch (error) {
+              if (attempt === 5) throw error;
+            }
           }
-        }
-        proxy.stall();
-        // the 20 keys in hand need no round trip
-        const inHand = Array.from({ length: 20 }, () => hilo.nextSync(segment));
-        const started = Date.now();
-        const error = await hilo.next(segment).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-        const waited = Date.now() - started;
-        expect(error).toBeInstanceOf(HiLoExhaustedError);
-        expect((error as Error).message).toMatch(/retryBudgetMs/);
-        expect((error as { cause?: unknown }).cause).toBeInstanceOf(HiLoTimeoutError);
-        expect(waited).toBeGreaterThanOrEqual(300);
-        // the last attempt starts before the 3 s budget ends and times out 300 ms later; the slack is for timers
-        // firing late on a loaded machine (6.6 s in all seen once in CI), and stays below the 10 s default budget,
-        // so a generator that ignored `retryBudgetMs` would still fail here
-        expect(waited).toBeLessThan(3000 + 300 + 5000);
-        expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(2);
-        proxy.heal();
-        const after = await hilo.next(segment);
-        expect(inHand).not.toContain(after);
-        expect(after).toBeGreaterThan(Math.max(...inHand));
-      }, 30_000);
+          proxy.stall();
+          // the 20 keys in hand need no round trip
+          const inHand = Array.from({ length: 20 }, () => hilo.nextSync(segment));
+          const started = Date.now();
+          const error = await hilo.next(segment).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          const waited = Date.now() - started;
+          expect(error).toBeInstanceOf(HiLoExhaustedError);
+          expect((error as Error).message).toMatch(/retryBudgetMs/);
+          expect((error as { cause?: unknown }).cause).toBeInstanceOf(HiLoTimeoutError);
+          expect(waited).toBeGreaterThanOrEqual(300);
+          // the last attempt starts before the 3 s budget ends and times out 300 ms later; the slack is for timers
+          // firing late on a loaded machine (6.6 s in all seen once in CI), and stays below the 10 s default budget,
+          // so a generator that ignored `retryBudgetMs` would still fail here
+          expect(waited).toBeLessThan(3000 + 300 + 5000);
+          expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(2);
+          proxy.heal();
+          const after = await hilo.next(segment);
+          expect(inHand).not.toContain(after);
+          expect(after).toBeGreaterThan(Math.max(...inHand));
+        },
+        30_000,
+      );
 
-      it('connections cut right after a reservation statement reached the server: every key is handed out once, across two processes', async () => {
-        const segment = `cut_${sourceKind}`;
-        const cutOne = await openGenerator({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 });
-        const direct = await openGenerator({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 }, true);
-        await cutOne.warm([segment]);
-        const keys: number[] = [];
-        let cuts = 0;
-        for (let round = 0; round < 12; round++) {
-          // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
-          const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
-          keys.push(...(await cutOne.reserve(segment, 7)));
-          keys.push(...(await direct.reserve(segment, 7)));
-          await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
-        }
-        expect(cuts).toBeGreaterThanOrEqual(6);
-        expect(new Set(keys).size).toBe(keys.length);
-        expect(keys).toHaveLength(12 * 14);
-      }, 60_000);
+      it(
+        'connections cut right after a reservation statement reached the server: every key is handed ' +
+          'out once, across two processes',
+        async () => {
+          const segment = `cut_${sourceKind}`;
+          const cutOne = await openGenerator({ blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 });
+          const direct = await openGenerator(
+            { blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 },
+            true,
+          );
+          await cutOne.warm([segment]);
+          const keys: number[] = [];
+          let cuts = 0;
+          for (let round = 0; round < 12; round++) {
+            // skip 0–3 statements, so the cut lands on BEGIN, the read, the update or the COMMIT of a reservation
+            const cut = proxy.cutAfterStatement(round % 4).then(() => cuts++);
+            keys.push(...(await cutOne.reserve(segment, 7)));
+            keys.push(...(await direct.reserve(segment, 7)));
+            await Promise.race([cut, new Promise((resolve) => setTimeout(resolve, 50))]);
+          }
+          expect(cuts).toBeGreaterThanOrEqual(6);
+          expect(new Set(keys).size).toBe(keys.length);
+          expect(keys).toHaveLength(12 * 14);
+        },
+        60_000,
+      );
 
       it('a refused port for 1.5 s (a database restarting): an awaited caller rides it out with the default retry budget', async () => {
         const segment = `restart_${sourceKind}`;
@@ -147,44 +160,54 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(driver?.waitsOutRefusals ? 0 : 1);
       }, 30_000);
 
-      it('close() on a stalled link returns within closeTimeoutMs; what it could not give back is counted lost, and nothing is handed out after', async () => {
-        const segment = `close_${sourceKind}`;
-        const hilo = await openGenerator({ blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400 });
-        await hilo.warm([segment]);
-        hilo.nextSync(segment);
-        proxy.stall();
-        const started = Date.now();
-        await hilo.close();
-        expect(Date.now() - started).toBeLessThan(2000);
-        expect(hilo.stats()[segment]!.keysLost).toBe(49);
-        expect(() => hilo.nextSync(segment)).toThrow(/closed/i);
-        proxy.cut();
-      }, 30_000);
+      it(
+        'close() on a stalled link returns within closeTimeoutMs; what it could not give back is counted ' +
+          'lost, and nothing is handed out after',
+        async () => {
+          const segment = `close_${sourceKind}`;
+          const hilo = await openGenerator({ blockSize: 50, adaptive: false, prefetchAt: false, closeTimeoutMs: 400 });
+          await hilo.warm([segment]);
+          hilo.nextSync(segment);
+          proxy.stall();
+          const started = Date.now();
+          await hilo.close();
+          expect(Date.now() - started).toBeLessThan(2000);
+          expect(hilo.stats()[segment]!.keysLost).toBe(49);
+          expect(() => hilo.nextSync(segment)).toThrow(/closed/i);
+          proxy.cut();
+        },
+        30_000,
+      );
 
       // Skip reason: the mariadb connector's pool.end() waits for a statement hung on a stalled link, and hilo cannot
       // reach its sockets; the README says so. Every other driver's pool runs this test.
       if (sourceKind === 'table' && (driver?.boundsClose ?? true)) {
-        it(`a pool from ${driver ? driver.name : 'connect()'} closes within its close timeout while a statement hangs on a stalled link, and leaves no socket open`, async () => {
-          const client = await openClient(proxy.url(db.url), { closeTimeoutMs: 300 });
-          await client.query('select 1');
-          proxy.stall();
-          const stuck = client.query('select 2').then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          const started = Date.now();
-          await client.close();
-          expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-          // the stalled statement never ends: without the timeout close() would wait for ever; the bound is
-          // loose because CI shares two cores between Jest's workers and the clone and pack-install builds
-          expect(Date.now() - started).toBeLessThan(5000);
-          expect(await stuck).toBeInstanceOf(Error);
-          const deadline = Date.now() + 2000;
-          while (proxy.connections > 0 && Date.now() < deadline)
-            await new Promise((resolve) => setTimeout(resolve, 20));
-          expect(proxy.connections).toBe(0);
-        }, 30_000);
+        it(
+          `a pool from ${driver ? driver.name : 'connect()'} closes within its close timeout while a statement ` +
+            `hangs on a stalled link, and leaves no socket open`,
+          async () => {
+            const client = await openClient(proxy.url(db.url), { closeTimeoutMs: 300 });
+            await client.query('select 1');
+            proxy.stall();
+            const stuck = client.query('select 2').then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            const started = Date.now();
+            await client.close();
+            expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+            // the stalled statement never ends: without the timeout close() would wait for ever; the bound is
+            // loose because CI shares two cores between Jest's workers and the clone and pack-install builds
+            expect(Date.now() - started).toBeLessThan(5000);
+            expect(await stuck).toBeInstanceOf(Error);
+            const deadline = Date.now() + 2000;
+            while (proxy.connections > 0 && Date.now() < deadline)
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            expect(proxy.connections).toBe(0);
+          },
+          30_000,
+        );
       }
 
       it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {

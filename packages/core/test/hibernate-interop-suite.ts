@@ -147,7 +147,8 @@ export function hibernateInteropSuite(kind: Kind): void {
       it('every mapped generator: 0 keys handed out twice; 3.6 @TableGenerator and a MariaDB sequence-as-table are refused', async () => {
         const refusedConfigs = [
           // JPA @TableGenerator under 3.6's defaults: MultipleHiLoPerTableGenerator (int hi column, no primary key)
-          'jpa_rows;org.hibernate.id.MultipleHiLoPerTableGenerator;table=jpa_seqs,primary_key_column=sequence_name,value_column=next_val,primary_key_value=jpa,max_lo=49',
+          'jpa_rows;org.hibernate.id.MultipleHiLoPerTableGenerator;table=jpa_seqs,primary_key_column=sequence_name,' +
+            'value_column=next_val,primary_key_value=jpa,max_lo=49',
           // on MariaDB 3.6 has no sequences: SequenceStyleGenerator keeps a table named like the sequence
           ...(kind === 'mysql'
             ? [`seq_rows;${enhancedSequence};sequence_name=fallback_seq,optimizer=pooled-lo,increment_size=20`]

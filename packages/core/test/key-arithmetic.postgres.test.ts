@@ -54,7 +54,8 @@ function expectComputedThere(result: { handedOut: Block[]; computed: Block[] }):
     const covered = result.computed.some((c) => c.first <= block.first && block.last <= c.last);
     if (!covered)
       throw new Error(
-        `block ${block.first}–${block.last} was not computed by keyArithmetic (computed: ${JSON.stringify(result.computed, (_, v) => (typeof v === 'bigint' ? `${v}` : v))})`,
+        `block ${block.first}–${block.last} was not computed by keyArithmetic ` +
+          `(computed: ${JSON.stringify(result.computed, (_, v) => (typeof v === 'bigint' ? `${v}` : v))})`,
       );
   }
 }

@@ -32,17 +32,21 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
     await pool.end();
   });
 
-  it('serves keys from a hi table (the value from the OK packet) and a MariaDB sequence, and leaves the pool open when hilo closes', async () => {
-    for (const source of ['table', 'sequence'] as const) {
-      const hilo = createHiLo({ client, source, blockSize: 10, adaptive: false, keyType: 'bigint' });
-      const keys = await Promise.all(Array.from({ length: 35 }, () => hilo.next(`mdb_${source}`)));
-      expect(new Set(keys).size).toBe(35);
-      expect(keys.every((key) => key > 0n)).toBe(true);
-      await hilo.close();
-    }
-    await client.close();
-    expect(await pool.query('select 1 as one')).toEqual([{ one: 1 }]);
-  });
+  it(
+    'serves keys from a hi table (the value from the OK packet) and a MariaDB sequence, and leaves ' +
+      'the pool open when hilo closes',
+    async () => {
+      for (const source of ['table', 'sequence'] as const) {
+        const hilo = createHiLo({ client, source, blockSize: 10, adaptive: false, keyType: 'bigint' });
+        const keys = await Promise.all(Array.from({ length: 35 }, () => hilo.next(`mdb_${source}`)));
+        expect(new Set(keys).size).toBe(35);
+        expect(keys.every((key) => key > 0n)).toBe(true);
+        await hilo.close();
+      }
+      await client.close();
+      expect(await pool.query('select 1 as one')).toEqual([{ one: 1 }]);
+    },
+  );
 
   it('commits and rolls back transactions on one connection, and reports affected rows, bigint parameters and driver errors', async () => {
     await client.query('create table mdb_rows (id bigint primary key, note varchar(10))');
@@ -73,24 +77,28 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
     );
   });
 
-  it('turns a pool that finds no connection in time (ER_GET_CONNECTION_TIMEOUT: a refused port) into a retryable HiLoSourceUnavailableError', async () => {
-    const refused = mariadb.createPool({
-      host: '127.0.0.1',
-      port: 1,
-      user: 'root',
-      connectTimeout: 300,
-      acquireTimeout: 500,
-      connectionLimit: 1,
-    });
-    try {
-      await expect(
-        tableSource(mariadbClient(refused)).reserve('refused', { size: 10, signal: signal() }),
-      ).rejects.toMatchObject({
-        name: 'HiLoSourceUnavailableError',
-        retryable: true,
+  it(
+    'turns a pool that finds no connection in time (ER_GET_CONNECTION_TIMEOUT: a refused port) into ' +
+      'a retryable HiLoSourceUnavailableError',
+    async () => {
+      const refused = mariadb.createPool({
+        host: '127.0.0.1',
+        port: 1,
+        user: 'root',
+        connectTimeout: 300,
+        acquireTimeout: 500,
+        connectionLimit: 1,
       });
-    } finally {
-      await refused.end();
-    }
-  });
+      try {
+        await expect(
+          tableSource(mariadbClient(refused)).reserve('refused', { size: 10, signal: signal() }),
+        ).rejects.toMatchObject({
+          name: 'HiLoSourceUnavailableError',
+          retryable: true,
+        });
+      } finally {
+        await refused.end();
+      }
+    },
+  );
 });

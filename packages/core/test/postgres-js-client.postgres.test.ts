@@ -72,26 +72,30 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
     await expect(client.query('select * from pjs_no_such_table')).rejects.toMatchObject({ code: '42P01' });
   });
 
-  it('serves keys when the instance parses int8 as BigInt (`types: { bigint: postgres.BigInt }`), and without prepared statements (`prepare: false`, as behind PgBouncer in transaction mode)', async () => {
-    const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, prepare: false, ...quiet });
-    try {
-      for (const source of ['sequence', 'table'] as const) {
-        const hilo = createHiLo({
-          client: postgresJsClient(typed),
-          source,
-          blockSize: 10,
-          adaptive: false,
-          keyType: 'bigint',
-        });
-        const keys = await Promise.all(Array.from({ length: 25 }, () => hilo.next(`pjs_typed_${source}`)));
-        expect(new Set(keys).size).toBe(25);
-        expect(keys.every((key) => typeof key === 'bigint' && key > 0n)).toBe(true);
-        await hilo.close();
+  it(
+    'serves keys when the instance parses int8 as BigInt (`types: { bigint: postgres.BigInt }`), ' +
+      'and without prepared statements (`prepare: false`, as behind PgBouncer in transaction mode)',
+    async () => {
+      const typed = postgres(db.url, { max: 2, types: { bigint: postgres.BigInt }, prepare: false, ...quiet });
+      try {
+        for (const source of ['sequence', 'table'] as const) {
+          const hilo = createHiLo({
+            client: postgresJsClient(typed),
+            source,
+            blockSize: 10,
+            adaptive: false,
+            keyType: 'bigint',
+          });
+          const keys = await Promise.all(Array.from({ length: 25 }, () => hilo.next(`pjs_typed_${source}`)));
+          expect(new Set(keys).size).toBe(25);
+          expect(keys.every((key) => typeof key === 'bigint' && key > 0n)).toBe(true);
+          await hilo.close();
+        }
+      } finally {
+        await typed.end({ timeout: 1 });
       }
-    } finally {
-      await typed.end({ timeout: 1 });
-    }
-  });
+    },
+  );
 
   it('refuses an instance whose `transform` renames columns, naming the option, before anything runs', () => {
     const camel = postgres(db.url, { transform: postgres.camel, ...quiet });
@@ -144,18 +148,22 @@ describePostgres('postgresJsClient() on a postgres.js instance of the app', (db)
     }
   });
 
-  it('turns a server that accepts but never answers (postgres.js CONNECT_TIMEOUT) into a retryable HiLoSourceUnavailableError', async () => {
-    const { server, port } = await listen(() => undefined);
-    const silent = postgres(`postgres://hilo@127.0.0.1:${port}/db`, { max: 1, connect_timeout: 0.3, ...quiet });
-    try {
-      const source = tableSource(postgresJsClient(silent));
-      await expect(source.reserve('silent', { size: 10, signal: signal() })).rejects.toMatchObject({
-        name: 'HiLoSourceUnavailableError',
-        retryable: true,
-      });
-    } finally {
-      await silent.end({ timeout: 0 });
-      server.close();
-    }
-  });
+  it(
+    'turns a server that accepts but never answers (postgres.js CONNECT_TIMEOUT) into a retryable ' +
+      'HiLoSourceUnavailableError',
+    async () => {
+      const { server, port } = await listen(() => undefined);
+      const silent = postgres(`postgres://hilo@127.0.0.1:${port}/db`, { max: 1, connect_timeout: 0.3, ...quiet });
+      try {
+        const source = tableSource(postgresJsClient(silent));
+        await expect(source.reserve('silent', { size: 10, signal: signal() })).rejects.toMatchObject({
+          name: 'HiLoSourceUnavailableError',
+          retryable: true,
+        });
+      } finally {
+        await silent.end({ timeout: 0 });
+        server.close();
+      }
+    },
+  );
 });

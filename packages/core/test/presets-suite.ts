@@ -156,7 +156,8 @@ function hibernateSequenceDdl(kind: Kind, name: string, start: number, increment
 
 /** Hibernate's DDL for `hibernate_sequences` (`TableGenerator.registerExportables`). */
 function hibernateTableDdl(kind: Kind, table = 'hibernate_sequences'): string {
-  return `create table ${table} (next_val bigint, sequence_name varchar(255) not null, primary key (sequence_name))${kind === 'mysql' ? ' engine=InnoDB' : ''}`;
+  const engine = kind === 'mysql' ? ' engine=InnoDB' : '';
+  return `create table ${table} (next_val bigint, sequence_name varchar(255) not null, primary key (sequence_name))${engine}`;
 }
 
 /** Defines every preset test for `kind`. */
@@ -351,64 +352,76 @@ export function presetSuite(kind: Kind): void {
       }
     }
 
-    it('Hibernate 3.6 @SequenceGenerator(allocationSize = 50) (INCREMENT BY 1, SequenceHiLoGenerator): the hint names legacy-hilo with incrementSize 49', async () => {
-      await run(kind, db.url, hibernateSequenceDdl(kind, 'jpa_seq', 1, 1));
-      await refused(
-        (client) => hibernateSequencePreset(client, { incrementSize: 50 }),
-        'jpa',
-        /INCREMENT BY 1.*optimizer: 'legacy-hilo', incrementSize: 49/,
-      );
-      await refused(
-        (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 50 }),
-        'jpa',
-        /optimizer: 'legacy-hilo', incrementSize: 49/,
-      );
-      await expect(
-        scalarOf(
+    it(
+      'Hibernate 3.6 @SequenceGenerator(allocationSize = 50) (INCREMENT BY 1, SequenceHiLoGenerator): ' +
+        'the hint names legacy-hilo with incrementSize 49',
+      async () => {
+        await run(kind, db.url, hibernateSequenceDdl(kind, 'jpa_seq', 1, 1));
+        await refused(
+          (client) => hibernateSequencePreset(client, { incrementSize: 50 }),
+          'jpa',
+          /INCREMENT BY 1.*optimizer: 'legacy-hilo', incrementSize: 49/,
+        );
+        await refused(
+          (client) => hibernateSequencePreset(client, { optimizer: 'pooled-lo', incrementSize: 50 }),
+          'jpa',
+          /optimizer: 'legacy-hilo', incrementSize: 49/,
+        );
+        await expect(
+          scalarOf(
+            kind,
+            db.url,
+            kind === 'postgres' ? 'select last_value from jpa_seq' : 'select next_not_cached_value from jpa_seq',
+          ),
+        ).resolves.toBe('1');
+      },
+    );
+
+    it(
+      'a hilo sequence (INCREMENT BY 1) refused by pooled; a pooled one (INCREMENT BY 50) refused ' +
+        'by hilo, naming the matching options',
+      async () => {
+        await run(kind, db.url, hibernateSequenceDdl(kind, 'p50_seq', 1, 50));
+        await refused(
+          (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 50 }),
+          'p50',
+          /optimizer: 'pooled', incrementSize: 50.*optimizer: 'pooled-lo', incrementSize: 50/,
+        );
+        await refused(
+          (client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 49 }),
+          'p50',
+          /INCREMENT BY 50/,
+        );
+      },
+    );
+
+    it(
+      'Hibernate 3.6 @TableGenerator (MultipleHiLoPerTableGenerator: int next_val holding a hi, no ' +
+        'primary key): refused, no key handed out',
+      async () => {
+        await run(
           kind,
           db.url,
-          kind === 'postgres' ? 'select last_value from jpa_seq' : 'select next_not_cached_value from jpa_seq',
-        ),
-      ).resolves.toBe('1');
-    });
-
-    it('a hilo sequence (INCREMENT BY 1) refused by pooled; a pooled one (INCREMENT BY 50) refused by hilo, naming the matching options', async () => {
-      await run(kind, db.url, hibernateSequenceDdl(kind, 'p50_seq', 1, 50));
-      await refused(
-        (client) => hibernateSequencePreset(client, { optimizer: 'hilo', incrementSize: 50 }),
-        'p50',
-        /optimizer: 'pooled', incrementSize: 50.*optimizer: 'pooled-lo', incrementSize: 50/,
-      );
-      await refused(
-        (client) => hibernateSequencePreset(client, { optimizer: 'legacy-hilo', incrementSize: 49 }),
-        'p50',
-        /INCREMENT BY 50/,
-      );
-    });
-
-    it('Hibernate 3.6 @TableGenerator (MultipleHiLoPerTableGenerator: int next_val holding a hi, no primary key): refused, no key handed out', async () => {
-      await run(
-        kind,
-        db.url,
-        'create table jpa_sequences (sequence_name varchar(255), next_val integer)',
-        "insert into jpa_sequences (sequence_name, next_val) values ('orders', 1)",
-      );
-      for (const optimizer of ['pooled', 'pooled-lo', 'hilo', 'legacy-hilo'] as const) {
-        await refused(
-          (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer }),
-          'orders',
-          /MultipleHiLoPerTableGenerator.*new_generator_mappings=true/,
+          'create table jpa_sequences (sequence_name varchar(255), next_val integer)',
+          "insert into jpa_sequences (sequence_name, next_val) values ('orders', 1)",
         );
-        await refused(
-          (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer, create: false }),
-          'orders',
-          /next_val\W* is int/,
+        for (const optimizer of ['pooled', 'pooled-lo', 'hilo', 'legacy-hilo'] as const) {
+          await refused(
+            (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer }),
+            'orders',
+            /MultipleHiLoPerTableGenerator.*new_generator_mappings=true/,
+          );
+          await refused(
+            (client) => hibernateTablePreset(client, { table: 'jpa_sequences', optimizer, create: false }),
+            'orders',
+            /next_val\W* is int/,
+          );
+        }
+        expect(await scalarOf(kind, db.url, "select next_val from jpa_sequences where sequence_name = 'orders'")).toBe(
+          '1',
         );
-      }
-      expect(await scalarOf(kind, db.url, "select next_val from jpa_sequences where sequence_name = 'orders'")).toBe(
-        '1',
-      );
-    });
+      },
+    );
 
     it('a bigint value column without a primary key on the segment column is refused too', async () => {
       await run(kind, db.url, 'create table nopk_sequences (sequence_name varchar(255) not null, next_val bigint)');
@@ -429,15 +442,19 @@ export function presetSuite(kind: Kind): void {
     });
 
     if (kind === 'mysql') {
-      it('Hibernate 3.x on MariaDB: a one-row table named like the sequence (MySQL dialects have no sequences) gets a clear refusal', async () => {
-        await run(kind, db.url, 'create table orders_seq (next_val bigint)', 'insert into orders_seq values (1)');
-        await refused(
-          (client) => hibernateSequencePreset(client),
-          'orders',
-          /is a table, not a sequence.*MariaDB103Dialect/,
-        );
-        expect(await scalarOf(kind, db.url, 'select next_val from orders_seq')).toBe('1');
-      });
+      it(
+        'Hibernate 3.x on MariaDB: a one-row table named like the sequence (MySQL dialects have no sequences) ' +
+          'gets a clear refusal',
+        async () => {
+          await run(kind, db.url, 'create table orders_seq (next_val bigint)', 'insert into orders_seq values (1)');
+          await refused(
+            (client) => hibernateSequencePreset(client),
+            'orders',
+            /is a table, not a sequence.*MariaDB103Dialect/,
+          );
+          expect(await scalarOf(kind, db.url, 'select next_val from orders_seq')).toBe('1');
+        },
+      );
     }
   });
 
@@ -486,28 +503,32 @@ export function presetSuite(kind: Kind): void {
         }
       });
 
-      it('NHibernate: a column option naming a column the table does not have is refused; a missing table with create: false says how to create it', async () => {
-        await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
-        await refused(
-          (client) => nhibernatePreset(client, { table: 'nh_other', create: false }),
-          'orders',
-          /has no column next_hi/,
-        );
-        await refused(
-          (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
-          'orders',
-          /does not exist|missing/i,
-          'HILO_SOURCE_FAILED',
-        );
-        // the fix is the hint's wording, not its object: `${hint}` once printed "[object Object]"
-        await refused(
-          (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
-          'orders',
-          /nh_missing.* exist\. Create it as NHibernate's schema export does: create table .*nh_missing.*, or pass `create: true`\.$/,
-          'HILO_SOURCE_FAILED',
-        );
-        expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
-      });
+      it(
+        'NHibernate: a column option naming a column the table does not have is refused; a missing table ' +
+          'with create: false says how to create it',
+        async () => {
+          await run(kind, db.url, 'create table nh_other (hi bigint)', 'insert into nh_other values (3)');
+          await refused(
+            (client) => nhibernatePreset(client, { table: 'nh_other', create: false }),
+            'orders',
+            /has no column next_hi/,
+          );
+          await refused(
+            (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
+            'orders',
+            /does not exist|missing/i,
+            'HILO_SOURCE_FAILED',
+          );
+          // the fix is the hint's wording, not its object: `${hint}` once printed "[object Object]"
+          await refused(
+            (client) => nhibernatePreset(client, { table: 'nh_missing', create: false }),
+            'orders',
+            /nh_missing.* exist\. Create it as NHibernate's schema export does: create table .*nh_missing.*, or pass `create: true`\.$/,
+            'HILO_SOURCE_FAILED',
+          );
+          expect(await scalarOf(kind, db.url, 'select hi from nh_other')).toBe('3');
+        },
+      );
 
       it('Hibernate sequence preset: a CYCLE sequence is refused (its values, and so keys, would repeat after the maximum)', async () => {
         await run(
@@ -535,44 +556,48 @@ export function presetSuite(kind: Kind): void {
           expect(await scalarOf(kind, db.url, 'select is_called from "CycleHiLo"')).toBe('false');
         });
 
-        it('Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left as it was; a missing one with create: false says how to create it', async () => {
-          await run(
-            kind,
-            db.url,
-            'create schema m_nopk',
-            'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)',
-            "insert into m_nopk.mt_hilo values ('Order', 7)",
-          );
-          await refused(
-            (client) => martenPreset(client, { schema: 'm_nopk' }),
-            'Order',
-            /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/,
-          );
-          await run(
-            kind,
-            db.url,
-            'create schema m_text',
-            'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)',
-            "insert into m_text.mt_hilo values ('Order', '7')",
-          );
-          await refused(
-            (client) => martenPreset(client, { schema: 'm_text', create: false }),
-            'Order',
-            /hi_value is text, not an integer type/,
-          );
-          await refused(
-            (client) => martenPreset(client, { schema: 'm_missing', create: false }),
-            'Order',
-            /mt_hilo.* does not exist\. Let Marten create its schema, or pass `create: true` \(creates .*\)\.$/,
-            'HILO_SOURCE_FAILED',
-          );
-          expect(await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'")).toBe(
-            '7',
-          );
-          expect(await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'")).toBe(
-            '7',
-          );
-        });
+        it(
+          'Marten: mt_hilo without a key on entity_name, or with a text hi_value, is refused and left ' +
+            'as it was; a missing one with create: false says how to create it',
+          async () => {
+            await run(
+              kind,
+              db.url,
+              'create schema m_nopk',
+              'create table m_nopk.mt_hilo (entity_name varchar, hi_value bigint default 0)',
+              "insert into m_nopk.mt_hilo values ('Order', 7)",
+            );
+            await refused(
+              (client) => martenPreset(client, { schema: 'm_nopk' }),
+              'Order',
+              /martenPreset: .* is not Marten's hi\/lo table \(entity_name is not its primary key\).*`schema`/,
+            );
+            await run(
+              kind,
+              db.url,
+              'create schema m_text',
+              'create table m_text.mt_hilo (entity_name varchar primary key, hi_value text)',
+              "insert into m_text.mt_hilo values ('Order', '7')",
+            );
+            await refused(
+              (client) => martenPreset(client, { schema: 'm_text', create: false }),
+              'Order',
+              /hi_value is text, not an integer type/,
+            );
+            await refused(
+              (client) => martenPreset(client, { schema: 'm_missing', create: false }),
+              'Order',
+              /mt_hilo.* does not exist\. Let Marten create its schema, or pass `create: true` \(creates .*\)\.$/,
+              'HILO_SOURCE_FAILED',
+            );
+            expect(
+              await scalarOf(kind, db.url, "select hi_value from m_nopk.mt_hilo where entity_name = 'Order'"),
+            ).toBe('7');
+            expect(
+              await scalarOf(kind, db.url, "select hi_value from m_text.mt_hilo where entity_name = 'Order'"),
+            ).toBe('7');
+          },
+        );
       }
     },
   );

@@ -71,106 +71,118 @@ describe('sqlite table: a reservation and another connection in the same thread'
     }
   });
 
-  it('with lockHeldHere, fails at once (retryable, saying why) while this process holds the write lock, and waits for other holders', async () => {
-    const file = join(dir, 'held.db');
-    const appDb = new Database(file);
-    const hiloDb = new Database(file);
-    hiloDb.pragma('busy_timeout = 5000');
-    const source = sqliteTableSource(
-      sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 }),
-    );
-    await source.prepare?.('orders', new AbortController().signal);
-    appDb.exec('create table t (n integer)');
-    try {
-      appDb.exec('begin immediate'); // the application's transaction takes the write lock
-      const started = performance.now();
-      const failure = await source
-        .reserve('orders', { size: 10, signal: new AbortController().signal })
-        .catch((error: unknown) => error);
-      expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
-      expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
-      expect((failure as Error).message).toMatch(/write lock is held while a transaction of this process is open/);
-      appDb.exec('commit');
-      expect(await source.reserve('orders', { size: 10, signal: new AbortController().signal })).toHaveLength(1);
-    } finally {
-      if (appDb.inTransaction) appDb.exec('rollback');
-      appDb.close();
-      hiloDb.close();
-    }
-  });
-
-  it('with lockHeldHere, a generator waits asynchronously, up to the busy timeout, for a lock another connection holds while the application has only begun a transaction', async () => {
-    const file = join(dir, 'contended.db');
-    const appDb = new Database(file);
-    const otherDb = new Database(file); // stands for another process writing the same file
-    const hiloDb = new Database(file);
-    const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
-    const generator = createHiLoGenerator({
-      source: sqliteTableSource(client),
-      blockSize: 10,
-      adaptive: false,
-      prefetchAt: false,
-    });
-    await generator.warm(['orders']);
-    await generator.ensure('orders', 10); // the first block is in memory: the next key needs a reservation
-    otherDb.exec('create table t (n integer)');
-    try {
-      appDb.exec('begin'); // deferred: the application's connection holds no lock yet
-      otherDb.exec('begin immediate');
-      otherDb.exec('insert into t (n) values (1)');
-      const held = 2_500; // longer than a few quick retries, shorter than the busy timeout
-      const released = new Promise<number>((resolve) =>
-        setTimeout(() => {
-          otherDb.exec('commit');
-          resolve(performance.now());
-        }, held),
+  it(
+    'with lockHeldHere, fails at once (retryable, saying why) while this process holds the write ' +
+      'lock, and waits for other holders',
+    async () => {
+      const file = join(dir, 'held.db');
+      const appDb = new Database(file);
+      const hiloDb = new Database(file);
+      hiloDb.pragma('busy_timeout = 5000');
+      const source = sqliteTableSource(
+        sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 }),
       );
-      const started = performance.now();
-      const keys = await Promise.all(Array.from({ length: 11 }, () => generator.next('orders')));
-      const keysAt = performance.now();
-      const releasedAt = await released;
-      expect(new Set(keys).size).toBe(11);
-      // the eleventh key came from a reservation that committed only after the other connection did
-      expect(keysAt).toBeGreaterThanOrEqual(releasedAt);
-      expect(releasedAt - started).toBeGreaterThan(held - 100);
-      expect(generator.stats().orders?.failedAttempts).toBeGreaterThan(0); // it did find the file locked
-      appDb.exec('commit');
-    } finally {
-      if (appDb.inTransaction) appDb.exec('rollback');
-      if (otherDb.inTransaction) otherDb.exec('rollback');
-      await generator.close();
-      appDb.close();
-      otherDb.close();
-      hiloDb.close();
-    }
-  });
+      await source.prepare?.('orders', new AbortController().signal);
+      appDb.exec('create table t (n integer)');
+      try {
+        appDb.exec('begin immediate'); // the application's transaction takes the write lock
+        const started = performance.now();
+        const failure = await source
+          .reserve('orders', { size: 10, signal: new AbortController().signal })
+          .catch((error: unknown) => error);
+        expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
+        expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
+        expect((failure as Error).message).toMatch(/write lock is held while a transaction of this process is open/);
+        appDb.exec('commit');
+        expect(await source.reserve('orders', { size: 10, signal: new AbortController().signal })).toHaveLength(1);
+      } finally {
+        if (appDb.inTransaction) appDb.exec('rollback');
+        appDb.close();
+        hiloDb.close();
+      }
+    },
+  );
 
-  it('with lockHeldHere, runs a transaction statement by statement, so the application can write between them, and refuses a second statement', async () => {
-    const file = join(dir, 'statements.db');
-    const appDb = new Database(file);
-    const hiloDb = new Database(file);
-    appDb.exec('create table t (n integer)');
-    const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
-    try {
-      const failure = await client
-        .transaction(async (tx) => {
-          await tx.query('insert into t (n) values (1)');
-          // the lock is not held across this await: the application's write on the same thread goes through at once
-          const started = performance.now();
-          appDb.exec('insert into t (n) values (2)');
-          expect(performance.now() - started).toBeLessThan(1000);
-          await tx.query('insert into t (n) values (3)');
-        })
-        .catch((error: unknown) => error);
-      expect(failure).toBeInstanceOf(HiLoSourceError);
-      expect((failure as Error).message).toMatch(/needs several in one transaction/);
-      // the refused statement never ran
-      expect(appDb.prepare('select n from t order by n').all()).toEqual([{ n: 1 }, { n: 2 }]);
-    } finally {
-      appDb.close();
-      hiloDb.close();
-    }
-  });
+  it(
+    'with lockHeldHere, a generator waits asynchronously, up to the busy timeout, for a lock another ' +
+      'connection holds while the application has only begun a transaction',
+    async () => {
+      const file = join(dir, 'contended.db');
+      const appDb = new Database(file);
+      const otherDb = new Database(file); // stands for another process writing the same file
+      const hiloDb = new Database(file);
+      const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
+      const generator = createHiLoGenerator({
+        source: sqliteTableSource(client),
+        blockSize: 10,
+        adaptive: false,
+        prefetchAt: false,
+      });
+      await generator.warm(['orders']);
+      await generator.ensure('orders', 10); // the first block is in memory: the next key needs a reservation
+      otherDb.exec('create table t (n integer)');
+      try {
+        appDb.exec('begin'); // deferred: the application's connection holds no lock yet
+        otherDb.exec('begin immediate');
+        otherDb.exec('insert into t (n) values (1)');
+        const held = 2_500; // longer than a few quick retries, shorter than the busy timeout
+        const released = new Promise<number>((resolve) =>
+          setTimeout(() => {
+            otherDb.exec('commit');
+            resolve(performance.now());
+          }, held),
+        );
+        const started = performance.now();
+        const keys = await Promise.all(Array.from({ length: 11 }, () => generator.next('orders')));
+        const keysAt = performance.now();
+        const releasedAt = await released;
+        expect(new Set(keys).size).toBe(11);
+        // the eleventh key came from a reservation that committed only after the other connection did
+        expect(keysAt).toBeGreaterThanOrEqual(releasedAt);
+        expect(releasedAt - started).toBeGreaterThan(held - 100);
+        expect(generator.stats().orders?.failedAttempts).toBeGreaterThan(0); // it did find the file locked
+        appDb.exec('commit');
+      } finally {
+        if (appDb.inTransaction) appDb.exec('rollback');
+        if (otherDb.inTransaction) otherDb.exec('rollback');
+        await generator.close();
+        appDb.close();
+        otherDb.close();
+        hiloDb.close();
+      }
+    },
+  );
+
+  it(
+    'with lockHeldHere, runs a transaction statement by statement, so the application can write ' +
+      'between them, and refuses a second statement',
+    async () => {
+      const file = join(dir, 'statements.db');
+      const appDb = new Database(file);
+      const hiloDb = new Database(file);
+      appDb.exec('create table t (n integer)');
+      const client = sqliteClient(hiloDb, { lockHeldHere: () => appDb.inTransaction, busyTimeoutMs: 5000 });
+      try {
+        const failure = await client
+          .transaction(async (tx) => {
+            await tx.query('insert into t (n) values (1)');
+            // the lock is not held across this await: the application's write on the same thread goes through at once
+            const started = performance.now();
+            appDb.exec('insert into t (n) values (2)');
+            expect(performance.now() - started).toBeLessThan(1000);
+            await tx.query('insert into t (n) values (3)');
+          })
+          .catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(HiLoSourceError);
+        expect((failure as Error).message).toMatch(/needs several in one transaction/);
+        // the refused statement never ran
+        expect(appDb.prepare('select n from t order by n').all()).toEqual([{ n: 1 }, { n: 2 }]);
+      } finally {
+        appDb.close();
+        hiloDb.close();
+      }
+    },
+  );
 
   it('refuses to reserve on a connection inside a transaction, which the reservation would join', async () => {
     const db = new Database(join(dir, 'shared.db'));

@@ -28,7 +28,9 @@ describe('keyGuardSql', () => {
     const [drop, create] = keyGuardSql('sqlite', [{ segment: "it's", table: 'orders' }]);
     expect(drop).toBe('drop trigger if exists "orders_hilo_key"');
     expect(create).toBe(
-      `create trigger "orders_hilo_key" before insert on "orders" when new."id" is null or new."id" = -1 begin select raise(abort, 'hilo: a row of segment ''it''s'' arrived without a key; assign it from hilo'); end`,
+      `create trigger "orders_hilo_key" before insert on "orders" when new."id" is null or new."id" ` +
+        `= -1 begin select raise(abort, 'hilo: a row of segment ''it''s'' arrived without a key; assign ` +
+        `it from hilo'); end`,
     );
     expect(() => keyGuardSql('sqlite', [{ segment: 'orders', table: 'orders', schema: 'main' }])).toThrow(/schema/);
   });

@@ -12,7 +12,8 @@ it('the README usage runs', async () => {
   const file = join(dir, 'shop.db');
   const sqlite = new Database(file);
   sqlite.exec(
-    'create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)',
+    'create table customers (id integer primary key, name text not null); create table orders (id ' +
+      'integer primary key, customer_id integer not null, total integer not null)',
   );
   try {
     // --- README

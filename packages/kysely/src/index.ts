@@ -64,7 +64,8 @@ export class HiLoKyselyNotReadyError extends HiLoNotReadyError {
     super(segment);
     this.message =
       `No key for table "${table}" (segment "${segment}") is in memory, and Kysely's plugins cannot wait for the database. ` +
-      `Run the insert through \`await hilo.insert(query)\`, or call \`await hilo.ensure("${table}", rows)\` (or \`hilo.warm()\` at start-up) first.`;
+      `Run the insert through \`await hilo.insert(query)\`, or call \`await hilo.ensure("${table}", ` +
+      `rows)\` (or \`hilo.warm()\` at start-up) first.`;
   }
 }
 
@@ -121,7 +122,8 @@ function missingKeys(
     // INSERT … SELECT: the rows come from the database, and a key-less row would get the database's idea of a key
     // (SQLite's rowid) or fail on NOT NULL; say so before it is sent
     throw new HiLoConfigurationError(
-      `hilo-kysely cannot give keys to the rows of an INSERT … SELECT into "${table.table}" (insertInto().expression()): they come from the database, not from values(). ` +
+      `hilo-kysely cannot give keys to the rows of an INSERT … SELECT into "${table.table}" (insertInto().expression()): ` +
+        `they come from the database, not from values(). ` +
         `Add "${table.column}" to columns() and to the select, or insert the rows with values() so that hilo fills their keys.`,
     );
   }

@@ -16,7 +16,8 @@ it('the README usage runs', async () => {
   const file = join(dir, 'shop.db');
   const setup = new Database(file);
   setup.exec(
-    'create table customers (id integer primary key, name text not null); create table orders (id integer primary key, customer_id integer not null, total integer not null)',
+    'create table customers (id integer primary key, name text not null); create table orders (id ' +
+      'integer primary key, customer_id integer not null, total integer not null)',
   );
   setup.close();
   try {

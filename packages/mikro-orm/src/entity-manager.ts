@@ -128,7 +128,10 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
   if (registersAfterInit()) {
     // MikroORM 6's upsert runs no onCreate hook, and a key put in the data becomes its conflict target
     throw new HiLoConfigurationError(
-      `em.upsert() and em.upsertMany() of ${entry.where} without a key cannot insert a hi/lo key on MikroORM 6: it runs no onCreate hook there, and a key in the data would become the conflict target instead of ${entry.className}'s unique properties. Upgrade to MikroORM 7, or find the row by its unique properties and em.create() it when missing.`,
+      `em.upsert() and em.upsertMany() of ${entry.where} without a key cannot insert a hi/lo key on ` +
+        `MikroORM 6: it runs no onCreate hook there, and a key in the data would become the conflict ` +
+        `target instead of ${entry.className}'s unique properties. Upgrade to MikroORM 7, or find the ` +
+        `row by its unique properties and em.create() it when missing.`,
     );
   }
   const generator = await runtime.ready();

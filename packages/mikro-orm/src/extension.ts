@@ -75,7 +75,8 @@ export class HiLo {
     const generator = runtimeFor(ormOrEm).generator;
     if (!generator) {
       throw new HiLoConfigurationError(
-        "No hi/lo generator is running for this ORM: no entity has a hi/lo key, or its first blocks are not reserved yet; `await HiLo.ready(orm)` waits for them (MikroORM 6's init() does not).",
+        'No hi/lo generator is running for this ORM: no entity has a hi/lo key, or its first blocks ' +
+          "are not reserved yet; `await HiLo.ready(orm)` waits for them (MikroORM 6's init() does not).",
       );
     }
     return generator;

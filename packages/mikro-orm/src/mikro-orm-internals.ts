@@ -81,7 +81,9 @@ export function requireInternals(orm: MikroORM): void {
   const problem = internalsProblem(orm);
   if (problem !== undefined) {
     throw new HiLoConfigurationError(
-      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x release, or ${OLDEST_SUPPORTED_6} (the ranges it is tested with): upgrade @mikro-orm/core and your driver.`,
+      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x ` +
+        `release, or ${OLDEST_SUPPORTED_6} (the ranges it is tested with): upgrade @mikro-orm/core and ` +
+        `your driver.`,
     );
   }
 }
@@ -129,7 +131,9 @@ export function databaseKind(orm: MikroORM): DatabaseKind {
   return dialectOf(
     platform,
     () =>
-      `hilo-mikro-orm opens its own connection on PostgreSQL, MariaDB/MySQL and SQLite, not on MikroORM's ${platform}; pass one: \`HiLo.configure({ client })\` with a client from hilo-core on a database hilo supports.`,
+      `hilo-mikro-orm opens its own connection on PostgreSQL, MariaDB/MySQL and SQLite, not on MikroORM's ` +
+      `${platform}; pass one: \`HiLo.configure({ client })\` with a client from hilo-core on a database ` +
+      `hilo supports.`,
   );
 }
 
@@ -217,7 +221,9 @@ export function openDriverPool(orm: MikroORM, kind: DatabaseKind, size: Record<s
   const { driver, connectionSettings: settings } = client;
   const refuse = (why: string) =>
     new HiLoConfigurationError(
-      `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
+      `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ` +
+        `${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or ` +
+        `connect(url) from hilo-core.`,
     );
   if (typeof settings !== 'object' || settings === null)
     throw refuse('its connection settings are computed at connect time');
@@ -271,7 +277,9 @@ export async function openOwnConnection(
   } catch (error) {
     await connection.close(true).catch(() => undefined);
     throw new HiLoConfigurationError(
-      `hilo-mikro-orm could not open a connection of its own with the ${driverOf(orm).constructor.name}'s settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or connect(url) from hilo-core.`,
+      `hilo-mikro-orm could not open a connection of its own with the ${driverOf(orm).constructor.name}'s ` +
+        `settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient ` +
+        `or connect(url) from hilo-core.`,
       { cause: error },
     );
   }

@@ -100,12 +100,15 @@ export class HiLoRuntime {
     const prop = keys[0] as EntityProperty;
     if (keys.length > 1 || !prop.primary || meta.primaryKeys.length !== 1) {
       throw new HiLoConfigurationError(
-        `Entity ${meta.className} marks ${keys.map((k) => `"${k.name}"`).join(', ')} as hi/lo key with primary keys [${meta.primaryKeys.join(', ')}]; a hi/lo key must be the entity's only primary key.`,
+        `Entity ${meta.className} marks ${keys.map((k) => `"${k.name}"`).join(', ')} as hi/lo key with ` +
+          `primary keys [${meta.primaryKeys.join(', ')}]; a hi/lo key must be the entity's only primary ` +
+          `key.`,
       );
     }
     if (prop.autoincrement) {
       throw new HiLoConfigurationError(
-        `Entity ${meta.className}.${prop.name} is a hi/lo key but has \`autoincrement: true\`; remove it (hiloKey() sets \`autoincrement: false\`), the database must not generate this key.`,
+        `Entity ${meta.className}.${prop.name} is a hi/lo key but has \`autoincrement: true\`; remove ` +
+          `it (hiloKey() sets \`autoincrement: false\`), the database must not generate this key.`,
       );
     }
     const options = isHiLoOnCreate(prop.onCreate) ? prop.onCreate[HILO_KEY] : undefined;
@@ -185,7 +188,9 @@ export class HiLoRuntime {
     const generator = this.#generator ?? (await this.#starting);
     if (!generator) {
       throw new HiLoConfigurationError(
-        'The hi/lo generator is not running: MikroORM has not finished discovery, or no entity has a hi/lo key. Create the ORM with `await MikroORM.init(config)` and mark keys with hiloKey() or @HiLoKey().',
+        'The hi/lo generator is not running: MikroORM has not finished discovery, or no entity has a ' +
+          'hi/lo key. Create the ORM with `await MikroORM.init(config)` and mark keys with hiloKey() or ' +
+          '@HiLoKey().',
       );
     }
     return generator;
@@ -200,7 +205,10 @@ export class HiLoRuntime {
   }
 }
 
-/** The generator this adapter uses: keys of either type, as the entities' properties map them (named so as not to hide JavaScript's own `Generator`). */
+/**
+ * The generator this adapter uses: keys of either type, as the entities' properties map them (named so as not to hide
+ * JavaScript's own `Generator`).
+ */
 export type AnyKeyGenerator = HiLoGenerator<number | bigint>;
 
 function runtimeOf(prop: EntityProperty): KeyRuntime {
@@ -225,7 +233,8 @@ export function runtimeFor(em: Pick<EntityManager, 'config'>): HiLoRuntime {
   const runtime = em.config.getExtension<HiLoRuntime>(EXTENSION_NAME);
   if (!runtime) {
     throw new HiLoConfigurationError(
-      'An entity has a hi/lo key, but the HiLo extension is not registered; add it to the MikroORM config: `defineConfig({ extensions: [HiLo], … })`.',
+      'An entity has a hi/lo key, but the HiLo extension is not registered; add it to the MikroORM ' +
+        'config: `defineConfig({ extensions: [HiLo], … })`.',
     );
   }
   return runtime;

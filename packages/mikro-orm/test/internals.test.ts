@@ -85,20 +85,24 @@ describe('MikroORM internals used by hilo-mikro-orm', () => {
       }
     });
   } else {
-    it('refuses a connection without getNativeClient(), as MikroORM 7.0 and 7.1 have, saying 7.2.0 is the oldest it works with', async () => {
-      const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
-      try {
-        // 7.0/7.1 connections lack the method altogether; hide this one's so the check sees the same shape
-        const connection = orm.driver.getConnection('write') as unknown as { getNativeClient?: unknown };
-        connection.getNativeClient = undefined;
-        expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getNativeClient\(\)/);
-        expect(() => HiLo.register(orm)).toThrow(
-          /getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/,
-        );
-      } finally {
-        await orm.close();
-      }
-    });
+    it(
+      'refuses a connection without getNativeClient(), as MikroORM 7.0 and 7.1 have, saying 7.2.0 ' +
+        'is the oldest it works with',
+      async () => {
+        const orm = await MikroORM.init({ driver: SqliteDriver, dbName: ':memory:', entities: [Note] });
+        try {
+          // 7.0/7.1 connections lack the method altogether; hide this one's so the check sees the same shape
+          const connection = orm.driver.getConnection('write') as unknown as { getNativeClient?: unknown };
+          connection.getNativeClient = undefined;
+          expect(internalsProblem(orm)).toMatch(/SqliteConnection has no getNativeClient\(\)/);
+          expect(() => HiLo.register(orm)).toThrow(
+            /getNativeClient\(\); hilo-mikro-orm needs MikroORM 7\.2\.0 or a later 7\.x release/,
+          );
+        } finally {
+          await orm.close();
+        }
+      },
+    );
   }
 
   it('refuses a MikroORM 6 release older than 6.6.16 and any other major, naming the version found', async () => {

@@ -61,52 +61,62 @@ describePostgres("mikro-orm: network faults on hilo's connection to PostgreSQL",
     return orm;
   }
 
-  it('a stalled link: em.create() keeps getting keys from the block in hand, a flush that needs a block fails with a typed error within the budget, and flushes work again after heal', async () => {
-    const orm = await app({
-      blockSize: 20,
-      adaptive: false,
-      prefetchAt: false,
-      timeoutMs: 300,
-      retryBudgetMs: 1200,
-      retryBaseDelayMs: 10,
-    });
-    faults.proxy.stall();
-    const em = orm.em.fork();
-    const inHand = Array.from({ length: 20 }, (_, i) => em.create(Memo, { text: `in hand ${i}` }));
-    expect(inHand.every((memo) => typeof memo.id === 'number')).toBe(true);
-    await em.flush(); // the database itself is reachable; only hilo's link is stalled
-    const late = orm.em.fork();
-    late.create(Memo, { text: 'one too many' });
-    const { ms, error } = await timed(() => late.flush());
-    expect(error).toBeInstanceOf(HiLoExhaustedError);
-    expect((error as Error).message).toMatch(/retryBudgetMs/);
-    expect(ms).toBeLessThan(1200 + 300 + 1500);
-    faults.proxy.heal();
-    const healed = orm.em.fork();
-    const after = healed.create(Memo, { text: 'after heal' });
-    await healed.flush();
-    expect(after.id).toBeGreaterThan(Math.max(...inHand.map((memo) => memo.id)));
-    expect(await orm.em.fork().count(Memo, { text: { $like: 'in hand%' } })).toBe(20);
-  }, 30_000);
+  it(
+    'a stalled link: em.create() keeps getting keys from the block in hand, a flush that needs a ' +
+      'block fails with a typed error within the budget, and flushes work again after heal',
+    async () => {
+      const orm = await app({
+        blockSize: 20,
+        adaptive: false,
+        prefetchAt: false,
+        timeoutMs: 300,
+        retryBudgetMs: 1200,
+        retryBaseDelayMs: 10,
+      });
+      faults.proxy.stall();
+      const em = orm.em.fork();
+      const inHand = Array.from({ length: 20 }, (_, i) => em.create(Memo, { text: `in hand ${i}` }));
+      expect(inHand.every((memo) => typeof memo.id === 'number')).toBe(true);
+      await em.flush(); // the database itself is reachable; only hilo's link is stalled
+      const late = orm.em.fork();
+      late.create(Memo, { text: 'one too many' });
+      const { ms, error } = await timed(() => late.flush());
+      expect(error).toBeInstanceOf(HiLoExhaustedError);
+      expect((error as Error).message).toMatch(/retryBudgetMs/);
+      expect(ms).toBeLessThan(1200 + 300 + 1500);
+      faults.proxy.heal();
+      const healed = orm.em.fork();
+      const after = healed.create(Memo, { text: 'after heal' });
+      await healed.flush();
+      expect(after.id).toBeGreaterThan(Math.max(...inHand.map((memo) => memo.id)));
+      expect(await orm.em.fork().count(Memo, { text: { $like: 'in hand%' } })).toBe(20);
+    },
+    30_000,
+  );
 
-  it('connections cut right after a reservation statement reached the server: every row flushed, no key twice, across two ORMs', async () => {
-    const options = { blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
-    const throughProxy = await app(options);
-    const direct = await app(options, true);
-    const before = await direct.em.fork().count(Memo);
-    const ids: number[] = [];
-    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
-      for (const orm of [throughProxy, direct]) {
-        const em = orm.em.fork();
-        const memos = Array.from({ length: 7 }, (_, i) => em.create(Memo, { text: `r${round}-${i}` }));
-        await em.flush();
-        ids.push(...memos.map((memo) => memo.id));
-      }
-    });
-    expect(cuts).toBeGreaterThanOrEqual(6);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(await direct.em.fork().count(Memo)).toBe(before + 12 * 14);
-  }, 60_000);
+  it(
+    'connections cut right after a reservation statement reached the server: every row flushed, ' +
+      'no key twice, across two ORMs',
+    async () => {
+      const options = { blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
+      const throughProxy = await app(options);
+      const direct = await app(options, true);
+      const before = await direct.em.fork().count(Memo);
+      const ids: number[] = [];
+      const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
+        for (const orm of [throughProxy, direct]) {
+          const em = orm.em.fork();
+          const memos = Array.from({ length: 7 }, (_, i) => em.create(Memo, { text: `r${round}-${i}` }));
+          await em.flush();
+          ids.push(...memos.map((memo) => memo.id));
+        }
+      });
+      expect(cuts).toBeGreaterThanOrEqual(6);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(await direct.em.fork().count(Memo)).toBe(before + 12 * 14);
+    },
+    60_000,
+  );
 
   it('orm.close() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];

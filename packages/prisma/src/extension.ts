@@ -51,7 +51,8 @@ function keyedModel(
   const model = name === undefined ? undefined : models.get(name);
   if (model?.key === undefined) {
     throw new HiLoConfigurationError(
-      `Model ${name ?? '(unknown)'} has no hi/lo key; tag it with \`/// @hilo\` in schema.prisma (or add it to \`metadata.models\`) and run \`prisma generate\`.`,
+      `Model ${name ?? '(unknown)'} has no hi/lo key; tag it with \`/// @hilo\` in schema.prisma (or ` +
+        `add it to \`metadata.models\`) and run \`prisma generate\`.`,
     );
   }
   return model as ResolvedModel & { key: HiLoModelKey };

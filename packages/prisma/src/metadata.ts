@@ -124,7 +124,8 @@ export function resolveMetadata(
     for (const [field, target] of model.relations) {
       if (!resolved.has(target)) {
         throw new HiLoConfigurationError(
-          `Relation \`${model.name}.${field}\` points at model "${target}", which the hilo metadata does not describe; regenerate it with \`prisma generate\`.`,
+          `Relation \`${model.name}.${field}\` points at model "${target}", which the hilo metadata does ` +
+            `not describe; regenerate it with \`prisma generate\`.`,
         );
       }
     }

@@ -23,17 +23,22 @@ const pgTables = [
   `create table customers (id bigint primary key, name text not null)`,
   `create table profiles (id integer primary key, bio text not null, customer_id bigint not null unique references customers(id))`,
   `create table orders (id bigint primary key, reference text not null unique, customer_id bigint not null references customers(id))`,
-  `create table order_items (item_id bigint primary key, order_id bigint not null references orders(id), sku text not null, quantity integer not null)`,
+  `create table order_items (item_id bigint primary key, order_id bigint not null references orders(id), ` +
+    `sku text not null, quantity integer not null)`,
   `create table item_notes (id integer primary key, item_id bigint not null references order_items(item_id), text text not null)`,
   `create table tags (id serial primary key, label text not null unique)`,
 ];
 
 const myTables = [
   `create table customers (id bigint not null primary key, name varchar(191) not null)`,
-  `create table profiles (id int not null primary key, bio varchar(191) not null, customer_id bigint not null unique, foreign key (customer_id) references customers(id))`,
-  `create table orders (id bigint not null primary key, reference varchar(191) not null unique, customer_id bigint not null, foreign key (customer_id) references customers(id))`,
-  `create table order_items (item_id bigint not null primary key, order_id bigint not null, sku varchar(191) not null, quantity int not null, foreign key (order_id) references orders(id))`,
-  `create table item_notes (id int not null primary key, item_id bigint not null, text varchar(191) not null, foreign key (item_id) references order_items(item_id))`,
+  `create table profiles (id int not null primary key, bio varchar(191) not null, customer_id ` +
+    `bigint not null unique, foreign key (customer_id) references customers(id))`,
+  `create table orders (id bigint not null primary key, reference varchar(191) not null unique, ` +
+    `customer_id bigint not null, foreign key (customer_id) references customers(id))`,
+  `create table order_items (item_id bigint not null primary key, order_id bigint not null, sku ` +
+    `varchar(191) not null, quantity int not null, foreign key (order_id) references orders(id))`,
+  `create table item_notes (id int not null primary key, item_id bigint not null, text varchar(191) ` +
+    `not null, foreign key (item_id) references order_items(item_id))`,
   `create table tags (id int not null auto_increment primary key, label varchar(191) not null unique)`,
 ];
 

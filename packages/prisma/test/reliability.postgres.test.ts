@@ -35,50 +35,60 @@ describePostgres("prisma: network faults on hilo's connection to PostgreSQL", (d
     });
   }
 
-  it('a stalled link: creates keep getting keys from the block in hand, one that needs a block fails with a typed error within the budget, and creates work again after heal', async () => {
-    // The hi table and its rows exist before the 300 ms client starts: creating them is DDL, which a busy or
-    // fsync-bound server can take longer than 300 ms to commit, and the test is about the stall, not the DDL.
-    const setup = app({ source: 'table', blockSize: 20, adaptive: false });
-    await setup.$hilo.warm();
-    await setup.closeHiLo();
-    const prisma = app({
-      source: 'table',
-      blockSize: 20,
-      adaptive: false,
-      prefetchAt: false,
-      timeoutMs: 300,
-      retryBudgetMs: 1200,
-      retryBaseDelayMs: 10,
-    });
-    await prisma.$hilo.warm();
-    faults.proxy.stall();
-    const inHand: bigint[] = [];
-    for (let i = 0; i < 20; i++) inHand.push((await prisma.customer.create({ data: { name: `in hand ${i}` } })).id);
-    const { ms, error } = await timed(() => prisma.customer.create({ data: { name: 'one too many' } }));
-    expect(error).toBeInstanceOf(HiLoExhaustedError);
-    expect((error as Error).message).toMatch(/retryBudgetMs/);
-    expect(ms).toBeLessThan(1200 + 300 + 1500);
-    faults.proxy.heal();
-    const after = await prisma.customer.create({ data: { name: 'after heal' } });
-    expect(after.id > inHand.reduce((a, b) => (a > b ? a : b))).toBe(true);
-  }, 30_000);
+  it(
+    'a stalled link: creates keep getting keys from the block in hand, one that needs a block fails ' +
+      'with a typed error within the budget, and creates work again after heal',
+    async () => {
+      // The hi table and its rows exist before the 300 ms client starts: creating them is DDL, which a busy or
+      // fsync-bound server can take longer than 300 ms to commit, and the test is about the stall, not the DDL.
+      const setup = app({ source: 'table', blockSize: 20, adaptive: false });
+      await setup.$hilo.warm();
+      await setup.closeHiLo();
+      const prisma = app({
+        source: 'table',
+        blockSize: 20,
+        adaptive: false,
+        prefetchAt: false,
+        timeoutMs: 300,
+        retryBudgetMs: 1200,
+        retryBaseDelayMs: 10,
+      });
+      await prisma.$hilo.warm();
+      faults.proxy.stall();
+      const inHand: bigint[] = [];
+      for (let i = 0; i < 20; i++) inHand.push((await prisma.customer.create({ data: { name: `in hand ${i}` } })).id);
+      const { ms, error } = await timed(() => prisma.customer.create({ data: { name: 'one too many' } }));
+      expect(error).toBeInstanceOf(HiLoExhaustedError);
+      expect((error as Error).message).toMatch(/retryBudgetMs/);
+      expect(ms).toBeLessThan(1200 + 300 + 1500);
+      faults.proxy.heal();
+      const after = await prisma.customer.create({ data: { name: 'after heal' } });
+      expect(after.id > inHand.reduce((a, b) => (a > b ? a : b))).toBe(true);
+    },
+    30_000,
+  );
 
-  it('connections cut right after a reservation statement reached the server: every row created, no key twice, across two clients', async () => {
-    const options = { source: 'table', blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
-    const throughProxy = app(options);
-    const direct = app(options, true);
-    await throughProxy.$hilo.warm();
-    const before = await countRows('postgres', db.url, 'customers');
-    const ids: bigint[] = [];
-    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
-      for (const prisma of [throughProxy, direct]) {
-        for (let i = 0; i < 7; i++) ids.push((await prisma.customer.create({ data: { name: `r${round}-${i}` } })).id);
-      }
-    });
-    expect(cuts).toBeGreaterThanOrEqual(6);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(await countRows('postgres', db.url, 'customers')).toBe(before + 12 * 14);
-  }, 60_000);
+  it(
+    'connections cut right after a reservation statement reached the server: every row created, ' +
+      'no key twice, across two clients',
+    async () => {
+      const options = { source: 'table', blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
+      const throughProxy = app(options);
+      const direct = app(options, true);
+      await throughProxy.$hilo.warm();
+      const before = await countRows('postgres', db.url, 'customers');
+      const ids: bigint[] = [];
+      const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
+        for (const prisma of [throughProxy, direct]) {
+          for (let i = 0; i < 7; i++) ids.push((await prisma.customer.create({ data: { name: `r${round}-${i}` } })).id);
+        }
+      });
+      expect(cuts).toBeGreaterThanOrEqual(6);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(await countRows('postgres', db.url, 'customers')).toBe(before + 12 * 14);
+    },
+    60_000,
+  );
 
   it('$hilo.close() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];

@@ -24,7 +24,8 @@ const JAR_DIR = process.env.HILO_JAVA_JARS ?? '/usr/share/java';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const SOURCES = join(ROOT, 'interop/hibernate');
 const HINT =
-  'install Java and Hibernate 3.6 (apt-get install libhibernate3-java libpostgresql-jdbc-java libmariadb-java libjavassist-java; .ci/run does)';
+  'install Java and Hibernate 3.6 (apt-get install libhibernate3-java libpostgresql-jdbc-java ' +
+  'libmariadb-java libjavassist-java; .ci/run does)';
 
 let cached: { classpath: string } | { problem: string } | undefined;
 

@@ -11,7 +11,10 @@ interface WorkerMappingGlobals {
   HILO_WORKER_PACKAGES?: Readonly<Record<string, string>>;
 }
 
-/** Variable naming the package versions a worker must check it loaded (JSON `{ name: version }`; read by packages/core/test/workers/reserve-worker.ts). */
+/**
+ * Variable naming the package versions a worker must check it loaded (JSON `{ name: version }`; read by
+ * packages/core/test/workers/reserve-worker.ts).
+ */
 const WORKER_PACKAGES_VARIABLE = 'HILO_WORKER_PACKAGES';
 
 /**

@@ -24,7 +24,8 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
   const type = dataSource.options.type;
   const driver = dataSource.driver as unknown as { master?: unknown; pool?: unknown; poolCluster?: unknown };
   const unsupported = () =>
-    `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources by itself, got type ${JSON.stringify(type)}; ` +
+    `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources ` +
+    `by itself, got type ${JSON.stringify(type)}; ` +
     'pass a `client` on a connection of its own (never the one your transactions use) to installHiLo().';
   const dialect = dialectOf(type, unsupported);
   if (dialect === 'postgres') {
@@ -34,7 +35,8 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
   if (dialect === 'mysql') {
     if (driver.poolCluster && !driver.pool) {
       throw new HiLoConfigurationError(
-        'hilo-typeorm cannot take reservations from a MySQL/MariaDB replication pool cluster; pass `client: await connect(primaryUrl)` (from hilo-core) to installHiLo().',
+        'hilo-typeorm cannot take reservations from a MySQL/MariaDB replication pool cluster; pass `client: ' +
+          'await connect(primaryUrl)` (from hilo-core) to installHiLo().',
       );
     }
     if (!driver.pool) throw notConnected(type);
@@ -44,7 +46,9 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
   }
   if (type === 'better-sqlite3') {
     throw new HiLoConfigurationError(
-      "A better-sqlite3 DataSource has one connection, which your transactions use, so it cannot serve reservations; installHiLo() opens hilo's own connection to the file by itself, or pass `client: await connect('sqlite:app.db')` (from hilo-core).",
+      'A better-sqlite3 DataSource has one connection, which your transactions use, so it cannot serve ' +
+        "reservations; installHiLo() opens hilo's own connection to the file by itself, or pass `client: " +
+        "await connect('sqlite:app.db')` (from hilo-core).",
     );
   }
   // SQLite through another TypeORM driver (`sqlite`, `sqljs`, …): hilo cannot open the file by itself
@@ -53,6 +57,7 @@ export function dataSourceClient(dataSource: DataSource): SqlClient {
 
 function notConnected(type: string): HiLoConfigurationError {
   return new HiLoConfigurationError(
-    `The ${type} DataSource has no connection pool yet; call installHiLo() after \`await dataSource.initialize()\`, or wrap the DataSource with withHiLo().`,
+    `The ${type} DataSource has no connection pool yet; call installHiLo() after \`await dataSource.initialize()\`, ` +
+      `or wrap the DataSource with withHiLo().`,
   );
 }

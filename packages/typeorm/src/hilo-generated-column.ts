@@ -32,7 +32,8 @@ export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecora
     if (target === undefined && typeof propertyKey === 'object') {
       // Called as a TC39 decorator (value, context): TypeORM's decorators work only in the legacy mode.
       throw new HiLoConfigurationError(
-        '@HiLoGeneratedColumn() was compiled as a standard (TC39) decorator, but TypeORM needs legacy decorators; set "experimentalDecorators": true in the tsconfig.json your compiler or tsx uses.',
+        '@HiLoGeneratedColumn() was compiled as a standard (TC39) decorator, but TypeORM needs legacy ' +
+          'decorators; set "experimentalDecorators": true in the tsconfig.json your compiler or tsx uses.',
       );
     }
     const owner = (target as { constructor?: unknown }).constructor;

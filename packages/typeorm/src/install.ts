@@ -333,8 +333,12 @@ export class HiLoTypeOrm {
     )
       return error;
     return new HiLoExhaustedError(
-      `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's connection has written, the reservation for segment "${key.segment}" ` +
-        `can only run after it ends. Take keys before the transaction (\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`, or \`await hiloOf(dataSource).ensure(${key.column.entityMetadata.name}, n)\` for n rows), or give the segment a blockSize above the rows one transaction creates.`,
+      `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's ` +
+        `connection has written, the reservation for segment "${key.segment}" ` +
+        `can only run after it ends. Take keys before the transaction ` +
+        `(\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`, ` +
+        `or \`await hiloOf(dataSource).ensure(${key.column.entityMetadata.name}, n)\` for n rows), or ` +
+        `give the segment a blockSize above the rows one transaction creates.`,
       { cause: error },
     );
   }
@@ -429,12 +433,14 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
       if (!column.isPrimary || metadata.primaryColumns.length !== 1) {
         throw new HiLoConfigurationError(
           `@HiLoGeneratedColumn() on ${where} must be the entity's only primary column, but ${metadata.name} has ` +
-            `${metadata.primaryColumns.map((c) => c.propertyName).join(', ')}; remove the other primary columns or use a plain @Column() with hiloOf(dataSource).next().`,
+            `${metadata.primaryColumns.map((c) => c.propertyName).join(', ')}; remove the other primary ` +
+            `columns or use a plain @Column() with hiloOf(dataSource).next().`,
         );
       }
       if (column.isGenerated) {
         throw new HiLoConfigurationError(
-          `${where} is both @HiLoGeneratedColumn() and database-generated (@Generated/@PrimaryGeneratedColumn); keep only @HiLoGeneratedColumn().`,
+          `${where} is both @HiLoGeneratedColumn() and database-generated (@Generated/@PrimaryGeneratedColumn); ` +
+            `keep only @HiLoGeneratedColumn().`,
         );
       }
       const segment = options.segment ?? metadata.tableName;
@@ -484,7 +490,8 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   validateOptions(options);
   if (!dataSource.isInitialized) {
     throw new HiLoConfigurationError(
-      'installHiLo() needs an initialized DataSource; call it after `await dataSource.initialize()`, or wrap the DataSource with withHiLo() before initializing.',
+      'installHiLo() needs an initialized DataSource; call it after `await dataSource.initialize()`, ' +
+        'or wrap the DataSource with withHiLo() before initializing.',
     );
   }
   if (installations.has(dataSource)) {

@@ -33,7 +33,8 @@ export const hiloKeyTransformer: ValueTransformer = {
     if (key === null || key === undefined) return key;
     if (key > BigInt(Number.MAX_SAFE_INTEGER) || key < BigInt(Number.MIN_SAFE_INTEGER)) {
       throw new HiLoOverflowError(
-        `Key ${key} is beyond Number.MAX_SAFE_INTEGER; declare the column with keyType: 'bigint' (and hiloBigIntKeyTransformer on foreign keys).`,
+        `Key ${key} is beyond Number.MAX_SAFE_INTEGER; declare the column with keyType: 'bigint' (and ` +
+          `hiloBigIntKeyTransformer on foreign keys).`,
       );
     }
     return Number(key);

@@ -62,7 +62,8 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
   const connection = driver.databaseConnection;
   if (!connection || !driver.sqlite) {
     throw new HiLoConfigurationError(
-      'The better-sqlite3 DataSource has no connection yet; call installHiLo() after `await dataSource.initialize()`, or wrap the DataSource with withHiLo().',
+      'The better-sqlite3 DataSource has no connection yet; call installHiLo() after `await dataSource.initialize()`, ' +
+        'or wrap the DataSource with withHiLo().',
     );
   }
   if (connection.memory) return { kind: 'memory' };
@@ -74,7 +75,8 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
     if (driver.options.prepareDatabase) await driver.options.prepareDatabase(db);
   } catch (error) {
     throw new HiLoSourceUnavailableError(
-      `hilo cannot open its own connection to the SQLite file "${connection.name}" that the DataSource uses: ${(error as Error).message}. ` +
+      `hilo cannot open its own connection to the SQLite file "${connection.name}" that the DataSource ` +
+        `uses: ${(error as Error).message}. ` +
         'Check that the file is writable by this process, or pass `client` to installHiLo().',
       { cause: error },
     );

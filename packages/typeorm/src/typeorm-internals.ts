@@ -482,7 +482,9 @@ function warnFallback(reason: string): void {
   if (warned) return;
   warned = true;
   process.emitWarning(
-    `hilo-typeorm: ${reason}. save() of new hilo entities falls back to TypeORM's usual path (a SELECT by key, then INSERT): keys stay correct, saving is one statement per table slower. Please report your TypeORM version.`,
+    `hilo-typeorm: ${reason}. save() of new hilo entities falls back to TypeORM's usual path (a ` +
+      `SELECT by key, then INSERT): keys stay correct, saving is one statement per table slower. Please ` +
+      `report your TypeORM version.`,
     { code: WARNING_CODE },
   );
 }

@@ -38,15 +38,19 @@ describe("TypeORM's version gates hilo's use of its internals", () => {
 
   // 0.3.0 builds each INSERT value inline; every later release of the range has the method the key literals wrap
   const hasValueExpression = expected !== '0.3.0';
-  it(`${hasValueExpression ? 'has' : 'predates'} InsertQueryBuilder.createColumnValueExpression(valueSets, valueSetIndex, column) in TypeORM ${expected}`, () => {
-    const method = (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: { length: number } })
-      .createColumnValueExpression;
-    expect(method?.length).toBe(hasValueExpression ? 3 : undefined);
-    expect(patchKeyLiterals({ createColumnValueExpression: (one: unknown) => one })).toMatch(
-      /no createColumnValueExpression\(valueSets, valueSetIndex, column\) method/,
-    );
-    expect(patchKeyLiterals(undefined)).toMatch(/TypeORM has no InsertQueryBuilder class/);
-  });
+  it(
+    `${hasValueExpression ? 'has' : 'predates'} InsertQueryBuilder.createColumnValueExpression(valueSets, ` +
+      `valueSetIndex, column) in TypeORM ${expected}`,
+    () => {
+      const method = (InsertQueryBuilder.prototype as unknown as { createColumnValueExpression?: { length: number } })
+        .createColumnValueExpression;
+      expect(method?.length).toBe(hasValueExpression ? 3 : undefined);
+      expect(patchKeyLiterals({ createColumnValueExpression: (one: unknown) => one })).toMatch(
+        /no createColumnValueExpression\(valueSets, valueSetIndex, column\) method/,
+      );
+      expect(patchKeyLiterals(undefined)).toMatch(/TypeORM has no InsertQueryBuilder class/);
+    },
+  );
 
   it('refuses when the version cannot be read', () => {
     expect(internalsRefusal(undefined)).toMatch(/cannot read the version of the TypeORM this process loads/);

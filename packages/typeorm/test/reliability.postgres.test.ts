@@ -40,48 +40,58 @@ describePostgres("typeorm: network faults on hilo's connection to PostgreSQL", (
     return dataSource;
   }
 
-  it('a stalled link: create() keeps getting keys from the block in hand, an insert that needs a block fails with a typed error within the budget, and saves work again after heal', async () => {
-    const dataSource = await app({
-      blockSize: 20,
-      adaptive: false,
-      prefetchAt: false,
-      timeoutMs: 300,
-      retryBudgetMs: 1200,
-      retryBaseDelayMs: 10,
-    });
-    const notes = dataSource.getRepository(FaultNote);
-    faults.proxy.stall();
-    const inHand = Array.from({ length: 20 }, (_, i) => notes.create({ text: `in hand ${i}` }));
-    expect(inHand.every((note) => typeof note.id === 'number')).toBe(true);
-    await notes.save(inHand); // the database itself is reachable; only hilo's link is stalled
-    const { ms, error } = await timed(() => notes.save(notes.create({ text: 'one too many' })));
-    expect(error).toBeInstanceOf(HiLoExhaustedError);
-    expect((error as Error).message).toMatch(/retryBudgetMs/);
-    expect(ms).toBeLessThan(1200 + 300 + 1500);
-    faults.proxy.heal();
-    const after = await notes.save(notes.create({ text: 'after heal' }));
-    expect(after.id).toBeGreaterThan(Math.max(...inHand.map((note) => note.id)));
-    expect(await notes.count()).toBe(21);
-  }, 30_000);
+  it(
+    'a stalled link: create() keeps getting keys from the block in hand, an insert that needs a ' +
+      'block fails with a typed error within the budget, and saves work again after heal',
+    async () => {
+      const dataSource = await app({
+        blockSize: 20,
+        adaptive: false,
+        prefetchAt: false,
+        timeoutMs: 300,
+        retryBudgetMs: 1200,
+        retryBaseDelayMs: 10,
+      });
+      const notes = dataSource.getRepository(FaultNote);
+      faults.proxy.stall();
+      const inHand = Array.from({ length: 20 }, (_, i) => notes.create({ text: `in hand ${i}` }));
+      expect(inHand.every((note) => typeof note.id === 'number')).toBe(true);
+      await notes.save(inHand); // the database itself is reachable; only hilo's link is stalled
+      const { ms, error } = await timed(() => notes.save(notes.create({ text: 'one too many' })));
+      expect(error).toBeInstanceOf(HiLoExhaustedError);
+      expect((error as Error).message).toMatch(/retryBudgetMs/);
+      expect(ms).toBeLessThan(1200 + 300 + 1500);
+      faults.proxy.heal();
+      const after = await notes.save(notes.create({ text: 'after heal' }));
+      expect(after.id).toBeGreaterThan(Math.max(...inHand.map((note) => note.id)));
+      expect(await notes.count()).toBe(21);
+    },
+    30_000,
+  );
 
-  it('connections cut right after a reservation statement reached the server: every row saved, no key twice, across two DataSources', async () => {
-    const options = { blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
-    const throughProxy = await app(options);
-    const direct = await app(options, true);
-    const rowsBefore = await direct.getRepository(FaultNote).count();
-    const ids: number[] = [];
-    const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
-      for (const dataSource of [throughProxy, direct]) {
-        const repo = dataSource.getRepository(FaultNote);
-        await hiloOf(dataSource).ensure(FaultNote, 7);
-        const saved = await repo.save(Array.from({ length: 7 }, (_, i) => repo.create({ text: `r${round}-${i}` })));
-        ids.push(...saved.map((note) => note.id));
-      }
-    });
-    expect(cuts).toBeGreaterThanOrEqual(6);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(await direct.getRepository(FaultNote).count()).toBe(rowsBefore + 12 * 14);
-  }, 60_000);
+  it(
+    'connections cut right after a reservation statement reached the server: every row saved, no ' +
+      'key twice, across two DataSources',
+    async () => {
+      const options = { blockSize: 5, adaptive: false, prefetchAt: false, timeoutMs: 3000 } as const;
+      const throughProxy = await app(options);
+      const direct = await app(options, true);
+      const rowsBefore = await direct.getRepository(FaultNote).count();
+      const ids: number[] = [];
+      const cuts = await withReservationCuts(faults.proxy, 12, async (round) => {
+        for (const dataSource of [throughProxy, direct]) {
+          const repo = dataSource.getRepository(FaultNote);
+          await hiloOf(dataSource).ensure(FaultNote, 7);
+          const saved = await repo.save(Array.from({ length: 7 }, (_, i) => repo.create({ text: `r${round}-${i}` })));
+          ids.push(...saved.map((note) => note.id));
+        }
+      });
+      expect(cuts).toBeGreaterThanOrEqual(6);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(await direct.getRepository(FaultNote).count()).toBe(rowsBefore + 12 * 14);
+    },
+    60_000,
+  );
 
   it('destroy() on a stalled link returns within closeTimeoutMs and counts the unused keys as lost', async () => {
     const events: HiLoEvent[] = [];

@@ -100,34 +100,38 @@ describeSqlite('typeorm on a sqlite file: statements of a save', (db) => {
     await dataSource?.destroy();
   });
 
-  it('saves a graph without database defaults as one multi-row INSERT per table, with no SELECT, where identity keys need one INSERT per row', async () => {
-    const keyed = authors(dataSource.manager, Author);
-    expect(keyed.every((a) => typeof a.id === 'number' && a.books.every((b) => typeof b.id === 'number'))).toBe(true);
-    const hilo = dataStatements(await log.capture(() => dataSource.manager.save(keyed)));
-    const identity = dataStatements(
-      await log.capture(() => dataSource.manager.save(authors(dataSource.manager, IdAuthor))),
-    );
+  it(
+    'saves a graph without database defaults as one multi-row INSERT per table, with no SELECT, ' +
+      'where identity keys need one INSERT per row',
+    async () => {
+      const keyed = authors(dataSource.manager, Author);
+      expect(keyed.every((a) => typeof a.id === 'number' && a.books.every((b) => typeof b.id === 'number'))).toBe(true);
+      const hilo = dataStatements(await log.capture(() => dataSource.manager.save(keyed)));
+      const identity = dataStatements(
+        await log.capture(() => dataSource.manager.save(authors(dataSource.manager, IdAuthor))),
+      );
 
-    expect([...insertsByTable(hilo).entries()].map(([table, list]) => [table, list.length]).sort()).toEqual([
-      ['authors', 1],
-      ['book_genres', 1],
-      ['books', 1],
-      ['genres', 1],
-    ]);
-    expect(hilo).toHaveLength(4);
-    expect(hilo.join('\n')).not.toMatch(/SELECT|UPDATE|RETURNING/i);
-    // TypeORM 1.1.1: 3 authors + 6 genres + 6 books + 1 junction INSERT = 16 statements, ids from lastInsertRowid
-    expect(identity.filter((s) => /^INSERT/i.test(s))).toHaveLength(16);
-    expect(identity.length).toBeGreaterThan(hilo.length);
+      expect([...insertsByTable(hilo).entries()].map(([table, list]) => [table, list.length]).sort()).toEqual([
+        ['authors', 1],
+        ['book_genres', 1],
+        ['books', 1],
+        ['genres', 1],
+      ]);
+      expect(hilo).toHaveLength(4);
+      expect(hilo.join('\n')).not.toMatch(/SELECT|UPDATE|RETURNING/i);
+      // TypeORM 1.1.1: 3 authors + 6 genres + 6 books + 1 junction INSERT = 16 statements, ids from lastInsertRowid
+      expect(identity.filter((s) => /^INSERT/i.test(s))).toHaveLength(16);
+      expect(identity.length).toBeGreaterThan(hilo.length);
 
-    const loaded = await dataSource
-      .getRepository(Author)
-      .findOneOrFail({ where: { id: keyed[2]!.id }, relations: { books: { genres: true } } });
-    expect(loaded.books.map((b) => b.id).sort()).toEqual(keyed[2]!.books.map((b) => b.id).sort());
-    expect(loaded.books.flatMap((b) => b.genres.map((g) => g.id)).sort()).toEqual(
-      keyed[2]!.books.flatMap((b) => b.genres.map((g) => g.id)).sort(),
-    );
-  });
+      const loaded = await dataSource
+        .getRepository(Author)
+        .findOneOrFail({ where: { id: keyed[2]!.id }, relations: { books: { genres: true } } });
+      expect(loaded.books.map((b) => b.id).sort()).toEqual(keyed[2]!.books.map((b) => b.id).sort());
+      expect(loaded.books.flatMap((b) => b.genres.map((g) => g.id)).sort()).toEqual(
+        keyed[2]!.books.flatMap((b) => b.genres.map((g) => g.id)).sort(),
+      );
+    },
+  );
 });
 
 describeSqlite('typeorm on a sqlite file: reservations and the single writer', (db) => {
@@ -146,52 +150,65 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
     }
   });
 
-  it("reserves on hilo's own connection, waiting without blocking the event loop while the DataSource's transaction holds the write lock", async () => {
-    const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false, retries: 30 });
-    try {
-      const generator = hiloOf(dataSource).generator;
-      let ticks = 0;
-      const timer = setInterval(() => ticks++, 5);
-      let reserved: Promise<bigint[]> | undefined;
+  it(
+    "reserves on hilo's own connection, waiting without blocking the event loop while the DataSource's " +
+      'transaction holds the write lock',
+    async () => {
+      const { dataSource } = await openDataSource(db, {
+        blockSize: 5,
+        adaptive: false,
+        prefetchAt: false,
+        retries: 30,
+      });
       try {
-        await dataSource.transaction(async (manager) => {
-          await manager.save(manager.create(Customer, { name: 'holds the lock' }));
-          // more keys than the block in memory: a reservation, which needs the lock this transaction holds
-          reserved = generator.reserve('customers', 12);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        });
+        const generator = hiloOf(dataSource).generator;
+        let ticks = 0;
+        const timer = setInterval(() => ticks++, 5);
+        let reserved: Promise<bigint[]> | undefined;
+        try {
+          await dataSource.transaction(async (manager) => {
+            await manager.save(manager.create(Customer, { name: 'holds the lock' }));
+            // more keys than the block in memory: a reservation, which needs the lock this transaction holds
+            reserved = generator.reserve('customers', 12);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          });
+        } finally {
+          clearInterval(timer);
+        }
+        expect(ticks).toBeGreaterThan(5);
+        const keys = await reserved!;
+        expect(new Set(keys).size).toBe(12);
+        expect(hiloOf(dataSource).generator.stats()['customers']!.failedAttempts).toBeGreaterThan(0);
       } finally {
-        clearInterval(timer);
+        await dataSource.destroy();
       }
-      expect(ticks).toBeGreaterThan(5);
-      const keys = await reserved!;
-      expect(new Set(keys).size).toBe(12);
-      expect(hiloOf(dataSource).generator.stats()['customers']!.failedAttempts).toBeGreaterThan(0);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+    },
+  );
 
-  it('runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread nor finds the file locked', async () => {
-    const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false });
-    try {
-      const generator = hiloOf(dataSource).generator;
-      const started = Date.now();
-      for (let round = 0; round < 10; round++) {
-        // the reservation and TypeORM's INSERT interleave on this thread
-        const [keys] = await Promise.all([
-          generator.reserve('customers', 7),
-          dataSource.getRepository(Customer).insert({ id: 2_000_000 + round, name: 'next to it' }),
-        ]);
-        expect(new Set(keys).size).toBe(7);
+  it(
+    'runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread ' +
+      'nor finds the file locked',
+    async () => {
+      const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false });
+      try {
+        const generator = hiloOf(dataSource).generator;
+        const started = Date.now();
+        for (let round = 0; round < 10; round++) {
+          // the reservation and TypeORM's INSERT interleave on this thread
+          const [keys] = await Promise.all([
+            generator.reserve('customers', 7),
+            dataSource.getRepository(Customer).insert({ id: 2_000_000 + round, name: 'next to it' }),
+          ]);
+          expect(new Set(keys).size).toBe(7);
+        }
+        // a stalled thread waits out the busy timeout (5 s) once per round
+        expect(Date.now() - started).toBeLessThan(4500);
+        expect(await dataSource.getRepository(Customer).countBy({ name: 'next to it' })).toBe(10);
+      } finally {
+        await dataSource.destroy();
       }
-      // a stalled thread waits out the busy timeout (5 s) once per round
-      expect(Date.now() - started).toBeLessThan(4500);
-      expect(await dataSource.getRepository(Customer).countBy({ name: 'next to it' })).toBe(10);
-    } finally {
-      await dataSource.destroy();
-    }
-  });
+    },
+  );
 
   it('fails with a hilo error, not a hang, when a transaction awaits a reservation only its own commit would allow', async () => {
     const { dataSource } = await openDataSource(
@@ -215,7 +232,11 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
           await manager.save(Array.from({ length: 12 }, (_, i) => manager.create(Customer, { name: `waits ${i}` })));
         }),
       ).rejects.toThrow(
-        /SQLite lets one connection write at a time; .* Take keys before the transaction \(`await hiloOf\(dataSource\)\.next\(Customer\)`, or `await hiloOf\(dataSource\)\.ensure\(Customer, n\)` for n rows\)/,
+        new RegExp(
+          /SQLite lets one connection write at a time; .* Take keys before the transaction /.source +
+            /\(`await hiloOf\(dataSource\)\.next\(Customer\)`, or `await hiloOf\(dataSource\)\.ensure\(Customer, n\)` for n rows\)/
+              .source,
+        ),
       );
       // the lock is free again: the next reservation goes through
       expect(new Set(await hiloOf(dataSource).generator.reserve('customers', 12)).size).toBe(12);
@@ -270,7 +291,10 @@ describeSqlite(
         const attempt = installHiLo(dataSource, { source: 'table', table: 'my_hilo' });
         await expect(attempt).rejects.toThrow(HiLoConfigurationError);
         await expect(installHiLo(dataSource, { table: 'my_hilo' })).rejects.toThrow(
-          /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`; remove those options from installHiLo\(\), or use a database file/,
+          new RegExp(
+            /in memory \(":memory:"\), where hilo keeps the counter in this process and ignores `table`; /.source +
+              /remove those options from installHiLo\(\), or use a database file/.source,
+          ),
         );
       } finally {
         await dataSource.destroy();

@@ -22,7 +22,8 @@ export async function runAlter(segment: string, options: AlterOptions, io: CliIo
       await out.write(
         options.json
           ? `${JSON.stringify({ segment, source: 'table', blockSize: options.blockSize, changed: false })}\n`
-          : `segment ${name}: a table source takes any block size; nothing to change (set blockSize ${options.blockSize} in the applications)\n`,
+          : `segment ${name}: a table source takes any block size; nothing to change (set blockSize ${options.blockSize} ` +
+              `in the applications)\n`,
       );
     } else {
       const result = await alterBlockSize(target.client, { segment, blockSize: options.blockSize });

@@ -15,7 +15,9 @@ export async function resolveBlockSize(target: Target, segment: string, explicit
   if (increment === undefined) return explicit ?? DEFAULT_BLOCK_SIZE;
   if (explicit !== undefined && BigInt(explicit) !== increment) {
     throw new HiLoMismatchError(
-      `Sequence ${existing!.object} of segment "${segment}" has INCREMENT BY ${increment}, not ${explicit}: pass --block-size ${increment} or leave it out; to change it, run \`hilo alter --block-size ${explicit} ${segment}\`.`,
+      `Sequence ${existing!.object} of segment "${segment}" has INCREMENT BY ${increment}, not ${explicit}: ` +
+        `pass --block-size ${increment} or leave it out; to change it, run \`hilo alter --block-size ` +
+        `${explicit} ${segment}\`.`,
     );
   }
   return Number(increment);

@@ -38,12 +38,14 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
     const column = columnName(ref);
     if (segment === undefined) {
       throw new HiLoConfigurationError(
-        `--guard ${column}: no segment is named "${ref.table}", so say which segment its keys come from, e.g. --guard ${segments[0]}=${column}.`,
+        `--guard ${column}: no segment is named "${ref.table}", so say which segment its keys come from, ` +
+          `e.g. --guard ${segments[0]}=${column}.`,
       );
     }
     if (!segments.includes(segment)) {
       throw new HiLoConfigurationError(
-        `--guard ${ref.segment === undefined ? '' : `${ref.segment}=`}${column}: segment "${segment}" is not among the segments to create (${segments.join(', ')}); add it to the command.`,
+        `--guard ${ref.segment === undefined ? '' : `${ref.segment}=`}${column}: segment "${segment}" ` +
+          `is not among the segments to create (${segments.join(', ')}); add it to the command.`,
       );
     }
     return {
@@ -96,14 +98,12 @@ export async function runInit(segments: readonly string[], options: InitOptions,
       const where = kind === 'sequence' ? 'sequence' : `row in table ${options.table ?? 'hilo_segments'}`;
       const guarded = (r: (typeof ready)[number]) =>
         r.guards === undefined ? '' : `; rows of ${r.guards.join(', ')} without a key are rejected`;
+      const increment = (r: (typeof ready)[number]) => (r.blockSize === undefined ? '' : `, increment ${r.blockSize}`);
       await out.write(
         options.json
           ? `${JSON.stringify(ready)}\n`
           : ready
-              .map(
-                (r) =>
-                  `ready: segment ${JSON.stringify(r.segment)} (${where}${r.blockSize === undefined ? '' : `, increment ${r.blockSize}`}${guarded(r)})\n`,
-              )
+              .map((r) => `ready: segment ${JSON.stringify(r.segment)} (${where}${increment(r)}${guarded(r)})\n`)
               .join(''),
       );
     }

@@ -84,7 +84,8 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
       const crowded = rows.filter((r) => (used(r, maxKey) ?? 0) >= 0.9);
       for (const r of crowded) {
         io.stderr.write(
-          `hilo status: segment "${r.segment}" has used ${percent(used(r, maxKey))} of its keys up to ${maxKey}; widen the key column before inserts fail\n`,
+          `hilo status: segment "${r.segment}" has used ${percent(used(r, maxKey))} of its keys up to ` +
+            `${maxKey}; widen the key column before inserts fail\n`,
         );
       }
     }

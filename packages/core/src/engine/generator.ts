@@ -237,7 +237,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
           const reason = error instanceof Error ? error.message : String(error);
           if (error instanceof HiLoError && !error.retryable) throw error;
           throw new HiLoSourceUnavailableError(
-            `Could not reserve keys for segment "${segment}" at start-up from ${this.options.source.description}: ${reason} Check that the database is running and reachable.`,
+            `Could not reserve keys for segment "${segment}" at start-up from ${this.options.source.description}: ` +
+              `${reason} Check that the database is running and reachable.`,
             { cause: error },
           );
         }

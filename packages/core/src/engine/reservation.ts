@@ -93,9 +93,11 @@ export async function reserveWithRetry(
       ? `the limit set by \`retries\` (${attempts - 1}): ${reason} Raise \`retries\` to try longer.`
       : cutShort
         ? `as long as retrying this error can help: ${reason}`
-        : `the limit set by \`retryBudgetMs\` (${options.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` to wait longer for the database.`;
+        : `the limit set by \`retryBudgetMs\` (${options.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` ` +
+          `to wait longer for the database.`;
   throw new HiLoExhaustedError(
-    `Could not reserve keys for segment "${segment.name}" from ${options.source.description} after ${attempt} attempts in ${elapsed} ms, ${limit}`,
+    `Could not reserve keys for segment "${segment.name}" from ${options.source.description} after ` +
+      `${attempt} attempts in ${elapsed} ms, ${limit}`,
     { cause: lastError },
   );
 }
@@ -115,7 +117,8 @@ async function reserveOnce(
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = new HiLoTimeoutError(
-        `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
+        `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer ` +
+          `than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
       );
       attempt.abort(error);
       reject(error);

@@ -144,7 +144,9 @@ export class SegmentBlocks {
       }
       if (b.first <= previous && previous >= 1n) {
         throw new HiLoSourceError(
-          `Hi source ${source} returned block [${b.first}, ${b.last}] for segment "${this.name}", not above key ${previous} already handed out. Something moved the sequence or table row backwards; raise it with \`hilo floor\` before continuing.`,
+          `Hi source ${source} returned block [${b.first}, ${b.last}] for segment "${this.name}", not ` +
+            `above key ${previous} already handed out. Something moved the sequence or table row backwards; ` +
+            `raise it with \`hilo floor\` before continuing.`,
         );
       }
       previous = b.last;
@@ -154,7 +156,8 @@ export class SegmentBlocks {
       if (!bigint && b.last > SAFE) {
         const firstRefused = b.first > SAFE ? b.first : SAFE + 1n;
         this.overflow = new HiLoOverflowError(
-          `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). Use keyType: "bigint" to go on.`,
+          `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). ` +
+            `Use keyType: "bigint" to go on.`,
         );
         if (b.first <= SAFE) this.queue.push({ first: b.first, last: SAFE });
         refused.push({ first: firstRefused, last: b.last }, ...blocks.slice(i + 1));

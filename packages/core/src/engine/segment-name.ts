@@ -8,15 +8,16 @@ export const MAX_SEGMENT_LENGTH = 255;
  * {@link MAX_SEGMENT_LENGTH} characters without control characters. It travels as a query parameter, never as SQL text.
  */
 export function validateSegment(value: unknown, name = 'segment'): string {
-  // eslint-disable-next-line no-control-regex
   if (
     typeof value !== 'string' ||
     value.length === 0 ||
     value.length > MAX_SEGMENT_LENGTH ||
+    // eslint-disable-next-line no-control-regex -- control characters are what this refuses
     /[\u0000-\u001f]/.test(value)
   ) {
     throw new HiLoConfigurationError(
-      `Expected \`${name}\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without control characters, e.g. "orders", got ${describe(value)}.`,
+      `Expected \`${name}\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without ` +
+        `control characters, e.g. "orders", got ${describe(value)}.`,
     );
   }
   return value;

@@ -17,7 +17,8 @@ export function catalogOf(client: Pick<SqlClient, 'dialect'>): Catalog {
   const catalog = CATALOGS[client.dialect];
   if (catalog === undefined) {
     throw new HiLoConfigurationError(
-      `The interop presets run on PostgreSQL and MariaDB, where the other systems keep their hi/lo state; got ${DIALECTS[client.dialect].displayName}.`,
+      `The interop presets run on PostgreSQL and MariaDB, where the other systems keep their hi/lo ` +
+        `state; got ${DIALECTS[client.dialect].displayName}.`,
     );
   }
   return catalog;

@@ -69,7 +69,8 @@ function keysPerValueOf(optimizer: HibernateOptimizer, incrementSize: number): n
   if (optimizer === 'pooled') {
     if (incrementSize < 2) {
       throw new HiLoConfigurationError(
-        `Hibernate preset: \`optimizer: 'pooled'\` with \`incrementSize: ${incrementSize}\` leaves no key that every Hibernate version leaves free ` +
+        `Hibernate preset: \`optimizer: 'pooled'\` with \`incrementSize: ${incrementSize}\` leaves no ` +
+          `key that every Hibernate version leaves free ` +
           `(3.6 hands out v − 1, 5+ hands out v). Use \`incrementSize\` ≥ 2, or \`optimizer: 'pooled-lo'\`.`,
       );
     }
@@ -138,8 +139,10 @@ export function hibernateSequencePreset(
   const create = options.create ?? true;
   if (create && initialValue !== 1) {
     throw new HiLoConfigurationError(
-      `hibernateSequencePreset: \`initialValue: ${initialValue}\` needs \`create: false\`; hilo creates sequences starting at the first block. ` +
-        `Create the sequence as Hibernate's schema export does (create sequence … start with ${initialValue} increment by ${Number(stepOf(optimizer, BigInt(incrementSize)))}).`,
+      `hibernateSequencePreset: \`initialValue: ${initialValue}\` needs \`create: false\`; hilo creates ` +
+        `sequences starting at the first block. ` +
+        `Create the sequence as Hibernate's schema export does (create sequence … start with ${initialValue} ` +
+        `increment by ${Number(stepOf(optimizer, BigInt(incrementSize)))}).`,
     );
   }
   const dialect = requireDialect(client, 'Hibernate sequence generator', ['postgres', 'mysql']);
@@ -159,7 +162,8 @@ export function hibernateSequencePreset(
   const iv = BigInt(initialValue);
   const missingHint = (quoted: string) =>
     createItHint(
-      `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} increment by ${Number(stepOf(optimizer, n))})`,
+      `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} ` +
+        `increment by ${Number(stepOf(optimizer, n))})`,
     );
 
   async function nextValues(quoted: string, count: number): Promise<bigint[]> {
@@ -181,7 +185,8 @@ export function hibernateSequencePreset(
       throw new HiLoMismatchError(
         `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
           `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
-          `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, or with Hibernate's TableGenerator and hibernateTablePreset.`,
+          `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, ` +
+          `or with Hibernate's TableGenerator and hibernateTablePreset.`,
       );
     }
     await requireShareableSequence(
@@ -202,12 +207,16 @@ export function hibernateSequencePreset(
       if (actual === undefined) throw error;
       const matching =
         actual === 1n
-          ? `\`{ optimizer: 'legacy-hilo', incrementSize: ${Math.max(incrementSize - 1, 0)} }\` (Hibernate 3.x/4.x \`@SequenceGenerator(allocationSize = ${incrementSize})\` ` +
-            `without hibernate.id.new_generator_mappings: SequenceHiLoGenerator, max_lo ${Math.max(incrementSize - 1, 0)}; also \`hilo\`/\`seqhilo\` with max_lo), ` +
+          ? `\`{ optimizer: 'legacy-hilo', incrementSize: ${Math.max(incrementSize - 1, 0)} }\` (Hibernate ` +
+            `3.x/4.x \`@SequenceGenerator(allocationSize = ${incrementSize})\` ` +
+            `without hibernate.id.new_generator_mappings: SequenceHiLoGenerator, max_lo ${Math.max(incrementSize - 1, 0)}; ` +
+            `also \`hilo\`/\`seqhilo\` with max_lo), ` +
             `or \`{ optimizer: 'hilo', incrementSize: ${incrementSize} }\``
-          : `\`{ optimizer: 'pooled', incrementSize: ${actual} }\` or \`{ optimizer: 'pooled-lo', incrementSize: ${actual} }\` (whichever optimizer Hibernate uses)`;
+          : `\`{ optimizer: 'pooled', incrementSize: ${actual} }\` or \`{ optimizer: 'pooled-lo', incrementSize: ` +
+            `${actual} }\` (whichever optimizer Hibernate uses)`;
       throw new HiLoMismatchError(
-        `hibernateSequencePreset: sequence ${quoted} has INCREMENT BY ${actual}, but \`{ optimizer: '${optimizer}', incrementSize: ${incrementSize} }\` needs ${stepOf(optimizer, n)}; ` +
+        `hibernateSequencePreset: sequence ${quoted} has INCREMENT BY ${actual}, but \`{ optimizer: ` +
+          `'${optimizer}', incrementSize: ${incrementSize} }\` needs ${stepOf(optimizer, n)}; ` +
           `sharing it could hand out duplicate keys. Options that match it: ${matching}.`,
       );
     }
@@ -364,7 +373,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
         `hibernateTablePreset: ${table} is not the table of Hibernate's enhanced TableGenerator (${problems.join(', ')}). ` +
           `An int value column without a primary key is Hibernate 3.x/4.x's MultipleHiLoPerTableGenerator (JPA @TableGenerator without ` +
           `hibernate.id.new_generator_mappings=true), whose value is a hi, not a key; no hilo preset shares it. ` +
-          `Set hibernate.id.new_generator_mappings=true in Hibernate (its TableGenerator is what this preset follows), or point \`table\`, ` +
+          `Set hibernate.id.new_generator_mappings=true in Hibernate (its TableGenerator is what this ` +
+          `preset follows), or point \`table\`, ` +
           `\`segmentColumn\` and \`valueColumn\` at a table of that shape.`,
       );
     }
@@ -389,7 +399,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
         const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.placeholder(1)}`, [key]);
         if (rows.length === 0) {
           throw new HiLoSourceError(
-            `${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) as Hibernate does, or pass \`create: true\`.`,
+            `${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) ` +
+              `as Hibernate does, or pass \`create: true\`.`,
           );
         }
       }
@@ -430,7 +441,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
                 const current = toBigInt(rows[0].v, val);
                 const cast = DIALECTS[dialectName].asSigned;
                 const updated = await tx.query(
-                  `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} and ${seg} = ${d.placeholder(3)}`,
+                  `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} ` +
+                    `and ${seg} = ${d.placeholder(3)}`,
                   [String(current + step * count), String(current), key],
                 );
                 if (updated.affectedRows === 1) return current;

@@ -76,7 +76,8 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
     if (!(await isUniqueColumn(client, ref, 'entity_name'))) problems.push('entity_name is not its primary key');
     if (problems.length > 0) {
       throw new HiLoMismatchError(
-        `martenPreset: ${table} is not Marten's hi/lo table (${problems.join(', ')}). Marten creates mt_hilo(entity_name varchar primary key, hi_value bigint); ` +
+        `martenPreset: ${table} is not Marten's hi/lo table (${problems.join(', ')}). Marten creates ` +
+          `mt_hilo(entity_name varchar primary key, hi_value bigint); ` +
           `point \`schema\` at the schema of your DocumentStore (StoreOptions.DatabaseSchemaName), or let Marten create its schema.`,
       );
     }
@@ -128,7 +129,8 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
             return keyArithmetic.blocksFromValueRange('marten', current + 1n, current + his, lo);
         }
         throw new HiLoSourceUnavailableError(
-          `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other writers. Raise \`attempts\` or the block size.`,
+          `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other ` +
+            `writers. Raise \`attempts\` or the block size.`,
         );
       });
     },

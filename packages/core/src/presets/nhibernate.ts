@@ -80,7 +80,8 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
     const problem = await integerColumnProblem(client, { table: rawTable, schema: options.schema }, rawColumn);
     if (problem !== undefined) {
       throw new HiLoMismatchError(
-        `nhibernatePreset: ${table} is not NHibernate's hi/lo table (${problem}). NHibernate's TableHiLoGenerator keeps its hi in an integer column; ` +
+        `nhibernatePreset: ${table} is not NHibernate's hi/lo table (${problem}). NHibernate's TableHiLoGenerator ` +
+          `keeps its hi in an integer column; ` +
           `point \`table\`, \`column\` (and \`schema\`) at the table and column of your mapping's <generator class="hilo"> parameters.`,
       );
     }
@@ -127,7 +128,8 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
             : await client.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
         if (rows.length !== 1) {
           throw new HiLoSourceError(
-            `${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, found ${rows.length}.`,
+            `${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, ` +
+              `found ${rows.length}.`,
             { hint },
           );
         }

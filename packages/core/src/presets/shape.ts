@@ -64,7 +64,8 @@ export async function requireShareableSequence(
   }
   if (shape.cycles === true) {
     throw new HiLoMismatchError(
-      `${preset}: sequence ${display} is declared CYCLE: after its maximum it returns to its minimum, and every key would be handed out again. ` +
+      `${preset}: sequence ${display} is declared CYCLE: after its maximum it returns to its minimum, ` +
+        `and every key would be handed out again. ` +
         `Alter it to NO CYCLE (\`alter sequence ${display} no cycle\`) in every application sharing it. ${fix}`,
     );
   }

@@ -167,19 +167,23 @@ export function createSequenceSource(
     }
     if (strategy === 'hilo') {
       throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}, but strategy "hilo" needs a sequence that advances by 1 (keys are value × ${increment}). ` +
+        `Sequence ${quoted} has INCREMENT BY ${actual}, but strategy "hilo" needs a sequence that advances ` +
+          `by 1 (keys are value × ${increment}). ` +
           `Use strategy "pooled-lo" (each value is a block of ${actual} keys), or a sequence with INCREMENT BY 1.`,
       );
     }
     if (fixedIncrement !== undefined) {
       throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}, but \`${fixedIncrement}\` is ${increment}; the other application sharing it derives its blocks from ${fixedIncrement}, so a difference could hand out duplicate keys (efcore.pg #843). ` +
+        `Sequence ${quoted} has INCREMENT BY ${actual}, but \`${fixedIncrement}\` is ${increment}; the ` +
+          `other application sharing it derives its blocks from ${fixedIncrement}, so a difference could ` +
+          `hand out duplicate keys (efcore.pg #843). ` +
           `Set \`${fixedIncrement}: ${actual}\`, or change the sequence and every application sharing it together.`,
       );
     }
     if (actual < 1n) {
       throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}; hilo needs an ascending sequence. Recreate it, or run \`hilo alter --block-size ${increment} ${segment}\`.`,
+        `Sequence ${quoted} has INCREMENT BY ${actual}; hilo needs an ascending sequence. Recreate it, ` +
+          `or run \`hilo alter --block-size ${increment} ${segment}\`.`,
       );
     }
     // a block size changed between deployments: each value v is still the block [v, v + actual) (pooled-lo)
@@ -264,7 +268,9 @@ export function createSequenceSource(
     kind: 'sequence',
     dialect,
     strategy,
-    description: `${dialect} sequence per segment${schema === undefined ? '' : ` in schema ${schema}`} (${strategy}, increment ${increment})`,
+    description:
+      `${dialect} sequence per segment${schema === undefined ? '' : ` in schema ${schema}`} (${strategy}, ` +
+      `increment ${increment})`,
     prepare,
     reserve,
     raiseFloor,

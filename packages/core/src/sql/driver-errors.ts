@@ -15,8 +15,14 @@ const NETWORK_CODES = new Set([
   'EADDRNOTAVAIL',
 ]);
 
-const LOST_CONNECTION_MESSAGE =
-  /connection terminated|connection (was )?(lost|closed|reset)|not queryable|closed state|timeout exceeded when trying to connect|terminating connection|server has gone away|socket hang up|database is locked|unable to open database/i;
+const LOST_CONNECTION_MESSAGE = new RegExp(
+  [
+    /connection terminated|connection (was )?(lost|closed|reset)|not queryable|closed state/.source,
+    /timeout exceeded when trying to connect|terminating connection|server has gone away|socket hang up/.source,
+    /database is locked|unable to open database/.source,
+  ].join('|'),
+  'i',
+);
 
 /**
  * Whether a driver error means "the database cannot be reached right now or refused this attempt for a
@@ -78,7 +84,8 @@ export function convertDriverError(error: unknown, context: DriverErrorContext):
   const detail = messageOf(error);
   if (isTransientError(error, context.dialect)) {
     return new HiLoSourceUnavailableError(
-      `The database could not be reached while ${context.action}: ${detail}. Check that it runs and accepts connections; the reservation is retried and its outcome discarded.`,
+      `The database could not be reached while ${context.action}: ${detail}. Check that it runs and ` +
+        `accepts connections; the reservation is retried and its outcome discarded.`,
       { cause: error },
     );
   }

@@ -17,7 +17,8 @@ export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function validateIdentifier(role: string, value: unknown): string {
   if (typeof value !== 'string' || !IDENTIFIER_PATTERN.test(value)) {
     throw new HiLoConfigurationError(
-      `Expected ${role} name to match ${IDENTIFIER_PATTERN} (a letter or "_", then letters, digits or "_", at most 63 characters), got ${describe(value)}.`,
+      `Expected ${role} name to match ${IDENTIFIER_PATTERN} (a letter or "_", then letters, digits ` +
+        `or "_", at most 63 characters), got ${describe(value)}.`,
     );
   }
   return value;

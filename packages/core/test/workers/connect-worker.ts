@@ -1,6 +1,7 @@
 /**
  * Child process of connect-fallback.mysql.test.ts: connect() to argv[2], draw three keys of a segment, and print
- * them as JSON with whether `pg` and `mysql2` load and the version of the fallback driver argv[3] it resolves. Run under hide-modules.mjs, which makes the usual driver absent.
+ * them as JSON with whether `pg` and `mysql2` load and the version of the fallback driver argv[3] it resolves. Run
+ * under hide-modules.mjs, which makes the usual driver absent.
  */
 import { connect, createHiLo } from '../../src/index.js';
 import { installedVersion } from './installed-version.js';

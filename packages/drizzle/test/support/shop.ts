@@ -25,8 +25,10 @@ export const DDL: Record<Kind, string[]> = {
   ],
   mysql: [
     'create table customers (id bigint primary key, name varchar(100) not null)',
-    'create table orders (id bigint primary key, customer_id bigint not null, total int not null, foreign key (customer_id) references customers(id))',
-    'create table order_items (id bigint primary key, order_id bigint not null, sku varchar(100) not null, foreign key (order_id) references orders(id))',
+    'create table orders (id bigint primary key, customer_id bigint not null, total int not null, ' +
+      'foreign key (customer_id) references customers(id))',
+    'create table order_items (id bigint primary key, order_id bigint not null, sku varchar(100) ' +
+      'not null, foreign key (order_id) references orders(id))',
   ],
   sqlite: [
     'create table customers (id integer primary key, name text not null)',

@@ -28,8 +28,10 @@ export const DDL: Record<Kind, string[]> = {
   ],
   mysql: [
     'create table customers (id bigint primary key, name varchar(100) not null)',
-    'create table orders (id bigint primary key, customer_id bigint not null, total int not null, foreign key (customer_id) references customers(id))',
-    'create table order_items (id bigint primary key, order_id bigint not null, sku varchar(100) not null, foreign key (order_id) references orders(id))',
+    'create table orders (id bigint primary key, customer_id bigint not null, total int not null, ' +
+      'foreign key (customer_id) references customers(id))',
+    'create table order_items (id bigint primary key, order_id bigint not null, sku varchar(100) ' +
+      'not null, foreign key (order_id) references orders(id))',
   ],
   sqlite: [
     'create table customers (id integer primary key, name text not null)',
@@ -95,8 +97,8 @@ export async function openShop(
     dialect = new PostgresDialect({ pool });
   } else if (kind === 'mysql') {
     // mysql2's Pool type and Kysely 0.27's MysqlPool interface disagree on callback types; the pool is the same
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under Kysely 0.27 (kysely-compat)
     dialect = new MysqlDialect({
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under Kysely 0.27 (kysely-compat)
       pool: createMysqlPool({ uri: url, connectionLimit: 3 }) as unknown as MysqlDialectConfig['pool'],
     });
   } else {

@@ -67,7 +67,10 @@ const require = createRequire(import.meta.url);
 export const installedVersion = (module: string, from: string): string =>
   (require(require.resolve(`${module}/package.json`, { paths: [from] })) as { version: string }).version;
 
-/** The installed folder of `@mikro-orm/<name>` as Node resolves it from `from` (symlinks resolved, so its own dependencies resolve as Node would). */
+/**
+ * The installed folder of `@mikro-orm/<name>` as Node resolves it from `from` (symlinks resolved, so its own
+ * dependencies resolve as Node would).
+ */
 export const installedMikroOrmFolder = (name: string, from: string): string =>
   dirname(require.resolve(`@mikro-orm/${name}/package.json`, { paths: [from] }));
 

@@ -109,7 +109,8 @@ export function buildMetadata(models: readonly DmmfModelLike[], provider?: strin
     }
     if (isAutoincrement(id.default)) {
       throw new HiLoConfigurationError(
-        `Model ${model.name} is tagged @hilo but \`${id.name}\` has @default(autoincrement()); replace it with @default(dbgenerated("hilo_missing_key('${tagged.segment ?? table}')")).`,
+        `Model ${model.name} is tagged @hilo but \`${id.name}\` has @default(autoincrement()); replace ` +
+          `it with @default(dbgenerated("hilo_missing_key('${tagged.segment ?? table}')")).`,
       );
     }
     out[model.name] = {

@@ -1,4 +1,5 @@
-// A separate process (same hi/lo settings as uniqueness-suite.ts) that saves customers through its own DataSource with hilo and prints their keys as JSON.
+// A separate process (same hi/lo settings as uniqueness-suite.ts) that saves customers through its own DataSource
+// with hilo and prints their keys as JSON.
 // argv: kind (postgres|mysql|sqlite), url (a file for sqlite), batches, batch size, source (sequence|table)
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { withHiLo } from 'hilo-typeorm';

@@ -96,7 +96,8 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
 
   const graphSave =
     db.kind === 'sqlite'
-      ? 'saves a graph of new entities with no SELECT before its INSERTs and no RETURNING of keys (row by row: orders have a database default)'
+      ? 'saves a graph of new entities with no SELECT before its INSERTs and no RETURNING of keys (row ' +
+        'by row: orders have a database default)'
       : 'saves a graph of new entities with one multi-row INSERT per table, no SELECT and no RETURNING of keys';
   it(graphSave, async () => {
     const orders = [0, 1, 2].map((n) => newOrderGraph(dataSource.manager, n));
@@ -292,13 +293,17 @@ export function typeormAdapterSuite(db: SuiteDatabase, hiloOptions: HiLoTypeOrmO
     expect((await dataSource.getRepository(Customer).findOneByOrFail({ id: existing.id })).name).toBe('after');
   });
 
-  it("fails with the database's duplicate-key error, saving nothing, when the application gives one new entity the key of another", async () => {
-    const first = dataSource.manager.create(Customer, { name: 'first' });
-    const copy = dataSource.manager.create(Customer, { name: 'copy' });
-    copy.id = first.id;
-    await expect(dataSource.manager.save([first, copy])).rejects.toThrow(/unique|duplicate|primary/i);
-    expect(await dataSource.getRepository(Customer).countBy({ id: first.id })).toBe(0);
-  });
+  it(
+    "fails with the database's duplicate-key error, saving nothing, when the application gives one " +
+      'new entity the key of another',
+    async () => {
+      const first = dataSource.manager.create(Customer, { name: 'first' });
+      const copy = dataSource.manager.create(Customer, { name: 'copy' });
+      copy.id = first.id;
+      await expect(dataSource.manager.save([first, copy])).rejects.toThrow(/unique|duplicate|primary/i);
+      expect(await dataSource.getRepository(Customer).countBy({ id: first.id })).toBe(0);
+    },
+  );
 
   it("saves with TypeORM's own SELECT before INSERT when the shortcut is off, with the same keys and rows", async () => {
     // a second DataSource on the same database (a new empty one for :memory:)

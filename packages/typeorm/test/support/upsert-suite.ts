@@ -44,23 +44,29 @@ export function typeormUpsertSuite(db: SuiteDatabase, { readsKeysBack }: { reads
 
   const stored = async (email: string) => dataSource.getRepository(Account).findOneByOrFail({ email });
 
-  it('should update the stored row on a conflict and keep its key, also for an entity from create() that has a key of its own', async () => {
-    const accounts = dataSource.getRepository(Account);
-    const ada = await accounts.save(accounts.create({ email: 'ada@example.com', name: 'Ada' }));
-    const membership = await dataSource.getRepository(Membership).save({ accountId: ada.id, plan: 'gold' });
-    const again = accounts.create({ email: 'ada@example.com', name: 'Ada Lovelace' });
-    const given = again.id;
-    expect(given).toBeGreaterThan(ada.id); // create() gave it a key before upsert()
+  it(
+    'should update the stored row on a conflict and keep its key, also for an entity from create() ' +
+      'that has a key of its own',
+    async () => {
+      const accounts = dataSource.getRepository(Account);
+      const ada = await accounts.save(accounts.create({ email: 'ada@example.com', name: 'Ada' }));
+      const membership = await dataSource.getRepository(Membership).save({ accountId: ada.id, plan: 'gold' });
+      const again = accounts.create({ email: 'ada@example.com', name: 'Ada Lovelace' });
+      const given = again.id;
+      expect(given).toBeGreaterThan(ada.id); // create() gave it a key before upsert()
 
-    const result = await accounts.upsert(again, ['email']);
+      const result = await accounts.upsert(again, ['email']);
 
-    expect(await stored('ada@example.com')).toEqual({ id: ada.id, email: 'ada@example.com', name: 'Ada Lovelace' });
-    expect(await accounts.count()).toBe(1);
-    expect((await dataSource.getRepository(Membership).findOneByOrFail({ id: membership.id })).accountId).toBe(ada.id);
-    // the entity reports the key its row has where TypeORM reads the INSERT back; else the unused one it was given
-    expect(again.id).toBe(readsKeysBack ? ada.id : given);
-    expect(result.identifiers).toEqual([{ id: readsKeysBack ? ada.id : given }]);
-  });
+      expect(await stored('ada@example.com')).toEqual({ id: ada.id, email: 'ada@example.com', name: 'Ada Lovelace' });
+      expect(await accounts.count()).toBe(1);
+      expect((await dataSource.getRepository(Membership).findOneByOrFail({ id: membership.id })).accountId).toBe(
+        ada.id,
+      );
+      // the entity reports the key its row has where TypeORM reads the INSERT back; else the unused one it was given
+      expect(again.id).toBe(readsKeysBack ? ada.id : given);
+      expect(result.identifiers).toEqual([{ id: readsKeysBack ? ada.id : given }]);
+    },
+  );
 
   it('should insert new rows with hilo keys and update existing ones in one batch of plain values', async () => {
     const accounts = dataSource.getRepository(Account);

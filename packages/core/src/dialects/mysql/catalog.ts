@@ -7,7 +7,8 @@ import { mysqlDialect } from './dialect.js';
 export const mysqlCatalog: Catalog = {
   async columnType(client, ref, column) {
     const { rows } = await client.query<{ t: string | null }>(
-      'select data_type as t from information_schema.columns where table_schema = coalesce(?, database()) and table_name = ? and column_name = ?',
+      'select data_type as t from information_schema.columns where table_schema = coalesce(?, database()) ' +
+        'and table_name = ? and column_name = ?',
       [ref.schema ?? null, ref.table, column],
     );
     return rows[0]?.t == null ? undefined : String(rows[0].t).toLowerCase();

@@ -44,8 +44,8 @@ export interface MysqlCallbackPoolLike {
 function promised<T>(
   start: (callback: (error: unknown, value?: T, extra?: unknown) => void) => void,
 ): Promise<[T, unknown]> {
-  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, passed on as it came
   return new Promise((resolve, reject) =>
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, passed on as it came
     start((error, value, extra) => (error ? reject(error) : resolve([value as T, extra]))),
   );
 }

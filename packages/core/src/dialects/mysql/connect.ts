@@ -42,7 +42,8 @@ export async function openMysql(url: string, settings: OpenSettings): Promise<Sq
   if (mariadb.module !== undefined)
     return openMariadb((connectionString) => mariadb.module.default.createPool(connectionString), url, settings);
   throw new HiLoConfigurationError(
-    `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` is installed: run \`npm install mysql2\`.`,
+    `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` ` +
+      `is installed: run \`npm install mysql2\`.`,
     { cause: mysql2.missing },
   );
 }

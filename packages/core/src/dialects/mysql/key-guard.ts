@@ -65,7 +65,10 @@ export const mysqlKeyGuard: KeyGuardStatements = {
       [schema ?? null, table],
     );
     if (rows.length === 0)
-      return `table \`${schema === undefined ? '' : `${schema}.`}${table}\` does not exist${schema === undefined ? ' in the current database' : ''}; create the table first`;
+      return (
+        `table \`${schema === undefined ? '' : `${schema}.`}${table}\` does not exist` +
+        `${schema === undefined ? ' in the current database' : ''}; create the table first`
+      );
     if (!rows.some((row) => String(row.name).toLowerCase() === column.toLowerCase()))
       return `table \`${table}\` has no column \`${column}\``;
     return undefined;
@@ -84,7 +87,8 @@ export const mysqlKeyGuard: KeyGuardStatements = {
     ]);
     if (Number(rows[0]?.got) !== 1) {
       throw new HiLoSourceError(
-        `Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} s while installing the key guard; run it again.`,
+        `Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} ` +
+          `s while installing the key guard; run it again.`,
       );
     }
   },

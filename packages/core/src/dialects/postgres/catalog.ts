@@ -22,8 +22,10 @@ export const postgresCatalog: Catalog = {
   },
   async isUniqueColumn(client, ref, column) {
     const { rows } = await client.query<{ u: unknown }>(
-      `select exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
-                       where i.indrelid = to_regclass($1) and i.indisunique and i.indnatts = 1 and i.indpred is null and a.attname = $2) as u`,
+      `select exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and ` +
+        `a.attnum = i.indkey[0]
+                       where i.indrelid = to_regclass($1) and i.indisunique and i.indnatts ` +
+        `= 1 and i.indpred is null and a.attname = $2) as u`,
       [regclass(ref), column],
     );
     return rows[0]?.u === true || rows[0]?.u === 't';

@@ -30,7 +30,8 @@ export async function openPostgres(url: string, settings: OpenSettings): Promise
   const postgresJs = await loadIfInstalled<{ default: PostgresJsFactory }>('postgres');
   if (postgresJs.module !== undefined) return openPostgresJs(postgresJs.module.default, url, settings);
   throw new HiLoConfigurationError(
-    `connect("${redactUrl(url)}") needs a PostgreSQL driver, and neither \`pg\` nor \`postgres\` (postgres.js) is installed: run \`npm install pg\`.`,
+    `connect("${redactUrl(url)}") needs a PostgreSQL driver, and neither \`pg\` nor \`postgres\` ` +
+      `(postgres.js) is installed: run \`npm install pg\`.`,
     { cause: pg.missing },
   );
 }

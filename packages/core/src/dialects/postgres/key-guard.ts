@@ -49,7 +49,8 @@ export const postgresKeyGuard: KeyGuardStatements = {
     }
     for (const { segment, table, column, schema } of targets) {
       statements.push(
-        `alter table ${qualifiedTable(postgresDialect, table, schema)} alter column ${postgresDialect.quote(column)} set default ${functionName(schema)}(${postgresDialect.literal(segment)})`,
+        `alter table ${qualifiedTable(postgresDialect, table, schema)} alter column ${postgresDialect.quote(column)} ` +
+          `set default ${functionName(schema)}(${postgresDialect.literal(segment)})`,
       );
     }
     return statements;
@@ -75,7 +76,10 @@ export const postgresKeyGuard: KeyGuardStatements = {
     if (row.kind !== 'r' && row.kind !== 'p') return `${relation} is not a table`;
     if (!row.found) return `table ${relation} has no column "${column}"`;
     if (row.identity)
-      return `column "${column}" is an identity column, whose keys PostgreSQL assigns; drop that first (alter table ${relation} alter column "${column}" drop identity)`;
+      return (
+        `column "${column}" is an identity column, whose keys PostgreSQL assigns; drop that first (alter ` +
+        `table ${relation} alter column "${column}" drop identity)`
+      );
     if (row.generated) return `column "${column}" is a generated column`;
     return undefined;
   },

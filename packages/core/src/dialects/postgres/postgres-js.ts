@@ -60,7 +60,8 @@ function refuseTransforms(sql: PostgresJsSqlLike): void {
   const set = (['column', 'value', 'row'] as const).filter((part) => typeof transform?.[part]?.from === 'function');
   if (set.length === 0) return;
   throw new HiLoConfigurationError(
-    `postgresJsClient() got a postgres.js instance whose \`transform\` option rewrites ${set.map((part) => `${part}s`).join(' and ')} of every result, and hilo reads its own columns by name; ` +
+    `postgresJsClient() got a postgres.js instance whose \`transform\` option rewrites ${set.map((part) => `${part}s`).join(' and ')} ` +
+      `of every result, and hilo reads its own columns by name; ` +
       'give hilo an instance without `transform`, e.g. `postgresJsClient(postgres(url, { max: 2 }), { ownsSql: true })`.',
   );
 }

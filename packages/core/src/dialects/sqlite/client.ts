@@ -82,9 +82,11 @@ function lockAware(db: SqliteDatabaseLike, heldHere: () => boolean, busyTimeoutM
         throw new HiLoSourceUnavailableError(
           "SQLite's write lock is held while a transaction of this process is open on the application's own connection to the file. " +
             'Either another connection holds it for a moment, and the reservation is retried asynchronously (up to the busy timeout, ' +
-            `${busyTimeoutMs} ms) so this thread stays free to run that transaction; or that transaction has written, and SQLite has one writer: ` +
+            `${busyTimeoutMs} ms) so this thread stays free to run that transaction; or that transaction ` +
+            `has written, and SQLite has one writer: ` +
             "hilo's reservation cannot commit before it ends. " +
-            'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, or a larger blockSize — or run the write outside the transaction.',
+            'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, ' +
+            'or a larger blockSize — or run the write outside the transaction.',
           // retried for as long as a statement would wait for another connection's lock, asynchronously; not
           // the whole retry budget: if the holder is this process's transaction, it may be awaiting this reservation
           { cause: error, retryWithinMs: busyTimeoutMs },
@@ -167,7 +169,8 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
   const refuseOpenTransaction = () => {
     if (inTransaction()) {
       throw new HiLoSourceError(
-        'The SQLite connection given to hilo is inside a transaction, which a reservation would join. Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
+        'The SQLite connection given to hilo is inside a transaction, which a reservation would join. ' +
+          'Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
       );
     }
   };
@@ -187,7 +190,8 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
         statements += 1;
         if (statements > 1) {
           throw new HiLoSourceError(
-            "This SQLite connection shares its thread with the application's own connection (`lockHeldHere`), so hilo runs each reservation as a single statement " +
+            "This SQLite connection shares its thread with the application's own connection (`lockHeldHere`), " +
+              'so hilo runs each reservation as a single statement ' +
               '(a transaction held across awaits would stall that connection), but this hi source needs several in one transaction; ' +
               "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
           );

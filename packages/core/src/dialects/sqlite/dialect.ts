@@ -8,7 +8,8 @@ const RETRYABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN)/;
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   displayName: 'SQLite',
-  // TypeORM `better-sqlite3`/`sqlite`, MikroORM SqlitePlatform/BetterSqlitePlatform, Prisma `sqlite`, Drizzle SQLiteSyncDialect, Kysely SqliteAdapter
+  // TypeORM `better-sqlite3`/`sqlite`, MikroORM SqlitePlatform/BetterSqlitePlatform, Prisma `sqlite`, Drizzle
+  // SQLiteSyncDialect, Kysely SqliteAdapter
   reportedAs: ['sqlite', 'sqlite3', 'bettersqlite', 'bettersqlite3'],
   urlExample: 'sqlite:',
   placeholder: () => '?',

@@ -29,7 +29,8 @@ export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, str
   const message = `hilo: a row of segment '${segment}' arrived without a key; assign it from hilo`;
   return [
     `drop trigger if exists ${trigger}`,
-    `create trigger ${trigger} before insert on ${sqliteDialect.quote(table)} when ${key} is null or ${key} = -1 begin select raise(abort, ${sqliteDialect.literal(message)}); end`,
+    `create trigger ${trigger} before insert on ${sqliteDialect.quote(table)} when ${key} is null ` +
+      `or ${key} = -1 begin select raise(abort, ${sqliteDialect.literal(message)}); end`,
   ];
 }
 
