@@ -1,13 +1,16 @@
-// Adapters translate; core decides (issue #14): each adapter's src stays under 900 lines of code, so logic
-// that grows in an adapter shows up here and moves to hilo-core's adapter kit. Counted without blank lines
-// and comments (the TSDoc users read in their editors is not logic), without generated files.
+// Adapters translate; core decides (issue #14): each adapter's src stays under a size budget, so logic that grows
+// in an adapter shows up here and moves to hilo-core's adapter kit. Counted in TypeScript tokens, without comments
+// (the TSDoc users read in their editors is not logic) and generated files, so that the formatter's line width
+// does not move the count: the budget is what 900 lines were before the code was formatted at 120 columns
+// (hilo-typeorm's 898 lines were 7,080 tokens).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ADAPTERS = ['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely'];
-const LIMIT = 900;
+const LIMIT = 7_100;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -17,35 +20,27 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Lines that are neither blank nor comment (line comments, and block or TSDoc comments). */
-export function codeLines(text: string): number {
+/** Tokens of TypeScript source, comments and white space left out. */
+export function codeTokens(text: string): number {
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
   let count = 0;
-  let inBlock = false;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (inBlock) {
-      if (line.includes('*/')) inBlock = false;
-      continue;
-    }
-    if (line === '' || line.startsWith('//')) continue;
-    if (line.startsWith('/*')) {
-      inBlock = !line.includes('*/');
-      continue;
-    }
-    count++;
-  }
+  while (scanner.scan() !== ts.SyntaxKind.EndOfFileToken) count++;
   return count;
 }
 
 describe('adapter size', () => {
-  it('counts code, not comments or blank lines', () => {
-    expect(codeLines('/**\n * doc\n */\nconst a = 1; // note\n\n// comment\n/* one */\nexport { a };\n')).toBe(2);
+  it('counts tokens, not comments, white space or line breaks', () => {
+    const compact = 'const a = f(1, 2);\nexport { a };\n';
+    const spread = '/**\n * doc\n */\nconst a = f(\n  1,\n  2,\n); // note\n\n/* one */\nexport {\n  a,\n};\n';
+    expect(codeTokens(compact)).toBe(15);
+    // the trailing commas a formatter adds are the only difference
+    expect(codeTokens(spread)).toBe(codeTokens(compact) + 2);
   });
 
-  it.each(ADAPTERS)(`hilo-%s's src is under ${LIMIT} lines of code`, (adapter) => {
+  it.each(ADAPTERS)(`hilo-%s's src is under ${LIMIT} tokens of code`, (adapter) => {
     const files = sourceFiles(join(root, 'packages', adapter, 'src'));
     expect(files.length).toBeGreaterThan(0);
-    const total = files.reduce((sum, file) => sum + codeLines(readFileSync(file, 'utf8')), 0);
+    const total = files.reduce((sum, file) => sum + codeTokens(readFileSync(file, 'utf8')), 0);
     expect(total).toBeLessThan(LIMIT);
   });
 });
