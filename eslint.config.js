@@ -4,6 +4,8 @@
 // compat packages' path-mapped peer versions are checked as they are compiled; Biome's type inference covers only a
 // part of this. Formatting is Prettier's (.prettierrc.json); the only layout rule here is max-len at 140, for the
 // strings, comments and template literals Prettier does not break.
+// `pnpm lint` caches results per file content (node_modules/.cache/eslint): a type change in one file does not re-lint
+// the files that use it, so delete that folder for a full run; CI runs from a clean clone, without a cache.
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
