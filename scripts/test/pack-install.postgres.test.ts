@@ -69,7 +69,10 @@ const NEWEST_LTS_NODE = '26.10.0';
 /** TypeScript 7, the native compiler (`latest` on npm since July 2026): one app is compiled by it. */
 const TYPESCRIPT_7 = '7.0.2';
 
-/** Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache keeps the tarball). */
+/**
+ * Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache
+ * keeps the tarball).
+ */
 async function fetchNode(version: string, dir: string): Promise<string> {
   mkdirSync(dir);
   const { stdout } = await run(
@@ -335,14 +338,19 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     return app;
   }
 
-  it(`runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, the newest LTS, too (the ESM apps on ${RUNTIMES.map((r) => `${r.name} ${r.version}`).join(' and ')} as well)`, async () => {
-    const versions = await Promise.all(
-      nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()),
-    );
-    expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
-    for (const runtime of RUNTIMES)
-      expect((await run(runtimeBins.get(runtime.name)!, ['--version'])).stdout).toContain(runtime.version);
-  });
+  const otherRuntimes = RUNTIMES.map((r) => `${r.name} ${r.version}`).join(' and ');
+  it(
+    `runs the apps on Node.js ${FLOOR_NODE}, the oldest the packages' engines field admits, and on ${NEWEST_LTS_NODE}, ` +
+      `the newest LTS, too (the ESM apps on ${otherRuntimes} as well)`,
+    async () => {
+      const versions = await Promise.all(
+        nodes.slice(1).map(async (node) => (await run(node.bin, ['--version'])).stdout.trim()),
+      );
+      expect(versions).toEqual([`v${FLOOR_NODE}`, `v${NEWEST_LTS_NODE}`]);
+      for (const runtime of RUNTIMES)
+        expect((await run(runtimeBins.get(runtime.name)!, ['--version'])).stdout).toContain(runtime.version);
+    },
+  );
 
   afterAll(async () => {
     // no npm still writing into the folder, and the apps' folders removed
@@ -467,7 +475,8 @@ async function main(): Promise<void> {
     await customers.upsert(second, ['email']);
     const stored = await customers.findOneByOrFail({ email: 'grace@pack.example' });
     const upsertKeptKey = stored.name === 'Grace H.' && first.id === stored.id && second.id === stored.id;
-    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect, upsertKeptKey }));
+    const savesWithoutSelect = hiloOf(dataSource).savesWithoutSelect;
+    console.log(JSON.stringify({ keyAtCreate, saved: loaded.name, savesWithoutSelect, upsertKeptKey }));
   } finally {
     await dataSource.destroy();
   }
@@ -536,27 +545,37 @@ export type Loaded = [typeof HiLoKey, typeof es, typeof mikro, typeof prisma, ty
       expect(result.stdout).toBe('');
     }, 120_000);
 
-    it('gets a key at create() on TypeORM 0.3, saves the row, and upserts without moving a stored key (compiled CommonJS, plain node)', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      })) {
-        const result = JSON.parse(stdout.trim()) as {
-          keyAtCreate: unknown;
-          saved: string;
-          savesWithoutSelect: boolean;
-          upsertKeptKey: boolean;
-        };
-        expect(typeof result.keyAtCreate).toBe('number');
-        expect(result.saved).toBe('Ada');
-        expect(result.upsertKeptKey).toBe(true);
-        // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
-        expect(result.savesWithoutSelect).toBe(true);
-      }
-    }, 60_000);
+    const upsertTitle =
+      'gets a key at create() on TypeORM 0.3, saves the row, and upserts without moving a stored key (compiled CommonJS, plain node)';
+    it(
+      upsertTitle,
+      async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'src', 'main.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          const result = JSON.parse(stdout.trim()) as {
+            keyAtCreate: unknown;
+            saved: string;
+            savesWithoutSelect: boolean;
+            upsertKeptKey: boolean;
+          };
+          expect(typeof result.keyAtCreate).toBe('number');
+          expect(result.saved).toBe('Ada');
+          expect(result.upsertKeptKey).toBe(true);
+          // the CommonJS build read TypeORM's version, so hilo's save() shortcut is in place
+          expect(result.savesWithoutSelect).toBe(true);
+        }
+      },
+      60_000,
+    );
 
     it('requires every package and subpath from plain CommonJS node (require(esm) loads the ESM-only ORM peers)', async () => {
-      const script = `for (const m of ['hilo-core','hilo-core/adapter-kit','hilo-typeorm','hilo-prisma','hilo-mikro-orm','hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) { const x = require(m); if (Object.keys(x).length === 0) throw new Error(m + ' is empty'); }
+      const script = `for (const m of ['hilo-core','hilo-core/adapter-kit','hilo-typeorm','hilo-prisma','hilo-mikro-orm',
+  'hilo-mikro-orm/legacy','hilo-mikro-orm/es','hilo-drizzle','hilo-kysely','hilo-cli']) {
+  const x = require(m);
+  if (Object.keys(x).length === 0) throw new Error(m + ' is empty');
+}
 console.log(require.resolve('hilo-core').includes('/dist/cjs/') ? 'cjs' : 'not cjs');`;
       for (const { stdout } of await runOnEveryNode(['-e', script], { cwd: app })) expect(stdout.trim()).toBe('cjs');
     }, 60_000);
@@ -585,16 +604,21 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
     // hilo-mikro-orm is left out: its peer @mikro-orm/core 7 is ESM-only, and Jest's CommonJS runtime cannot load it
     // ("Must use import to load ES Module") — apps on it need ESM Jest, or Node's --experimental-vm-modules (NestJS
     // below). Plain CommonJS node loads it (require(esm), checked above). So would Kysely 0.29 be; this app has 0.28.
-    it('runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle, hilo-kysely (Kysely 0.28) and hilo-cli', async () => {
-      const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], {
-        cwd: app,
-      }).catch((error: { stdout: string; stderr: string }) => ({
-        stdout: error.stdout,
-        stderr: `FAILED\n${error.stderr}`,
-      }));
-      expect(result.stderr).not.toMatch(/FAILED/);
-      expect(result.stderr).toMatch(/Tests:\s+1 passed/);
-    }, 120_000);
+    it(
+      'runs a ts-jest test that imports hilo-core, hilo-typeorm, hilo-prisma, hilo-drizzle, hilo-kysely (Kysely 0.28) ' +
+        'and hilo-cli',
+      async () => {
+        const result = await run(process.execPath, [join(app, 'node_modules', 'jest', 'bin', 'jest.js'), '--ci'], {
+          cwd: app,
+        }).catch((error: { stdout: string; stderr: string }) => ({
+          stdout: error.stdout,
+          stderr: `FAILED\n${error.stderr}`,
+        }));
+        expect(result.stderr).not.toMatch(/FAILED/);
+        expect(result.stderr).toMatch(/Tests:\s+1 passed/);
+      },
+      120_000,
+    );
 
     it('runs the CLI through npx hilo', async () => {
       const { stdout } = await run('npx', ['--no-install', 'hilo', '--help'], { cwd: app });
@@ -738,30 +762,33 @@ console.log(JSON.stringify({ keyAtCreate, saved: loaded.name }));
       }, 60_000);
     }
   });
-  describe('an ESM Drizzle app on postgres.js with no `pg` installed: hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js, Bun and Deno', () => {
-    let app = '';
+  describe(
+    'an ESM Drizzle app on postgres.js with no `pg` installed: ' +
+      'hiloDrizzle({ url }) opens its pool with postgres.js — on Node.js, Bun and Deno',
+    () => {
+      let app = '';
 
-    const ready = prepare('postgres-js-only-app', async () => {
-      const app = join(work, 'postgres-js-only-app');
-      mkdirSync(app);
-      const file = (name: string) => `file:${tarballs[name]}`;
-      writeFileSync(
-        join(app, 'package.json'),
-        JSON.stringify({
-          name: 'postgres-js-only-app',
-          private: true,
-          type: 'module',
-          dependencies: {
-            'hilo-core': file('hilo-core'),
-            'hilo-drizzle': file('hilo-drizzle'),
-            'drizzle-orm': '0.45.4',
-            postgres: '3.4.9',
-          },
-        }),
-      );
-      writeFileSync(
-        join(app, 'main.js'),
-        `import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
+      const ready = prepare('postgres-js-only-app', async () => {
+        const app = join(work, 'postgres-js-only-app');
+        mkdirSync(app);
+        const file = (name: string) => `file:${tarballs[name]}`;
+        writeFileSync(
+          join(app, 'package.json'),
+          JSON.stringify({
+            name: 'postgres-js-only-app',
+            private: true,
+            type: 'module',
+            dependencies: {
+              'hilo-core': file('hilo-core'),
+              'hilo-drizzle': file('hilo-drizzle'),
+              'drizzle-orm': '0.45.4',
+              postgres: '3.4.9',
+            },
+          }),
+        );
+        writeFileSync(
+          join(app, 'main.js'),
+          `import { bigint, pgTable, text } from 'drizzle-orm/pg-core';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import { hiloDrizzle } from 'hilo-drizzle';
@@ -769,7 +796,10 @@ import { hiloDrizzle } from 'hilo-drizzle';
 const sql = postgres(process.env.DATABASE_URL, { onnotice: () => {} });
 await sql\`create table if not exists pack_pjs_only (id bigint primary key, name text not null)\`;
 const hilo = hiloDrizzle({ url: process.env.DATABASE_URL, blockSize: 10 });
-const authors = pgTable('pack_pjs_only', { id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('pack_pjs_only')), name: text('name').notNull() });
+const authors = pgTable('pack_pjs_only', {
+  id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('pack_pjs_only')),
+  name: text('name').notNull(),
+});
 const db = drizzle({ client: sql });
 await hilo.warm();
 const [row] = await db.insert(authors).values({ name: 'Ada' }).returning();
@@ -783,34 +813,35 @@ try {
 }
 console.log(JSON.stringify({ key: row.id, saved: row.name, pg }));
 `,
-      );
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
-      return app;
-    });
+        );
+        await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+        return app;
+      });
 
-    beforeAll(async () => {
-      app = await ready();
-    }, 600_000);
+      beforeAll(async () => {
+        app = await ready();
+      }, 600_000);
 
-    it("stores a row under a key from hilo's own postgres.js pool", async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'main.js')], {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
-        expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
-      }
-      for (const { runtime, result } of await runOnOtherRuntimes(join(app, 'main.js'), {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      })) {
-        expect({ runtime, result }).toEqual({
-          runtime,
-          result: { key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' },
-        });
-      }
-    }, 60_000);
-  });
+      it("stores a row under a key from hilo's own postgres.js pool", async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'main.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as { key: unknown; saved: string; pg: string };
+          expect(result).toEqual({ key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' });
+        }
+        for (const { runtime, result } of await runOnOtherRuntimes(join(app, 'main.js'), {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          expect({ runtime, result }).toEqual({
+            runtime,
+            result: { key: expect.any(Number) as unknown, saved: 'Ada', pg: 'not installed' },
+          });
+        }
+      }, 60_000);
+    },
+  );
 
   describe('a CommonJS TypeScript app on TypeORM 1.x (module commonjs, emitDecoratorMetadata), compiled by TypeScript 7', () => {
     let app = '';
@@ -856,7 +887,8 @@ async function main(): Promise<void> {
     const keysAtCreate = [ada.id, ...ada.orders.map((order) => order.id)];
     await customers.save(ada);
     const loaded = await customers.findOneOrFail({ where: { id: ada.id }, relations: { orders: true } });
-    console.log(JSON.stringify({ keysAtCreate, saved: loaded.orders.map((order) => order.id).sort((a, b) => a - b), savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
+    const saved = loaded.orders.map((order) => order.id).sort((a, b) => a - b);
+    console.log(JSON.stringify({ keysAtCreate, saved, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
   } finally {
     await dataSource.destroy();
   }
@@ -956,7 +988,8 @@ async function main(): Promise<void> {
     await dataSource.synchronize();
     await customers.save(grace);
     const saved = await customers.findOneOrFail({ where: { id: grace.id }, relations: { orders: true } });
-    console.log(JSON.stringify({ keysAtCreate, saved: saved.orders.map((order) => order.id).sort((a, b) => a - b), savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
+    const savedKeys = saved.orders.map((order) => order.id).sort((a, b) => a - b);
+    console.log(JSON.stringify({ keysAtCreate, saved: savedKeys, savesWithoutSelect: hiloOf(dataSource).savesWithoutSelect }));
   } finally {
     await app.close(); // destroys the DataSource, which returns the unused keys
   }
@@ -975,26 +1008,31 @@ void main().catch((error: unknown) => {
       app = await ready();
     }, 600_000);
 
-    it('gets keys at create() for a customer and its cascaded orders from the injected repository, and saves them under those keys', async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
-          keysAtCreate: unknown[];
-          saved: number[];
-          savesWithoutSelect: boolean;
-        };
-        expect(result.keysAtCreate).toHaveLength(3);
-        expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
-        expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
-        expect(result.savesWithoutSelect).toBe(true);
-      }
-      const version = (name: string) =>
-        (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
-          .version;
-      expect(['typeorm', '@nestjs/core', '@nestjs/typeorm'].map(version)).toEqual(['0.3.31', '11.2.10', '11.0.3']);
-    }, 60_000);
+    it(
+      'gets keys at create() for a customer and its cascaded orders from the injected repository, ' +
+        'and saves them under those keys',
+      async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as {
+            keysAtCreate: unknown[];
+            saved: number[];
+            savesWithoutSelect: boolean;
+          };
+          expect(result.keysAtCreate).toHaveLength(3);
+          expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
+          expect(result.saved).toEqual((result.keysAtCreate.slice(1) as number[]).sort((a, b) => a - b));
+          expect(result.savesWithoutSelect).toBe(true);
+        }
+        const version = (name: string) =>
+          (JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+            .version;
+        expect(['typeorm', '@nestjs/core', '@nestjs/typeorm'].map(version)).toEqual(['0.3.31', '11.2.10', '11.0.3']);
+      },
+      60_000,
+    );
   });
 
   describe("a CommonJS TypeScript app on MikroORM 6.6 (its own decorators, knex driver): the README's MikroORM 6 code", () => {
@@ -1047,26 +1085,31 @@ void main().catch((error: unknown) => {
       expect(loaded.stdout).toMatch(/^6\.6\.16 .*\/dist\/cjs\//);
     }, 60_000);
 
-    it("gets keys at em.create() in a Nest 11 app with @mikro-orm/nestjs 6, right after start-up: the README's HiLoReady provider waited", async () => {
-      for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
-        cwd: app,
-        env: { ...process.env, DATABASE_URL: db.url },
-      })) {
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number };
-        expect(result.keysAtCreate).toHaveLength(2);
-        expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
-        expect(result.saved).toBe(1);
-      }
-      const loaded = await run(
-        process.execPath,
-        [
-          '-e',
-          "console.log(require('@mikro-orm/nestjs/package.json').version, require('@nestjs/core/package.json').version)",
-        ],
-        { cwd: app },
-      );
-      expect(loaded.stdout.trim()).toBe('6.1.2 11.2.10');
-    }, 60_000);
+    it(
+      'gets keys at em.create() in a Nest 11 app with @mikro-orm/nestjs 6, right after start-up: ' +
+        "the README's HiLoReady provider waited",
+      async () => {
+        for (const { stdout } of await runOnEveryNode([join(app, 'dist', 'nest.js')], {
+          cwd: app,
+          env: { ...process.env, DATABASE_URL: db.url },
+        })) {
+          const result = JSON.parse(stdout.trim().split('\n').pop()!) as { keysAtCreate: unknown[]; saved: number };
+          expect(result.keysAtCreate).toHaveLength(2);
+          expect(result.keysAtCreate.every((key) => typeof key === 'number' && Number.isSafeInteger(key))).toBe(true);
+          expect(result.saved).toBe(1);
+        }
+        const loaded = await run(
+          process.execPath,
+          [
+            '-e',
+            "console.log(require('@mikro-orm/nestjs/package.json').version, require('@nestjs/core/package.json').version)",
+          ],
+          { cwd: app },
+        );
+        expect(loaded.stdout.trim()).toBe('6.1.2 11.2.10');
+      },
+      60_000,
+    );
   });
 
   /** The keyed models of the Prisma apps, on the tables `<prefix>_customers` and `<prefix>_orders`. */
@@ -1090,7 +1133,8 @@ model Order {
   /** The statements an app's source runs on `setup`, a connected pg client, to create those tables (no migrate here). */
   const prismaTablesSql = (prefix: string): string =>
     `await setup.query('create table if not exists ${prefix}_customers (id bigint primary key, name text not null)');
-await setup.query('create table if not exists ${prefix}_orders (id bigint primary key, number text not null, customer_id bigint not null references ${prefix}_customers (id))');`;
+await setup.query('create table if not exists ${prefix}_orders (id bigint primary key, number text not null, ' +
+  'customer_id bigint not null references ${prefix}_customers (id))');`;
 
   /** What every Prisma app printed: the reserved keys are the saved ones, and the segments keep keys distinct. */
   function expectShopSaved(result: {
@@ -1196,9 +1240,17 @@ async function main(): Promise<void> {
   try {
     const { customerId, orderIds } = await app.get(ShopService).placeOrders('Ada');
     const prisma = app.get<ExtendedPrisma>(PRISMA);
-    const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+    const nested = await prisma.customer.create({
+      data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } },
+      include: { orders: true },
+    });
     const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
-    console.log(JSON.stringify({ orderIds: orderIds.map(String), saved: saved.map((order) => String(order.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], customerId: String(customerId) }));
+    console.log(JSON.stringify({
+      orderIds: orderIds.map(String),
+      saved: saved.map((order) => String(order.id)),
+      nested: [String(nested.id), String(nested.orders[0]!.id)],
+      customerId: String(customerId),
+    }));
   } finally {
     await app.close(); // closes hilo's pool and the client
   }
@@ -1341,9 +1393,18 @@ try {
   const orderIds = await prisma.order.reserveIds(2);
   await prisma.customer.create({ data: { id: customerId, name: 'Ada' } });
   await prisma.order.createMany({ data: orderIds.map((id, n) => ({ id, number: 'A-' + n, customerId })) });
-  const nested = await prisma.customer.create({ data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } }, include: { orders: true } });
+  const nested = await prisma.customer.create({
+    data: { name: 'Grace', orders: { create: [{ number: 'G-1' }] } },
+    include: { orders: true },
+  });
   const saved = await prisma.order.findMany({ where: { customerId }, orderBy: { id: 'asc' } });
-  console.log(JSON.stringify({ customerId: String(customerId), orderIds: orderIds.map(String), saved: saved.map((o) => String(o.id)), nested: [String(nested.id), String(nested.orders[0]!.id)], ...extra }));
+  console.log(JSON.stringify({
+    customerId: String(customerId),
+    orderIds: orderIds.map(String),
+    saved: saved.map((o) => String(o.id)),
+    nested: [String(nested.id), String(nested.orders[0]!.id)],
+    ...extra,
+  }));
 } finally {
   await prisma.$hilo.close();
   await prisma.$disconnect();
@@ -1426,7 +1487,8 @@ const extra = {};`,
   // @prisma/client, unless optional packages go too): the CLI and the mysql2 it depends on are gone, so hilo's own
   // pool (the `url` option) is opened with that connector (hilo-core's connect()).
   describeMysql(
-    "a slim production install of an ESM Prisma 7 app on MariaDB (@prisma/adapter-mariadb, no mysql2): hilo's pool on the mariadb connector",
+    'a slim production install of an ESM Prisma 7 app on MariaDB (@prisma/adapter-mariadb, no mysql2): ' +
+      "hilo's pool on the mariadb connector",
     (mariadbDb) => {
       let app = '';
 
@@ -1445,8 +1507,13 @@ import { hiloMetadata } from './generated/prisma/hilo.js';
 
 const url = process.env.DATABASE_URL!;
 const base = new PrismaClient({ adapter: new PrismaMariaDb(url.replace(/^mysql:/, 'mariadb:')) });
-await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_customers (id bigint primary key, name varchar(100) not null)');
-await base.$executeRawUnsafe('create table if not exists prisma7_mariadb_app_orders (id bigint primary key, number varchar(20) not null, customer_id bigint not null references prisma7_mariadb_app_customers (id))');
+await base.$executeRawUnsafe(
+  'create table if not exists prisma7_mariadb_app_customers (id bigint primary key, name varchar(100) not null)',
+);
+await base.$executeRawUnsafe(
+  'create table if not exists prisma7_mariadb_app_orders (id bigint primary key, number varchar(20) not null, ' +
+    'customer_id bigint not null references prisma7_mariadb_app_customers (id))',
+);
 const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
 const extra = { mysql2: await import('mysql2').then(() => 'installed', () => 'not installed') };`,
           });
