@@ -1,9 +1,9 @@
 // Why typescript-eslint and not Biome: hilo's hard bugs are about promises and concurrency, and the rules that catch
 // them (no-floating-promises, no-misused-promises, await-thenable, switch-exhaustiveness-check) need the type checker.
-// typescript-eslint runs them with TypeScript itself, through each package's own tsconfig (projectService), so the
-// compat packages' path-mapped peer versions are checked as they are compiled; Biome's type inference covers only a
-// part of this. Formatting is Prettier's (.prettierrc.json); the only layout rule here is max-len at 140, for the
-// strings, comments and template literals Prettier does not break.
+// typescript-eslint runs them with TypeScript itself, through the tsconfig.json nearest each file (projectService),
+// so a rule sees the types `pnpm typecheck` sees; Biome infers types on its own and covers only part of this.
+// Formatting is Prettier's (.prettierrc.json); the only layout rule here is max-len at 140, for the strings, comments
+// and template literals Prettier does not break.
 // `pnpm lint` caches results per file content (node_modules/.cache/eslint): a type change in one file does not re-lint
 // the files that use it, so delete that folder for a full run; CI runs from a clean clone, without a cache.
 import js from '@eslint/js';
