@@ -8,6 +8,7 @@
  * connect()'s `pg` or `mysql2`).
  * Run with `node --import tsx reserve-worker.ts '<json>'`; it imports core's sources, no build needed.
  */
+import { HiLoError } from '../../src/errors.js';
 import { connect } from '../../src/operations/connect.js';
 import { sequenceSource, tableSource } from '../../src/operations/sources.js';
 import { connectMariadb } from '../mariadb-support.js';
@@ -43,6 +44,21 @@ const source =
     : tableSource(client, spec.options);
 const signal = new AbortController().signal;
 
+/**
+ * One reservation, tried again after a retryable error as a generator would (its outcome is discarded, so no key of
+ * a failed attempt is printed): six processes on one SQLite file on a loaded machine can wait past the busy timeout.
+ */
+async function reserveRetrying(size: number) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await source.reserve(spec.segment, { size, signal });
+    } catch (error) {
+      if (!(error instanceof HiLoError && error.retryable) || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
 let handedOut = 0;
 let previous = -1n;
 let round = 0;
@@ -54,7 +70,7 @@ const flush = () => {
 while (handedOut < spec.keys) {
   // alternate sizes so sequence sources also fetch several increments in one round trip
   const size = spec.blockSize * ((round++ % 3) + 1);
-  const blocks = await source.reserve(spec.segment, { size, signal });
+  const blocks = await reserveRetrying(size);
   for (const block of blocks) {
     if (block.first <= previous) throw new Error(`keys went backwards: ${block.first} after ${previous}`);
     const take = BigInt(Math.min(spec.keys - handedOut, Number(block.last - block.first + 1n)));
