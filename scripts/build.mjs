@@ -5,11 +5,12 @@
 // tier build through it, so a run after editing only a test starts at once.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const isFile = (file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 const stampFile = path.join(root, 'node_modules', '.cache', 'hilo-build-stamp');
 
 /**
@@ -29,7 +30,7 @@ function buildInputsHash() {
     .sort();
   for (const file of files) {
     const full = path.join(root, file);
-    if (!existsSync(full)) continue; // deleted in the work tree, not yet in the index
+    if (!isFile(full)) continue; // deleted in the work tree, or a link to a folder (a clone's .tools)
     hash.update(file).update('\0').update(readFileSync(full)).update('\0');
   }
   return hash.digest('hex');

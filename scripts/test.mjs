@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { buildIfChanged } from './build.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const isFile = (file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 const JEST = [
   '--experimental-vm-modules',
   '--no-warnings=ExperimentalWarning',
@@ -63,7 +64,7 @@ function endToEndInputsHash(file) {
     .sort();
   for (const f of inputs) {
     const full = path.join(root, f);
-    if (existsSync(full)) hash.update(f).update('\0').update(readFileSync(full)).update('\0');
+    if (isFile(full)) hash.update(f).update('\0').update(readFileSync(full)).update('\0');
   }
   return hash.digest('hex');
 }
