@@ -214,6 +214,13 @@ export function runVerifiedBlocksSuite(database: Database): void {
         });
       }
 
+      it(`${kind}: a key table that does not exist yet counts as empty (migrations still to run)`, async () => {
+        const segment = randomName('s');
+        const hilo = generator(kind, segment, `${segment}_not_created`);
+        expect(await hilo.next(segment)).toBe(1n);
+        await hilo.close();
+      });
+
       it(`${kind}: a block that overlaps a stored key in the middle (sparse rows of a peer) is caught by within`, async () => {
         const { segment, table } = await fresh();
         const hilo = generator(kind, segment, table);
