@@ -11,6 +11,7 @@ import {
   parseMaxKey,
 } from './arguments.js';
 import { runAlter, type AlterOptions } from './commands/alter.js';
+import { runCheck, type CheckOptions } from './commands/check.js';
 import { runFloor, type FloorOptions } from './commands/floor.js';
 import { runInit, type InitOptions } from './commands/init.js';
 import { runNext, type NextOptions } from './commands/next.js';
@@ -75,7 +76,7 @@ export interface ProgramState {
  * @example
  * ```ts
  * const program = createProgram({ stdout: process.stdout, stderr: process.stderr });
- * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor', 'alter']
+ * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor', 'check', 'alter']
  * ```
  */
 export function createProgram(io: CliIo, state: ProgramState = {}): Command {
@@ -157,6 +158,12 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
       'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)',
       parseMaxKey,
     )
+    .option(
+      '--stored <segment=table[.column]>',
+      "where a segment's keys are stored: show the segment as BEHIND (and exit 1) when its store is behind them; " +
+        'repeatable (segment default: the table name; column default: id)',
+      collectGuard,
+    )
     .action(async (options: StatusOptions) => runStatus(options, io));
 
   withCommonOptions(
@@ -182,6 +189,29 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo floor --url postgres://app@localhost/shop orders --from orders.id')
     .action(async (segment: string, options: FloorOptions) => runFloor(segment, options, io));
+
+  withCommonOptions(
+    program
+      .command('check')
+      .description(
+        "after a restore or switchover: check that each segment's hi store is ahead of the keys stored in its " +
+          'table, as a starting process would (exit 1 when one is behind, with the `hilo floor` that fixes it)',
+      )
+      .addArgument(
+        new Argument(
+          '<segment=table[.column]...>',
+          'a segment and the column holding its keys, e.g. orders=orders.id (SEGMENT= defaults to the table name; ' +
+            'column default: id; also SCHEMA.TABLE.COLUMN)',
+        ).argParser(collectGuard),
+      ),
+    { table: true },
+  )
+    .option('--json', 'print the results as JSON')
+    .addHelpText(
+      'after',
+      '\nExample:\n  hilo check --url postgres://app@localhost/shop orders=orders.id items=order_items.id',
+    )
+    .action(async (refs: GuardRef[], options: CheckOptions) => runCheck(refs, options, io));
 
   withCommonOptions(
     program

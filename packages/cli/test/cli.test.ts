@@ -108,7 +108,7 @@ const badSegments: [string, string][] = [
   ['a name longer than 128 characters', 'o'.repeat(129)],
 ];
 const nextWithSegment = (source: string, segment: string) => ['next', '--url', PG, '--source', source, '--', segment];
-const subcommands = ['init', 'next', 'status', 'floor', 'alter'];
+const subcommands = ['init', 'next', 'status', 'floor', 'check', 'alter'];
 const unreachable: [string, string[]][] = [
   ['postgres, sequence', ['next', '--url', PG, 'orders']],
   ['postgres, table', ['next', '--url', PG, '--source', 'table', '--count', '5', 'orders']],

@@ -8,6 +8,8 @@ export type HiLoErrorCode =
   | 'HILO_OVERFLOW'
   | 'HILO_EXHAUSTED'
   | 'HILO_MISMATCH'
+  | 'HILO_STORE_BEHIND'
+  | 'HILO_KEY_LIMIT'
   | 'HILO_CLOSED';
 
 /**
@@ -167,6 +169,89 @@ export class HiLoExhaustedError extends HiLoError {
 export class HiLoMismatchError extends HiLoError {
   constructor(message: string) {
     super('HILO_MISMATCH', message);
+  }
+}
+
+/** What {@link HiLoStoreBehindError} reports: where the stored key was found and the block it collided with. */
+export interface StoreBehindDetails {
+  /** The segment whose hi store is behind its stored keys. */
+  readonly segment: string;
+  /** The table holding the stored key, as it was configured (e.g. `orders`). */
+  readonly table: string;
+  /** Its key column (e.g. `id`). */
+  readonly column: string;
+  /** The block the hi store handed out, which was discarded: none of its keys was handed out. */
+  readonly block: { readonly first: bigint; readonly last: bigint };
+  /** The stored key that proved the store behind: the largest stored key, or the largest one inside `block`. */
+  readonly storedKey: bigint;
+  /** The hi source's description, e.g. `postgres sequence per segment (pooled-lo, increment 100)`. */
+  readonly source: string;
+  /** The `hilo floor` source kind to name in the CLI fix (`sequence` or `table`), when the source has one. */
+  readonly kind?: string | undefined;
+  /** Why the floor was not lifted automatically, when `onStoreBehind: 'lift'` could not do it. */
+  readonly liftFailed?: string | undefined;
+}
+
+/**
+ * The hi store fell behind the rows: a block it handed out holds a key a row already has (a sequence dropped or
+ * restarted, a hi row deleted or set back, a restore from an older dump, rows copied without the sequence
+ * positions, a peer set up differently). The block was discarded before any key of it was handed out. Never
+ * retried: fix it with `hilo floor`, or let hilo do it with `onStoreBehind: 'lift'`.
+ */
+export class HiLoStoreBehindError extends HiLoError {
+  /** The segment whose hi store is behind. */
+  readonly segment: string;
+  /** The table holding the stored key. */
+  readonly table: string;
+  /** Its key column. */
+  readonly column: string;
+  /** The discarded block. */
+  readonly block: { readonly first: bigint; readonly last: bigint };
+  /** The stored key found at or above the block's first key. */
+  readonly storedKey: bigint;
+
+  constructor(details: StoreBehindDetails) {
+    const { segment, table, column, block, storedKey } = details;
+    const where = `${table}.${column}`;
+    const kind = details.kind === 'sequence' || details.kind === 'table' ? ` --source ${details.kind}` : '';
+    const command = `hilo floor --url <URL>${kind} ${segment} --from ${where}`;
+    const lift = details.liftFailed === undefined ? '' : ` It could not be lifted automatically: ${details.liftFailed}`;
+    super(
+      'HILO_STORE_BEHIND',
+      `The hi store of segment "${segment}" (${details.source}) is behind its stored keys: it handed out the ` +
+        `block ${block.first}…${block.last}, but ${where} already holds key ${storedKey}. The block was discarded ` +
+        `and no key of it was handed out.${lift}`,
+      {
+        hint: {
+          library:
+            `Run \`${command}\` to move the store above the stored keys, or pass \`onStoreBehind: 'lift'\` ` +
+            `to let hilo do it (never backwards).`,
+          cli: `Run \`${command}\` to move the store above the stored keys.`,
+        },
+      },
+    );
+    this.segment = segment;
+    this.table = table;
+    this.column = column;
+    this.block = block;
+    this.storedKey = storedKey;
+  }
+}
+
+/** A key past the segment's `maxKey` (the largest key its column holds) would be handed out; hilo refuses. */
+export class HiLoKeyLimitError extends HiLoError {
+  /** The segment that ran out of keys. */
+  readonly segment: string;
+  /** Its `maxKey`. */
+  readonly maxKey: bigint;
+  constructor(segment: string, maxKey: bigint, first: bigint) {
+    super(
+      'HILO_KEY_LIMIT',
+      `Segment "${segment}" reached its maxKey ${maxKey}: the next key would be ${first}, which its key column ` +
+        `cannot hold. Widen the key column (e.g. int → bigint) and raise \`maxKey\`.`,
+    );
+    this.segment = segment;
+    this.maxKey = maxKey;
   }
 }
 

@@ -11,11 +11,23 @@ export {
   HiLoOverflowError,
   HiLoExhaustedError,
   HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoKeyLimitError,
   HiLoClosedError,
+  type StoreBehindDetails,
   type HiLoErrorCode,
   type HiLoHint,
 } from './errors.js';
-export type { Block, HiSource, ReserveRequest, KeyType, KeyOf } from './engine/types.js';
+export type {
+  Block,
+  HiSource,
+  ReserveRequest,
+  KeyType,
+  KeyOf,
+  StoredKeys,
+  StoredKey,
+  StoredKeyColumn,
+} from './engine/types.js';
 export type { HiLoEvent, SegmentStats } from './engine/events.js';
 export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';
 export { createHiLoGenerator, type HiLoGenerator } from './engine/generator.js';
@@ -62,6 +74,7 @@ export {
 } from './dialects/sqlite/client.js';
 export { connect, type ConnectOptions } from './operations/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
+export { sqlStoredKeys } from './operations/stored-keys.js';
 export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sources/sql-hi-source.js';
 export { sequenceSource, tableSource, type SqlSourceKind } from './operations/sources.js';
 export type { SequenceSourceOptions, SequenceStrategy } from './sources/sequence-source.js';

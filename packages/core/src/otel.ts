@@ -45,6 +45,7 @@ export const SEGMENT_ATTRIBUTE = 'hilo.segment';
  * | `hilo.reservation.failures` | counter | `{attempt}` | `hilo.segment`, `hilo.outcome` (`retried`, `gave_up`), `error.type` |
  * | `hilo.keys.returned` | counter | `{key}` | `hilo.segment` |
  * | `hilo.keys.lost` | counter | `{key}` | `hilo.segment`, `hilo.reason` |
+ * | `hilo.floor.lifts` | counter | `{lift}` | `hilo.segment`, `hilo.table` |
  *
  * @example
  * ```ts
@@ -80,6 +81,10 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
   const lost = meter.createCounter('hilo.keys.lost', {
     description: 'Keys that will never be handed out (gaps, never duplicates)',
     unit: '{key}',
+  });
+  const lifts = meter.createCounter('hilo.floor.lifts', {
+    description: "Hi stores found behind their stored keys and lifted above them (onStoreBehind: 'lift')",
+    unit: '{lift}',
   });
   const issued = meter.createObservableCounter('hilo.keys.issued', { description: 'Keys handed out', unit: '{key}' });
   const available = meter.createObservableGauge('hilo.keys.available', {
@@ -127,6 +132,9 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
           break;
         case 'lost':
           lost.add(event.keys, { ...attributes, 'hilo.reason': event.reason });
+          break;
+        case 'floor-lifted':
+          lifts.add(1, { ...attributes, 'hilo.table': event.table });
           break;
         // headroom and block resizes are in stats() and the events; no OpenTelemetry instrument records them
         case 'headroom':

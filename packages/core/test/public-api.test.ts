@@ -29,6 +29,8 @@ describe("hilo-core's public API", () => {
         'HiLoOverflowError',
         'HiLoExhaustedError',
         'HiLoMismatchError',
+        'HiLoStoreBehindError',
+        'HiLoKeyLimitError',
         'HiLoClosedError',
         // generators and sources
         'createHiLo',
@@ -42,6 +44,7 @@ describe("hilo-core's public API", () => {
         'sqliteClient',
         'sequenceSource',
         'tableSource',
+        'sqlStoredKeys',
         // schema and maintenance (what the CLI runs)
         'schemaSql',
         'ensureSchema',

@@ -1,5 +1,7 @@
-import { segmentStatus } from 'hilo-core';
+import { segmentStatus, sqlStoredKeys, type SegmentStatus } from 'hilo-core';
 import { BIGINT_MAX } from 'hilo-core/adapter-kit';
+import type { GuardRef } from '../arguments.js';
+import { StoreBehindFound } from './check.js';
 import { LineWriter, type CliIo } from '../io.js';
 import { openTarget, type TargetOptions } from '../open.js';
 
@@ -8,6 +10,20 @@ export interface StatusOptions extends TargetOptions {
   readonly json?: boolean;
   /** The largest key the key columns hold (`--max-key`); default bigint's. */
   readonly maxKey?: bigint;
+  /** `--stored SEGMENT=TABLE[.COLUMN]`: where segments' keys are stored, to show a store behind them. */
+  readonly stored?: readonly GuardRef[];
+}
+
+/**
+ * Whether the stored value says the store is behind `largest`, the largest stored key: a hi-table row holds the
+ * next key to hand out, a sequence's value stands for blocks up to value + increment − 1 (a sequence never used
+ * yet stands for none). Reading only, it cannot see a store behind by less than one block on MariaDB (whose value
+ * is the next one not cached); `hilo check` checks exactly, as a starting process would.
+ */
+function behind(row: SegmentStatus, largest: bigint): boolean {
+  if (row.value === undefined) return true;
+  if (row.source === 'table') return largest >= row.value;
+  return largest > (highestKey(row) ?? 0n);
 }
 
 /**
@@ -46,7 +62,8 @@ function columns(rows: readonly (readonly string[])[]): string {
  * `hilo status`: lists the segments found in the database (rows of the hi table, sequences named
  * `<segment>_hilo_seq`) with their stored value, a sequence's increment, and how much of the key column's
  * range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
- * `--source` narrows the list.
+ * `--source` narrows the list. With `--stored SEGMENT=TABLE[.COLUMN]`, a segment whose store is behind the keys
+ * stored in that column is shown as `BEHIND` (and on stderr, with the fix), and the command exits 1.
  */
 export async function runStatus(options: StatusOptions, io: CliIo): Promise<void> {
   const target = await openTarget(options);
@@ -56,6 +73,31 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
       (row) => options.source === undefined || row.source === options.source,
     );
     const maxKey = options.maxKey ?? BIGINT_MAX;
+    const problems = new Map<string, string>();
+    const stored = options.stored ?? [];
+    if (stored.length > 0) {
+      const keys = sqlStoredKeys(
+        target.client,
+        stored.map((ref) => ({
+          segment: ref.segment ?? ref.table,
+          table: ref.table,
+          column: ref.column,
+          schema: ref.schema,
+        })),
+      );
+      const signal = new AbortController().signal;
+      for (const row of rows) {
+        const largest = await keys.largest(row.segment, signal);
+        if (largest === undefined || !behind(row, largest.key)) continue;
+        problems.set(
+          row.segment,
+          `segment "${row.segment}" is behind its stored keys: ${largest.table}.${largest.column} holds ${largest.key}, ` +
+            `the store ${row.value === undefined ? 'was never used' : `is at ${row.value}`}; run \`hilo check\` to ` +
+            `confirm, and \`hilo floor --url URL --source ${row.source} ${row.segment} --from ${largest.table}.` +
+            `${largest.column}\` to fix it`,
+        );
+      }
+    }
     if (options.json) {
       const json = rows.map((r) => ({
         segment: r.segment,
@@ -66,12 +108,21 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         increment: r.increment === undefined ? null : r.increment.toString(),
         maxKey: maxKey.toString(),
         used: used(r, maxKey) ?? null,
+        ...(stored.length === 0 ? {} : { behind: problems.has(r.segment) }),
       }));
       await out.write(`${JSON.stringify(json, null, 2)}\n`);
     } else if (rows.length === 0) {
       io.stderr.write('hilo status: no segments found; create some with `hilo init --url URL SEGMENT...`\n');
     } else {
-      const header = ['SEGMENT', 'SOURCE', 'OBJECT', 'VALUE', 'INCREMENT', 'USED'];
+      const header = [
+        'SEGMENT',
+        'SOURCE',
+        'OBJECT',
+        'VALUE',
+        'INCREMENT',
+        'USED',
+        ...(stored.length > 0 ? ['STORE'] : []),
+      ];
       const cells = rows.map((r) => [
         r.segment,
         r.source,
@@ -79,6 +130,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         r.value?.toString() ?? '-',
         r.increment?.toString() ?? '-',
         percent(used(r, maxKey)),
+        ...(stored.length > 0 ? [problems.has(r.segment) ? 'BEHIND' : 'ok'] : []),
       ]);
       await out.write(columns([header, ...cells]));
       const crowded = rows.filter((r) => (used(r, maxKey) ?? 0) >= 0.9);
@@ -88,8 +140,10 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
             `${maxKey}; widen the key column before inserts fail\n`,
         );
       }
+      for (const problem of problems.values()) io.stderr.write(`hilo status: ${problem}\n`);
     }
     await out.end();
+    if (problems.size > 0) throw new StoreBehindFound(problems.size, rows.length);
   } finally {
     await target.close();
   }

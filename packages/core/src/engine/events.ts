@@ -22,9 +22,21 @@ export type HiLoEvent =
       readonly type: 'lost';
       readonly segment: string;
       readonly keys: number;
-      readonly reason: 'late-reservation' | 'close' | 'overflow';
+      readonly reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind';
     }
   | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number }
+  /**
+   * `onStoreBehind: 'lift'` found the hi store behind a stored key (`storedKey` in `table.column`) and moved it
+   * above that key; the block it had handed out (`block`) was discarded.
+   */
+  | {
+      readonly type: 'floor-lifted';
+      readonly segment: string;
+      readonly table: string;
+      readonly column: string;
+      readonly storedKey: bigint;
+      readonly block: Block;
+    }
   /** A reserved block passed 90 % of the segment's `maxKey` (once per segment and generator). */
   | {
       readonly type: 'headroom';

@@ -65,6 +65,7 @@ class Segment extends SegmentBlocks {
   inflight: Promise<void> | undefined;
   inflightAbort: AbortController | undefined;
   prepared: Promise<void> | undefined;
+  startVerified = false;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
   demand = 0;
   /** The highest key reserved, and whether reaching 90 % of `maxKey` (the largest key the column holds) was reported. */
@@ -301,7 +302,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   /** Queues the blocks of a successful reservation and reports them. */
   accept(s: Segment, blocks: readonly Block[], ms: number): void {
-    const refused = s.accept(blocks, this.bigint, this.options.source.description);
+    const refused = s.accept(blocks, this.bigint, this.options.source.description, s.maxKey);
     const st = s.stats;
     st.reservations++;
     st.lastReservationMs = ms;
@@ -321,7 +322,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     s.advanceIfEmpty();
   }
 
-  lose(s: Segment, blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'overflow'): void {
+  lose(s: Segment, blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind'): void {
     const keys = keysIn(blocks);
     s.stats.keysLost += keys;
     this.emit({ type: 'lost', segment: s.name, keys, reason });

@@ -1,7 +1,7 @@
 import { checkInteger, MAX_BLOCK_SIZE } from './checks.js';
 import { HiLoConfigurationError } from '../errors.js';
 import { validateSegment as checkSegment } from './segment-name.js';
-import type { HiSource, KeyType } from './types.js';
+import type { HiSource, KeyType, StoredKeys } from './types.js';
 import type { HiLoEvent } from './events.js';
 
 /** Per-segment settings that override the generator's. */
@@ -125,6 +125,8 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * The largest key the key columns hold (an `int` column: `2_147_483_647`). `stats()` reports how much of it
    * each segment has used (`keyspaceUsed`), and the generator warns once per segment (a `headroom` event and
    * a process warning `HILO_HEADROOM`) when a reserved block passes 90 % of it, long before inserts fail.
+   * Keys past it are never handed out: once the keys up to it are used, the segment fails with
+   * `HiLoKeyLimitError`.
    * @default Number.MAX_SAFE_INTEGER for number keys, 2^63 − 1 (bigint's column maximum) for bigint keys
    * @example
    * ```ts
@@ -132,6 +134,30 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * ```
    */
   maxKey?: number | bigint;
+  /**
+   * Where each segment's keys are stored, so that every block is checked against them before its first key is
+   * handed out (see "Verified blocks" in the README): at a segment's first reservation (and in `warm()`), the
+   * largest stored key is read before the store and must be below the new block; every block must hold no
+   * stored key. A store found behind is `HiLoStoreBehindError`, or lifted (`onStoreBehind`).
+   * @default none (blocks are not checked)
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, storedKeys: sqlStoredKeys(client, [{ segment: 'orders', table: 'orders', column: 'id' }]) })
+   * ```
+   */
+  storedKeys?: StoredKeys;
+  /**
+   * What a store found behind its stored keys (`storedKeys`) does: `'error'` rejects with
+   * `HiLoStoreBehindError`, naming the `hilo floor` command that fixes it; `'lift'` moves the store above the
+   * largest stored key (never backwards, through the source's `raiseAbove`), emits a `floor-lifted` event and
+   * a process warning `HILO_FLOOR_LIFTED`, and reserves again.
+   * @default 'error'
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, storedKeys, onStoreBehind: 'lift' })
+   * ```
+   */
+  onStoreBehind?: 'error' | 'lift';
   /**
    * Settings for single segments, e.g. `{ orders: { blockSize: 1000 } }`.
    * @default {}
@@ -170,6 +196,8 @@ export interface ResolvedOptions {
   readonly nodeTag: string | undefined;
   readonly prefix: (segment: string) => string;
   readonly onEvent: ((event: HiLoEvent) => void) | undefined;
+  readonly storedKeys: StoredKeys | undefined;
+  readonly onStoreBehind: 'error' | 'lift';
 }
 
 function keyLimit(name: string, value: unknown): bigint {
@@ -203,6 +231,8 @@ export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'segments',
   'idFormat',
   'onEvent',
+  'storedKeys',
+  'onStoreBehind',
 ]);
 
 /** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
@@ -305,8 +335,34 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw HiLoConfigurationError.invalidOption('onEvent', 'a function', options.onEvent);
   }
+  const storedKeys = options.storedKeys;
+  if (
+    storedKeys !== undefined &&
+    (typeof storedKeys !== 'object' ||
+      storedKeys === null ||
+      typeof storedKeys.largest !== 'function' ||
+      typeof storedKeys.within !== 'function')
+  ) {
+    throw HiLoConfigurationError.invalidOption(
+      'storedKeys',
+      'an object with largest() and within() methods, e.g. sqlStoredKeys(client, [{ segment, table, column }])',
+      storedKeys,
+    );
+  }
+  const onStoreBehind = options.onStoreBehind ?? 'error';
+  if (onStoreBehind !== 'error' && onStoreBehind !== 'lift') {
+    throw HiLoConfigurationError.invalidOption('onStoreBehind', '"error" or "lift"', onStoreBehind);
+  }
+  if (options.onStoreBehind !== undefined && storedKeys === undefined) {
+    throw new HiLoConfigurationError(
+      `\`onStoreBehind\` applies only with \`storedKeys\`, which tells hilo where the keys are stored; ` +
+        `set \`storedKeys\` or remove \`onStoreBehind\`.`,
+    );
+  }
   return {
     source,
+    storedKeys,
+    onStoreBehind,
     blockSize,
     maxBlockSize,
     adaptiveTargetMs,

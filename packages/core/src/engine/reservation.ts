@@ -2,12 +2,15 @@ import { HiLoClosedError, HiLoError, HiLoExhaustedError, HiLoSourceError, HiLoTi
 import type { HiLoEvent } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block } from './types.js';
+import { reserveVerified } from './verified-blocks.js';
 
 /** What a reservation needs from the segment it reserves for. */
 export interface ReservingSegment {
   readonly name: string;
   /** The source's one-time preparation of this segment (creating its sequence or row), shared by attempts. */
   prepared: Promise<void> | undefined;
+  /** Whether a reservation of this generator checked the store against the largest stored key (`storedKeys`). */
+  startVerified: boolean;
   readonly stats: { failedAttempts: number };
 }
 
@@ -18,7 +21,7 @@ export interface ReservationHooks {
   /** Takes the blocks of a successful attempt (`ms`: how long it took); throwing refuses them. */
   accept(blocks: readonly Block[], ms: number): void;
   /** Blocks granted but never used: they came after the attempt was abandoned, or after close. */
-  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close'): void;
+  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'store-behind'): void;
   /** Whether the generator has been closed. */
   closed(): boolean;
   emit(event: HiLoEvent): void;
@@ -133,7 +136,20 @@ async function reserveOnce(
         segment.prepared.catch(() => (segment.prepared = undefined));
       }
       await segment.prepared;
-      return await options.source.reserve(segment.name, { size: hooks.size(), signal: attempt.signal });
+      const reserve = () => options.source.reserve(segment.name, { size: hooks.size(), signal: attempt.signal });
+      const storedKeys = options.storedKeys;
+      if (storedKeys === undefined) return await reserve();
+      const blocks = await reserveVerified(
+        options,
+        storedKeys,
+        segment.name,
+        !segment.startVerified,
+        reserve,
+        hooks,
+        attempt.signal,
+      );
+      segment.startVerified = true;
+      return blocks;
     })();
     // a block granted after we gave up is never used: count it as lost
     work.then(

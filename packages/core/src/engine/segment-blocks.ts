@@ -1,4 +1,4 @@
-import { HiLoOverflowError, HiLoSourceError } from '../errors.js';
+import { HiLoKeyLimitError, HiLoOverflowError, HiLoSourceError } from '../errors.js';
 import type { Block } from './types.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -23,8 +23,11 @@ export class SegmentBlocks {
   readonly queue: Block[] = [];
   /** Keys issued from blocks no longer current. */
   issuedBefore = 0;
-  /** Set once a block crossed Number.MAX_SAFE_INTEGER with number keys: thrown when the queue runs dry. */
-  overflow: HiLoOverflowError | undefined;
+  /**
+   * Set once a block crossed Number.MAX_SAFE_INTEGER with number keys, or the segment's `maxKey`: thrown when
+   * the queue runs dry.
+   */
+  overflow: HiLoOverflowError | HiLoKeyLimitError | undefined;
 
   /**
    * @param name the segment's name, for messages
@@ -126,12 +129,12 @@ export class SegmentBlocks {
 
   /**
    * Checks that `blocks` are well formed and above every key in hand (keys only grow: a source that went back
-   * would hand out duplicates), then queues them. With number keys, a block crossing Number.MAX_SAFE_INTEGER
-   * is cut there and the rest refused (that block's part above it and every later block): the ranges refused
-   * are returned, and `overflow` is set. Throws `HiLoSourceError` (and queues nothing) when a block is invalid
-   * or not above the keys in hand.
+   * would hand out duplicates), then queues them. A block crossing `maxKey` (the largest key the column holds)
+   * or, with number keys, Number.MAX_SAFE_INTEGER is cut there and the rest refused (that block's part above it
+   * and every later block): the ranges refused are returned, and `overflow` is set. Throws `HiLoSourceError`
+   * (and queues nothing) when a block is invalid or not above the keys in hand.
    */
-  accept(blocks: readonly Block[], bigint: boolean, source: string): Block[] {
+  accept(blocks: readonly Block[], bigint: boolean, source: string, maxKey?: bigint): Block[] {
     if (blocks.length === 0) {
       throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
     }
@@ -152,14 +155,18 @@ export class SegmentBlocks {
       previous = b.last;
     }
     const refused: Block[] = [];
+    const byKeyType = !bigint && (maxKey === undefined || maxKey >= SAFE);
+    const limit = byKeyType ? SAFE : (maxKey ?? SAFE);
     for (const [i, b] of blocks.entries()) {
-      if (!bigint && b.last > SAFE) {
-        const firstRefused = b.first > SAFE ? b.first : SAFE + 1n;
-        this.overflow = new HiLoOverflowError(
-          `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). ` +
-            `Use keyType: "bigint" to go on.`,
-        );
-        if (b.first <= SAFE) this.queue.push({ first: b.first, last: SAFE });
+      if ((!bigint || maxKey !== undefined) && b.last > limit) {
+        const firstRefused = b.first > limit ? b.first : limit + 1n;
+        this.overflow = byKeyType
+          ? new HiLoOverflowError(
+              `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). ` +
+                `Use keyType: "bigint" to go on.`,
+            )
+          : new HiLoKeyLimitError(this.name, limit, firstRefused);
+        if (b.first <= limit) this.queue.push({ first: b.first, last: limit });
         refused.push({ first: firstRefused, last: b.last }, ...blocks.slice(i + 1));
         break;
       }

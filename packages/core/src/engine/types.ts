@@ -38,8 +38,43 @@ export interface HiSource {
    * nobody reserved after it (compare-and-set on the stored value). Resolves to whether it was returned.
    */
   release?(segment: string, unused: Block): Promise<boolean>;
+  /**
+   * Moves the segment's store so that every block reserved from now on lies above `above`; never moves it
+   * backwards (compare-and-set or GREATEST). Resolves with whether it moved. The generator calls it with
+   * `onStoreBehind: 'lift'` when it found the store behind the segment's stored keys (see {@link StoredKeys}).
+   */
+  raiseAbove?(segment: string, above: bigint, signal?: AbortSignal): Promise<boolean>;
   /** Frees the source's own resources (not a pool the caller passed in). */
   close?(): Promise<void>;
+}
+
+/** A column that holds keys of a segment, e.g. `{ segment: 'orders', table: 'orders', column: 'id' }`. */
+export interface StoredKeyColumn {
+  readonly segment: string;
+  readonly table: string;
+  readonly column: string;
+  /** The table's schema (PostgreSQL) or database (MySQL); default: the connection's. */
+  readonly schema?: string | undefined;
+}
+
+/** A key found in a segment's table, with where it is. */
+export interface StoredKey {
+  readonly key: bigint;
+  /** The table as it was configured (e.g. `orders`). */
+  readonly table: string;
+  readonly column: string;
+}
+
+/**
+ * Where a segment's keys are stored, so that the generator can check every block against them before its
+ * first key is handed out (`storedKeys` of `createHiLoGenerator`; `sqlStoredKeys()` reads SQL tables).
+ * A segment it knows no table of has no stored keys: both methods resolve with `undefined`.
+ */
+export interface StoredKeys {
+  /** The largest stored key of the segment, with where it is; `undefined` when there is none. */
+  largest(segment: string, signal: AbortSignal): Promise<StoredKey | undefined>;
+  /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
+  within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
 }
 
 /** Number or bigint keys. */

@@ -1,7 +1,8 @@
 import { HiLoConfigurationError } from '../errors.js';
 import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js';
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
-import type { KeyOf, KeyType } from '../engine/types.js';
+import type { KeyOf, KeyType, StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import { sqlStoredKeys } from './stored-keys.js';
 import type { SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
@@ -12,7 +13,10 @@ import { DIALECTS } from '../dialects/index.js';
  * Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. An option
  * set to `undefined` means its default, so an adapter passes its user's options through as they are.
  */
-export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<HiLoGeneratorOptions<K>, 'source'> {
+export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<
+  HiLoGeneratorOptions<K>,
+  'source' | 'storedKeys'
+> {
   /** The database connection (`connect(url)`, `pgClient(pool)`, or an ORM adapter's client). */
   readonly client: SqlClient;
   /**
@@ -40,6 +44,19 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<Hi
    * @default true
    */
   readonly create?: boolean | undefined;
+  /**
+   * The tables and key columns each segment's keys are stored in: every block is then checked against them
+   * before its first key is handed out, and a store found behind them is `HiLoStoreBehindError` (or lifted,
+   * with `onStoreBehind: 'lift'`); with `create`, a missing sequence or hi row is created above the largest
+   * stored key. See "Verified blocks" in the README. A `StoredKeys` object (e.g. from `sqlStoredKeys()`) is
+   * taken as it is.
+   * @default none (blocks are not checked)
+   * @example
+   * ```ts
+   * createHiLo({ client, storedKeys: [{ segment: 'orders', table: 'orders', column: 'id' }] });
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[] | StoredKeys | undefined;
 }
 
 /** The option names of {@link CreateHiLoOptions}. */
@@ -82,8 +99,11 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     schema,
     strategy,
     create,
+    storedKeys: stored,
     ...generatorOptions
   } = options;
+  const storedKeys: StoredKeys | undefined =
+    stored === undefined ? undefined : isColumnList(stored) ? sqlStoredKeys(client, stored) : stored;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {
     throw new HiLoConfigurationError(
@@ -95,6 +115,13 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
   const common = {
     ...(schema === undefined ? {} : { schema }),
     ...(create === undefined ? {} : { create }),
+    // a sequence or row created now starts above the rows, not at 1: creating it is not the store falling behind
+    ...(storedKeys === undefined || create === false
+      ? {}
+      : {
+          createAbove: async (segment: string) =>
+            (await storedKeys.largest(segment, new AbortController().signal))?.key,
+        }),
   };
   const source =
     kind === 'sequence'
@@ -113,5 +140,13 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
             ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' }
             : {}),
         });
-  return createHiLoGenerator<K>({ ...generatorOptions, source } as HiLoGeneratorOptions<K>);
+  return createHiLoGenerator<K>({
+    ...generatorOptions,
+    source,
+    ...(storedKeys === undefined ? {} : { storedKeys }),
+  } as HiLoGeneratorOptions<K>);
+}
+
+function isColumnList(value: readonly StoredKeyColumn[] | StoredKeys): value is readonly StoredKeyColumn[] {
+  return Array.isArray(value);
 }

@@ -26,7 +26,7 @@ export interface MemorySource extends HiSource {
 /**
  * A hi source kept in this process's memory: for tests and single-process use. Several generators over one
  * memory source behave like several processes over one database. Supports `release` with
- * compare-and-set, as a table source does.
+ * compare-and-set, as a table source does, and `raiseAbove` (never backwards).
  * @example
  * ```ts
  * const generator = createHiLoGenerator({ source: memorySource() });
@@ -50,6 +50,12 @@ export function memorySource(options: MemorySourceOptions = {}): MemorySource {
       counters.set(segment, last + 1n);
       reservations.set(segment, (reservations.get(segment) ?? 0) + 1);
       return [{ first, last }];
+    },
+    async raiseAbove(segment: string, above: bigint): Promise<boolean> {
+      await Promise.resolve();
+      if ((counters.get(segment) ?? start) > above) return false;
+      counters.set(segment, above + 1n);
+      return true;
     },
     async release(segment: string, unused: Block): Promise<boolean> {
       if (counters.get(segment) !== unused.last + 1n) return false;

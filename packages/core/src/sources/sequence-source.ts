@@ -69,6 +69,12 @@ export interface SequenceSourceOptions {
    * @default 'increment'
    */
   readonly incrementOption?: string;
+  /**
+   * The largest key stored for a segment (`undefined`: none), read when `prepare` creates a missing sequence so
+   * that it starts above the rows instead of at 1 (`createHiLo` wires it from `storedKeys`).
+   * @default none (a new sequence starts at its first block)
+   */
+  readonly createAbove?: (segment: string) => Promise<bigint | undefined>;
 }
 
 /** Suffix of default sequence names; `status()` lists sequences that end with it. */
@@ -148,8 +154,11 @@ export function createSequenceSource(
   async function check(segment: string, name: string, quoted: string): Promise<void> {
     let actual = await sql.readIncrement(client, quoted, schema, name);
     if (actual === undefined && create) {
+      // rows stored before the sequence existed (it was dropped, or is new on an old table): start above them
+      const above = await options.createAbove?.(segment);
+      const floor = above === undefined ? start : keyArithmetic.floorValue(strategy, above, increment);
       try {
-        await client.query(sql.createSequence(quoted, incrementBy, start, minValue));
+        await client.query(sql.createSequence(quoted, incrementBy, floor > start ? floor : start, minValue));
       } catch (error) {
         // `if not exists` still races in PostgreSQL's catalog: the loser sees a duplicate, which is fine
         if (!isDuplicate(error, rules)) throw error;
@@ -226,11 +235,25 @@ export function createSequenceSource(
     return blocks.length > 1 ? mergeBlocks(sortBlocks(blocks)) : blocks;
   }
 
+  /** Moves the sequence so that its next block lies above `above`; never backwards. */
+  async function raiseAbove(segment: string, above: bigint, signal?: AbortSignal): Promise<boolean> {
+    const { quoted } = sequenceOf(segment);
+    await prepare(segment, signal);
+    const step = actualIncrement.get(segment) ?? incrementBy;
+    const perValue = strategy === 'hilo' ? increment : step;
+    try {
+      return await sql.raiseTo(client, quoted, step, keyArithmetic.floorValue(strategy, above, perValue));
+    } catch (error) {
+      throw convertDriverError(error, {
+        dialect: rules,
+        action: `raising the floor of ${describeSeq(quoted)} above key ${above}`,
+      });
+    }
+  }
+
   async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
     const { quoted } = sequenceOf(segment);
     await prepare(segment);
-    const step = actualIncrement.get(segment) ?? incrementBy;
-    const perValue = strategy === 'hilo' ? increment : step;
     const source = qualifiedName(rules, 'floor table', from.table, from.schema);
     const column = rules.quote(validateIdentifier('floor column', from.column ?? 'id'));
     try {
@@ -239,8 +262,7 @@ export function createSequenceSource(
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
       const maxKey = toBigInt(raw, `max(${column})`);
-      const raised = await sql.raiseTo(client, quoted, step, keyArithmetic.floorValue(strategy, maxKey, perValue));
-      return { segment, maxKey, raised };
+      return { segment, maxKey, raised: await raiseAbove(segment, maxKey) };
     } catch (error) {
       throw convertDriverError(error, {
         dialect: rules,
@@ -273,6 +295,7 @@ export function createSequenceSource(
       `increment ${increment})`,
     prepare,
     reserve,
+    raiseAbove,
     raiseFloor,
     status,
     schemaSql: (segments) =>

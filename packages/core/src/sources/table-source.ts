@@ -46,6 +46,13 @@ export interface TableSourceOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The largest key stored for a segment (`undefined`: none), read when `prepare` (or a reservation that finds
+   * the row gone) inserts a missing row, so that it starts above the rows instead of at the first block
+   * (`createHiLo` wires it from `storedKeys`).
+   * @default none (a new row starts at the first block)
+   */
+  readonly createAbove?: (segment: string) => Promise<bigint | undefined>;
 }
 
 /** The SQL one database speaks for a table source. Identifiers arrive validated and quoted. */
@@ -130,12 +137,16 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   }
 
   async function insertRow(segment: string): Promise<void> {
+    // rows stored before the hi row existed (it was deleted, or is new on an old table): start above them
+    const above = await options.createAbove?.(segment);
+    const floor = above === undefined ? initial : keyArithmetic.floorValue(strategy, above, increment);
+    const value = floor > initial ? floor : initial;
     try {
-      await client.query(sql.insertRow(table, seg, val), [segment, initial]);
+      await client.query(sql.insertRow(table, seg, val), [segment, value]);
     } catch (error) {
       if (create && isMissingObject(error, rules)) {
         await createTable();
-        await client.query(sql.insertRow(table, seg, val), [segment, initial]);
+        await client.query(sql.insertRow(table, seg, val), [segment, value]);
       } else throw error;
     }
   }
@@ -223,6 +234,18 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     }
   }
 
+  /** Moves the row so that its next block lies above `above`; never backwards. */
+  async function raiseAbove(segment: string, above: bigint, signal?: AbortSignal): Promise<boolean> {
+    await prepare(segment, signal);
+    const target = keyArithmetic.floorValue(strategy, above, increment);
+    try {
+      const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
+      return affectedRows === 1;
+    } catch (error) {
+      throw fail(error, `raising the floor of segment "${segment}" above key ${above}`);
+    }
+  }
+
   async function raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult> {
     await prepare(segment);
     const source = qualifiedName(rules, 'floor table', from.table, rules.hasSchemas ? from.schema : undefined);
@@ -232,9 +255,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       const raw = rows[0]?.m;
       if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
       const maxKey = toBigInt(raw, `max(${column})`);
-      const target = keyArithmetic.floorValue(strategy, maxKey, increment);
-      const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
-      return { segment, maxKey, raised: affectedRows === 1 };
+      return { segment, maxKey, raised: await raiseAbove(segment, maxKey) };
     } catch (error) {
       throw convertDriverError(error, {
         dialect: rules,
@@ -268,6 +289,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     prepare,
     reserve,
     release,
+    raiseAbove,
     raiseFloor,
     status,
     schemaSql(segments: readonly string[]): string[] {

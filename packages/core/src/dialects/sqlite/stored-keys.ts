@@ -1,11 +1,7 @@
 import { sqliteDialect } from './dialect.js';
+import type { StoredKeyColumn } from '../../engine/types.js';
 
-/** A column that holds keys of a segment. */
-export interface StoredKeyColumn {
-  readonly segment: string;
-  readonly table: string;
-  readonly column: string;
-}
+export type { StoredKeyColumn } from '../../engine/types.js';
 
 /** Runs a read on the private database itself and resolves with its rows. */
 export type PrivateDatabaseQuery = (

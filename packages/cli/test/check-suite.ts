@@ -1,0 +1,75 @@
+// `hilo check` and `hilo status --stored` (issue 39): after a store fell behind the rows, both say so with the fix
+// and exit 1; a store ahead of the rows is ok (exit 0). Run in-process through main(), on real databases.
+import { PassThrough } from 'node:stream';
+import { randomName } from '@hilo/testing';
+import { connect, createHiLo, type SqlClient } from 'hilo-core';
+import { main } from 'hilo-cli';
+
+/** Runs `hilo ARGS` in-process; resolves with its exit status and output. */
+export async function run(args: readonly string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  const status = await main(args, { stdout, stderr });
+  return { status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+}
+
+/** The suite for one database URL and source kind. */
+export function checkSuite(url: () => string, source: 'sequence' | 'table'): void {
+  let client: SqlClient;
+  beforeAll(async () => {
+    client = await connect(url());
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it(`check and status --stored: ok while the store is ahead, BEHIND with the fix after it was set back (${source})`, async () => {
+    const segment = randomName('c');
+    const table = `${segment}_rows`;
+    await client.query(`create table ${table} (id bigint primary key)`);
+    const hilo = createHiLo({
+      client,
+      source,
+      blockSize: 10,
+      keyType: 'bigint',
+      storedKeys: [{ segment, table, column: 'id' }],
+    });
+    for (let i = 0; i < 25; i++) await client.query(`insert into ${table} (id) values (${await hilo.next(segment)})`);
+    await hilo.close();
+
+    const ok = await run(['check', '--url', url(), '--source', source, `${segment}=${table}.id`]);
+    expect(ok).toMatchObject({ status: 0, stderr: '' });
+    expect(ok.stdout).toBe(`segment "${segment}": ok; the next block is above every key in ${table}.id\n`);
+    const fine = await run(['status', '--url', url(), '--source', source, '--stored', `${segment}=${table}.id`]);
+    expect(fine.status).toBe(0);
+    expect(fine.stdout).toMatch(new RegExp(`${segment}\\s.*\\sok\\n`));
+
+    // the store falls behind: rows copied in from another server, without the store
+    const values = Array.from({ length: 100 }, (_, i) => `(${500 + i})`).join(', ');
+    await client.query(`insert into ${table} (id) values ${values}`);
+
+    const checked = await run(['check', '--url', url(), '--source', source, `${segment}=${table}.id`]);
+    expect(checked.status).toBe(1);
+    expect(checked.stdout).toContain(`segment "${segment}": BEHIND;`);
+    expect(checked.stdout).toContain(`already holds key 599`);
+    expect(checked.stdout).toContain(`hilo floor --url URL --source ${source} ${segment} --from ${table}.id`);
+    expect(checked.stderr).toMatch(/hilo check: 1 of 1 segment is behind the keys stored in their tables/);
+    const json = await run(['check', '--url', url(), '--source', source, '--json', `${segment}=${table}.id`]);
+    expect(JSON.parse(json.stdout)).toEqual([expect.objectContaining({ segment, status: 'behind' })]);
+
+    const status = await run(['status', '--url', url(), '--source', source, '--stored', `${segment}=${table}.id`]);
+    expect(status.status).toBe(1);
+    expect(status.stdout).toMatch(new RegExp(`${segment}\\s.*\\sBEHIND\\n`));
+    expect(status.stderr).toContain(`segment "${segment}" is behind its stored keys: ${table}.id holds 599`);
+
+    // the fix the check printed works, and the check says so
+    const floor = await run(['floor', '--url', url(), '--source', source, segment, '--from', `${table}.id`]);
+    expect(floor.status).toBe(0);
+    const after = await run(['check', '--url', url(), '--source', source, `${segment}=${table}.id`]);
+    expect(after.status).toBe(0);
+  });
+}

@@ -1,0 +1,6 @@
+import { describePostgres } from '@hilo/testing';
+import { checkSuite } from './check-suite.js';
+
+for (const source of ['sequence', 'table'] as const) {
+  describePostgres(`postgres: hilo check, ${source} source`, (db) => checkSuite(() => db.url, source));
+}

@@ -1,0 +1,102 @@
+import { HiLoStoreBehindError } from '../errors.js';
+import type { HiLoEvent } from './events.js';
+import type { ResolvedOptions } from './options.js';
+import type { Block, StoredKey, StoredKeys } from './types.js';
+
+/** How many times one attempt lifts the floor and reserves again before it gives up (a peer racing it down). */
+const MAX_LIFTS = 3;
+
+/** What a verified reservation reports back. */
+export interface VerifyHooks {
+  /** Blocks discarded because the store was behind: never handed out. */
+  lose(blocks: readonly Block[], reason: 'store-behind'): void;
+  emit(event: HiLoEvent): void;
+}
+
+/** What the source's `kind` says, for the CLI command in the error's hint (`--source sequence|table`). */
+function kindOf(source: unknown): string | undefined {
+  const kind = (source as { kind?: unknown }).kind;
+  return typeof kind === 'string' ? kind : undefined;
+}
+
+/**
+ * Reserves blocks for `segment` through `reserve` and checks them against the segment's stored keys before
+ * any key of them can be handed out (DESIGN rule 6). `start` is true for the segment's first reservation in
+ * this generator: then the largest stored key is read BEFORE the source is called, and a block whose first
+ * key is not above it proves the store behind.
+ *
+ * Why that cannot raise a false alarm: a correct concurrent writer (another process, ORM or peer sharing the
+ * store) stores only keys of blocks it reserved from the same store. A key we read before calling the source
+ * was stored before our reservation started, so its block was reserved before ours, and the store hands out
+ * blocks in increasing order: that key is below our block. Only a store that went back (or a peer reserving
+ * from a different store) can return a block at or below a key already stored. The same argument makes
+ * `within` safe for every later block: no correct writer ever holds a key inside a block reserved for us.
+ *
+ * On a failed check the blocks are reported lost and, with `onStoreBehind: 'error'`, the attempt rejects with
+ * `HiLoStoreBehindError` (not retryable); with `'lift'` the source raises its store above the largest stored
+ * key (never backwards), and the reservation and its checks run again.
+ */
+export async function reserveVerified(
+  options: ResolvedOptions,
+  storedKeys: StoredKeys,
+  segment: string,
+  start: boolean,
+  reserve: () => Promise<readonly Block[]>,
+  hooks: VerifyHooks,
+  signal: AbortSignal,
+): Promise<readonly Block[]> {
+  for (let lifts = 0; ; lifts++) {
+    const largest = start ? await storedKeys.largest(segment, signal) : undefined;
+    const blocks = await reserve();
+    if (blocks.length === 0) return blocks;
+    let found: { stored: StoredKey; block: Block } | undefined;
+    if (largest !== undefined && largest.key >= blocks[0]!.first) found = { stored: largest, block: blocks[0]! };
+    for (const block of blocks) {
+      if (found !== undefined) break;
+      const stored = await storedKeys.within(segment, block, signal);
+      if (stored !== undefined) found = { stored, block };
+    }
+    if (found === undefined) return blocks;
+    hooks.lose(blocks, 'store-behind');
+    const { stored, block } = found;
+    const details = {
+      segment,
+      table: stored.table,
+      column: stored.column,
+      block,
+      storedKey: stored.key,
+      source: options.source.description,
+      kind: kindOf(options.source),
+    };
+    if (options.onStoreBehind === 'error') throw new HiLoStoreBehindError(details);
+    const source = options.source;
+    if (source.raiseAbove === undefined) {
+      throw new HiLoStoreBehindError({ ...details, liftFailed: `${source.description} cannot raise its floor.` });
+    }
+    if (lifts >= MAX_LIFTS) {
+      throw new HiLoStoreBehindError({
+        ...details,
+        liftFailed: `it was lifted ${MAX_LIFTS} times and fell behind again; something keeps moving it back.`,
+      });
+    }
+    // above the largest stored key of every table, not just the one that collided (sparse rows from a peer)
+    const top = (await storedKeys.largest(segment, signal)) ?? stored;
+    const floor = top.key > stored.key ? top : stored;
+    await source.raiseAbove(segment, floor.key, signal);
+    hooks.emit({
+      type: 'floor-lifted',
+      segment,
+      table: floor.table,
+      column: floor.column,
+      storedKey: floor.key,
+      block,
+    });
+    process.emitWarning(
+      `hilo: the hi store of segment "${segment}" was behind ${floor.table}.${floor.column} (key ${floor.key} stored, ` +
+        `block ${block.first}…${block.last} handed out); lifted its floor above ${floor.key} ` +
+        `(onStoreBehind: 'lift'). Find out what moved it back (a restore, a reset, a peer set up differently).`,
+      { code: 'HILO_FLOOR_LIFTED' },
+    );
+    start = true;
+  }
+}

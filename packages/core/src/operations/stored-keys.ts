@@ -1,0 +1,94 @@
+import { HiLoConfigurationError } from '../errors.js';
+import { validateSegment } from '../engine/segment-name.js';
+import type { Block, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import { abortable } from '../sql/abortable.js';
+import { convertDriverError, isMissingObject } from '../sql/driver-errors.js';
+import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
+import type { SqlClient } from '../sql/sql-client.js';
+import { toBigInt } from '../sources/table-source.js';
+import { DIALECTS } from '../dialects/index.js';
+
+/** One configured column with its statements built once. */
+interface Probe {
+  readonly table: string;
+  readonly column: string;
+  readonly largest: string;
+  readonly within: string;
+}
+
+/**
+ * The stored keys of SQL tables, for the generator's `storedKeys` option: `columns` names, per segment, each
+ * table and key column its keys are stored in. `largest` runs `select max(column) from table` per table;
+ * `within` runs `select max(column) from table where column between first and last` per table and block, an
+ * indexed range probe on a primary key. A table that does not exist yet counts as empty.
+ *
+ * @example
+ * ```ts
+ * const storedKeys = sqlStoredKeys(client, [{ segment: 'orders', table: 'orders', column: 'id' }]);
+ * const hilo = createHiLoGenerator({ source: sequenceSource(client, { increment: 100 }), storedKeys });
+ * ```
+ */
+export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColumn[]): StoredKeys {
+  const given: unknown = columns;
+  if (!Array.isArray(given)) {
+    throw HiLoConfigurationError.invalidOption(
+      'storedKeys',
+      "an array of { segment, table, column }, e.g. [{ segment: 'orders', table: 'orders', column: 'id' }]",
+      columns,
+    );
+  }
+  const rules = DIALECTS[client.dialect];
+  const bySegment = new Map<string, Probe[]>();
+  for (const [i, c] of columns.entries()) {
+    if (typeof c !== 'object' || c === null) {
+      throw HiLoConfigurationError.invalidOption(`storedKeys[${i}]`, '{ segment, table, column }', c);
+    }
+    validateSegment(c.segment);
+    const table = qualifiedName(rules, `storedKeys[${i}].table`, c.table, rules.hasSchemas ? c.schema : undefined);
+    const column = rules.quote(validateIdentifier(`storedKeys[${i}].column`, c.column));
+    const probes = bySegment.get(c.segment) ?? [];
+    probes.push({
+      table: c.schema === undefined ? c.table : `${c.schema}.${c.table}`,
+      column: c.column,
+      largest: `select ${rules.asText(`max(${column})`)} as m from ${table}`,
+      within:
+        `select ${rules.asText(`max(${column})`)} as m from ${table} where ${column} between ` +
+        `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
+    });
+    bySegment.set(c.segment, probes);
+  }
+
+  async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal) {
+    const action = `reading the stored keys of ${probe.table}.${probe.column}`;
+    try {
+      const { rows } = await abortable(client.query<{ m: unknown }>(sql, params), signal, action);
+      const raw = rows[0]?.m;
+      return raw === null || raw === undefined ? undefined : toBigInt(raw, `max(${probe.column})`);
+    } catch (error) {
+      // a table not created yet (migrations still to run) holds no keys
+      if (isMissingObject(error, rules)) return undefined;
+      throw convertDriverError(error, { dialect: rules, action });
+    }
+  }
+
+  async function largestOf(
+    segment: string,
+    sql: (probe: Probe) => string,
+    params: readonly unknown[],
+    signal: AbortSignal,
+  ): Promise<StoredKey | undefined> {
+    let found: StoredKey | undefined;
+    for (const probe of bySegment.get(segment) ?? []) {
+      const key = await max(probe, sql(probe), params, signal);
+      if (key !== undefined && (found === undefined || key > found.key)) {
+        found = { key, table: probe.table, column: probe.column };
+      }
+    }
+    return found;
+  }
+
+  return {
+    largest: (segment, signal) => largestOf(segment, (p) => p.largest, [], signal),
+    within: (segment, block: Block, signal) => largestOf(segment, (p) => p.within, [block.first, block.last], signal),
+  };
+}

@@ -1,0 +1,3 @@
+import { runVerifiedBlocksSuite } from './verified-blocks-suite.js';
+
+runVerifiedBlocksSuite('postgres');
