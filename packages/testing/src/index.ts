@@ -42,3 +42,14 @@ export {
   type SourceLayoutSubject,
 } from './source-layout.ts';
 export { usePostgresJs, type PostgresJsSql } from './postgres-js.ts';
+export {
+  startReplicatedPostgres,
+  describeReplication,
+  replicationProblem,
+  STANDBY_NAME,
+  type ReplicatedPostgres,
+  type ReplicationOptions,
+  type ReplicationPerTest,
+  type ReplicaRole,
+  type ServerIdentity,
+} from './replication.ts';
