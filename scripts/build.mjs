@@ -36,16 +36,22 @@ function buildInputsHash() {
   return hash.digest('hex');
 }
 
-/** Whether every workspace package with a build script still has its output (a `dist` may be deleted by hand). */
+/** Whether every workspace package that compiles still has its `dist` (one may be deleted by hand). */
 function outputsPresent() {
   const listed = spawnSync('git', ['ls-files', '-z', '--', 'packages/*/package.json', 'examples/*/package.json'], {
     cwd: root,
     encoding: 'utf8',
   });
-  return listed.stdout
-    .split('\0')
-    .filter((file) => file !== '' && /"build":/.test(readFileSync(path.join(root, file), 'utf8')))
-    .every((file) => existsSync(path.join(root, path.dirname(file), 'dist')));
+  return (
+    listed.stdout
+      .split('\0')
+      // packages whose build compiles into dist (packages/prisma-compat's only generates clients)
+      .filter(
+        (file) =>
+          file !== '' && /"build": "[^"]*(build-package|tsc )/.test(readFileSync(path.join(root, file), 'utf8')),
+      )
+      .every((file) => existsSync(path.join(root, path.dirname(file), 'dist')))
+  );
 }
 
 /**
