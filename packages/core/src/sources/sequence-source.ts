@@ -16,7 +16,7 @@ import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isDuplicate } from '../sql/driver-errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
-import { retryLostConnection, toBigInt } from './table-source.js';
+import { largestKeyIn, retryLostConnection } from './table-source.js';
 
 /** Strategies a sequence source supports. */
 export type SequenceStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'pooled' | 'hilo'>;
@@ -257,11 +257,8 @@ export function createSequenceSource(
     const source = qualifiedName(rules, 'floor table', from.table, from.schema);
     const column = rules.quote(validateIdentifier('floor column', from.column ?? 'id'));
     try {
-      const cast = rules.asText(`max(${column})`);
-      const { rows } = await client.query<{ m: unknown }>(`select ${cast} as m from ${source}`);
-      const raw = rows[0]?.m;
-      if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
-      const maxKey = toBigInt(raw, `max(${column})`);
+      const maxKey = await largestKeyIn(client, rules, source, column);
+      if (maxKey === undefined) return { segment, maxKey: undefined, raised: false };
       return { segment, maxKey, raised: await raiseAbove(segment, maxKey) };
     } catch (error) {
       throw convertDriverError(error, {

@@ -75,8 +75,6 @@ export interface TableStatements {
   compareAndSet(table: string, segment: string, value: string): string;
   /** Sets the value where it is below; params `[value, segment, value]`. */
   raiseTo(table: string, segment: string, value: string): string;
-  /** Selects the largest value of a column as text, as `m`. */
-  maxOf(table: string, column: string): string;
   /** Selects every row as `s` (segment) and `v` (value as text). */
   readAll(table: string, segment: string, value: string): string;
 }
@@ -85,6 +83,21 @@ export interface TableStatements {
 export const DEFAULT_TABLE = 'hilo_segments';
 
 /** Reads a database integer that arrives as text, number or bigint. */
+/**
+ * The largest value of `column` in `table` (both already quoted), read as text so that no driver rounds it;
+ * undefined when the table is empty. What `raiseFloor` of every SQL source lifts the store above.
+ */
+export async function largestKeyIn(
+  client: SqlClient,
+  rules: Dialect,
+  table: string,
+  column: string,
+): Promise<bigint | undefined> {
+  const { rows } = await client.query<{ m: unknown }>(`select ${rules.asText(`max(${column})`)} as m from ${table}`);
+  const raw = rows[0]?.m;
+  return raw === null || raw === undefined ? undefined : toBigInt(raw, `max(${column})`);
+}
+
 export function toBigInt(value: unknown, what: string): bigint {
   if (typeof value === 'bigint') return value;
   if ((typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value))) {
@@ -251,10 +264,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const source = qualifiedName(rules, 'floor table', from.table, rules.hasSchemas ? from.schema : undefined);
     const column = rules.quote(validateIdentifier('floor column', from.column ?? 'id'));
     try {
-      const { rows } = await client.query<{ m: unknown }>(sql.maxOf(source, column));
-      const raw = rows[0]?.m;
-      if (raw === null || raw === undefined) return { segment, maxKey: undefined, raised: false };
-      const maxKey = toBigInt(raw, `max(${column})`);
+      const maxKey = await largestKeyIn(client, rules, source, column);
+      if (maxKey === undefined) return { segment, maxKey: undefined, raised: false };
       return { segment, maxKey, raised: await raiseAbove(segment, maxKey) };
     } catch (error) {
       throw convertDriverError(error, {

@@ -51,7 +51,6 @@ export const mysqlTableStatements: TableStatements = {
   },
   compareAndSet: (t, s, v) => `update ${t} set ${v} = cast(? as signed) where ${s} = ? and ${v} = cast(? as signed)`,
   raiseTo: (t, s, v) => `update ${t} set ${v} = cast(? as signed) where ${s} = ? and ${v} < cast(? as signed)`,
-  maxOf: (t, c) => `select cast(max(${c}) as char) as m from ${t}`,
   readAll: (t, s, v) => `select ${s} as s, cast(${v} as char) as v from ${t}`,
 };
 

@@ -22,7 +22,6 @@ export const postgresTableStatements: TableStatements = {
   },
   compareAndSet: (t, s, v) => `update ${t} set ${v} = $1::bigint where ${s} = $2 and ${v} = $3::bigint`,
   raiseTo: (t, s, v) => `update ${t} set ${v} = $1::bigint where ${s} = $2 and ${v} < $3::bigint`,
-  maxOf: (t, c) => `select max(${c})::text as m from ${t}`,
   readAll: (t, s, v) => `select ${s} as s, ${v}::text as v from ${t}`,
 };
 

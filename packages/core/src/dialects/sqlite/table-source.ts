@@ -28,7 +28,6 @@ export const sqliteTableStatements: TableStatements = {
   },
   compareAndSet: (t, s, v) => `update ${t} set ${v} = ? where ${s} = ? and ${v} = ?`,
   raiseTo: (t, s, v) => `update ${t} set ${v} = ? where ${s} = ? and ${v} < ?`,
-  maxOf: (t, c) => `select cast(max(${c}) as text) as m from ${t}`,
   readAll: (t, s, v) => `select ${s} as s, cast(${v} as text) as v from ${t}`,
 };
 
