@@ -17,8 +17,11 @@ import {
   type HiLoGenerator,
   type HiSource,
   type SqlClient,
+  type StoredKeyColumn,
 } from 'hilo-core';
 import {
+  adapterStoredKeys,
+  checkVerifyBlocks,
   columnTypeMaxKey,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   keyToField,
@@ -110,6 +113,7 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
     throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
   }
   HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
+  checkVerifyBlocks(options, 'installHiLo()');
   const { source } = options;
   if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
     throw HiLoConfigurationError.invalidOption(
@@ -420,6 +424,21 @@ function hookDataSource(dataSource: DataSource): void {
   };
 }
 
+/** Where a key column's keys are stored, for verified blocks: its table (with schema or database) and column. */
+function storedKeyColumn(dataSource: DataSource, key: KeyColumn): StoredKeyColumn {
+  const metadata = key.column.entityMetadata;
+  // TypeORM keeps a MySQL database in `database` and a PostgreSQL schema in `schema`; both qualify the table
+  const type = dataSource.driver.options.type;
+  const schema =
+    type === 'postgres' ? metadata.schema : type === 'mysql' || type === 'mariadb' ? metadata.database : undefined;
+  return {
+    segment: key.segment,
+    table: metadata.tableName,
+    column: key.column.databaseName,
+    ...(schema === undefined ? {} : { schema }),
+  };
+}
+
 function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColumn> {
   const columns = new Map<EntityMetadata, KeyColumn>();
   for (const metadata of dataSource.entityMetadatas) {
@@ -510,8 +529,10 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     client: givenClient,
     warm = true,
     saveWithoutSelect = true,
+    verifyBlocks: _verifyBlocks,
     ...generatorOptions
   } = options;
+  const stored = [...columns.values()].map((key) => storedKeyColumn(dataSource, key));
   const segments = segmentsForColumns(
     [...columns.values()].map(({ segment, blockSize, limits, where }) => ({
       segment,
@@ -531,21 +552,27 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       release = sqlite.release;
     } else {
       refuseLayoutInMemory(options, 'The better-sqlite3 DataSource', 'installHiLo()');
-      const stored = [...columns.values()].map((key) => ({
-        segment: key.segment,
-        table: key.column.entityMetadata.tableName,
-        column: key.column.databaseName,
-      }));
+      // the counter starts above the rows and only this process writes them: nothing to verify
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }
   const build = (): HiLoGenerator<bigint> => {
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    if (typeof source === 'function')
-      return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
+    const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()');
+    const verified = storedKeys === undefined ? {} : { storedKeys };
+    if (typeof source === 'function') {
+      return createHiLoGenerator({
+        ...generatorOptions,
+        ...verified,
+        source: source(client!),
+        keyType: 'bigint',
+        segments,
+      });
+    }
     return createHiLo({
       ...generatorOptions,
+      ...verified,
       client: client!,
       keyType: 'bigint',
       segments,
