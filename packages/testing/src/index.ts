@@ -22,6 +22,7 @@ export {
   runAdapterConformance,
   type AdapterHarness,
   type AdapterShop,
+  type ConformanceHiLoOptions,
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
