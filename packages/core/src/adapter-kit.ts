@@ -73,6 +73,7 @@ export function adapterStoredKeys(
   return {
     largest: (segment, signal) => current().largest(segment, signal),
     within: (segment, block, signal) => current().within(segment, block, signal),
+    ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),
   };
 }
 

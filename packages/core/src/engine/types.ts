@@ -75,6 +75,12 @@ export interface StoredKeys {
   largest(segment: string, signal: AbortSignal): Promise<StoredKey | undefined>;
   /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
   within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
+  /**
+   * Optional: runs `work` (the reservation and its probes) on one connection, when the probes and the hi source
+   * share a pooled client (`SqlClient.session`): one connection per verified reservation instead of one per
+   * statement, so that a pool the application's waiting transactions hold cannot starve the probe.
+   */
+  session?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Number or bigint keys. */

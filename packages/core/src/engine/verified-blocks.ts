@@ -45,17 +45,25 @@ export async function reserveVerified(
   hooks: VerifyHooks,
   signal: AbortSignal,
 ): Promise<readonly Block[]> {
+  // the reservation and its probes on one connection where the client pools them (see StoredKeys.session)
+  const onOneConnection = <T>(work: () => Promise<T>): Promise<T> =>
+    storedKeys.session === undefined ? work() : storedKeys.session(work);
   for (let lifts = 0; ; lifts++) {
-    const largest = start ? await storedKeys.largest(segment, signal) : undefined;
-    const blocks = await reserve();
+    const checkLargest = start;
+    const { blocks, found } = await onOneConnection(async () => {
+      const largest = checkLargest ? await storedKeys.largest(segment, signal) : undefined;
+      const blocks = await reserve();
+      let found: { stored: StoredKey; block: Block } | undefined;
+      if (blocks.length > 0 && largest !== undefined && largest.key >= blocks[0]!.first)
+        found = { stored: largest, block: blocks[0]! };
+      for (const block of blocks) {
+        if (found !== undefined) break;
+        const stored = await storedKeys.within(segment, block, signal);
+        if (stored !== undefined) found = { stored, block };
+      }
+      return { blocks, found };
+    });
     if (blocks.length === 0) return blocks;
-    let found: { stored: StoredKey; block: Block } | undefined;
-    if (largest !== undefined && largest.key >= blocks[0]!.first) found = { stored: largest, block: blocks[0]! };
-    for (const block of blocks) {
-      if (found !== undefined) break;
-      const stored = await storedKeys.within(segment, block, signal);
-      if (stored !== undefined) found = { stored, block };
-    }
     if (found === undefined) return blocks;
     hooks.lose(blocks, 'store-behind');
     const { stored, block } = found;

@@ -87,8 +87,12 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
     return found;
   }
 
+  const session = client.session;
   return {
     largest: (segment, signal) => largestOf(segment, (p) => p.largest, [], signal),
     within: (segment, block: Block, signal) => largestOf(segment, (p) => p.within, [block.first, block.last], signal),
+    ...(session === undefined
+      ? {}
+      : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
   };
 }
