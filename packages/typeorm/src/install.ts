@@ -36,7 +36,7 @@ import {
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
-import { keyTransformer } from './key-transformer.js';
+import { keyTransformer, markInstalled } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import {
   dataSourceOf,
@@ -148,6 +148,8 @@ export class HiLoTypeOrm {
   /** Per metadata, the relations whose objects `create()` follows: those cascading inserts, not lazy. */
   readonly #cascades = new Map<EntityMetadata, EntityMetadata['relations']>();
   #closed = false;
+  /** Uncounts this installation's key columns (see `markInstalled`). */
+  #unmark: Array<() => void> = [];
 
   /** @internal use {@link installHiLo}. */
   constructor(
@@ -216,6 +218,7 @@ export class HiLoTypeOrm {
       installations.delete(this.dataSource);
       disableInternals(this.dataSource);
     }
+    for (const unmark of this.#unmark.splice(0)) unmark();
     const subscribers = this.dataSource.subscribers;
     const index = subscribers.indexOf(this.#subscriber);
     if (index >= 0) subscribers.splice(index, 1);
@@ -224,6 +227,10 @@ export class HiLoTypeOrm {
 
   /** @internal registers the subscriber and the create() hook. */
   attach(): void {
+    for (const { column } of this.#columns.values()) {
+      const transformer = column.transformer;
+      if (transformer !== undefined && !Array.isArray(transformer)) this.#unmark.push(markInstalled(transformer));
+    }
     this.dataSource.subscribers.push(this.#subscriber);
     hookManager(this.dataSource.manager);
   }
