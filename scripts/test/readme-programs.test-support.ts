@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { globSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { extractBlocks } from '../check-readmes.ts';
@@ -24,11 +25,113 @@ export function writeReadmeProgram(
       typeof file === 'string'
         ? [file, blocks.find((b) => b.file === file)]
         : [file.name, blocks.find((b) => file.where(b.code))];
-    if (block === undefined) throw new Error(`${readme} has no block ${name}`);
+    if (block === undefined) throw new Error(`${readme}: no block ${name}`);
     writeFileSync(join(dir, name), edit(block.code));
   }
   return {
     url: (file) => pathToFileURL(join(dir, file)).href,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** A README block marked ```` ```ts program ````: `id` is `README:file`, e.g. `packages/typeorm/README.md:shop.ts`. */
+export interface ReadmeProgram {
+  readonly id: string;
+  readonly readme: string;
+  readonly file: string;
+}
+
+/** Every program block of every README (the root one and packages/*\/README*.md). */
+export function readmePrograms(): ReadmeProgram[] {
+  const readmes = ['README.md', ...globSync('packages/*/README*.md', { cwd: root })].sort();
+  return readmes.flatMap((readme) =>
+    extractBlocks(readme, readFileSync(join(root, readme), 'utf8'))
+      .filter((block) => block.program === true)
+      .map((block) => ({ id: `${readme}:${block.file!}`, readme, file: block.file! })),
+  );
+}
+
+/** How a program run ended. `code` is null when it had to be killed (it did not exit in time). */
+export interface ProgramRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+  /** The app's folder, until `remove()`. */
+  readonly dir: string;
+  remove(): void;
+}
+
+/**
+ * Runs a README program as a user would: its block and the README's other named blocks (the files it imports)
+ * written verbatim, with `edit` applied to each, into a folder beside the README, inside the package, so
+ * imports resolve as in an app that installed the package (the package by its own name, its built `dist`; the
+ * drivers from the workspace), with the tsconfig the READMEs ask for (`experimentalDecorators`); then
+ * `node --import tsx FILE` in that folder with `env` added, killed after `timeoutMs`.
+ */
+export function runReadmeProgram(
+  program: ReadmeProgram,
+  env: Record<string, string>,
+  options: { timeoutMs?: number; edit?: (code: string) => string } = {},
+): Promise<ProgramRun> {
+  const { timeoutMs = 60_000, edit = (code: string) => code } = options;
+  const blocks = extractBlocks(program.readme, readFileSync(join(root, program.readme), 'utf8'));
+  const dir = join(root, dirname(program.readme), `.readme-run-${Math.random().toString(36).slice(2, 8)}`);
+  mkdirSync(dir, { recursive: true });
+  for (const block of blocks) if (block.file !== undefined) writeFileSync(join(dir, block.file), edit(block.code));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    `${JSON.stringify({ compilerOptions: { experimentalDecorators: true } })}\n`,
+  );
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const started = Date.now();
+  return new Promise((settle, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', program.file], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      stderr += `\n[killed: ${program.file} did not exit within ${timeoutMs} ms; does it close every connection?]`;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      settle({ code, stdout, stderr, ms: Date.now() - started, dir, remove });
+    });
+  });
+}
+
+/** Runs `work` over `items` with at most `limit` at a time; the results in the items' order. */
+export function limited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R>[] {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const slot = async (): Promise<void> => {
+    if (running < limit) {
+      running++;
+      return;
+    }
+    await new Promise<void>((resolveSlot) => waiting.push(resolveSlot));
+  };
+  const free = () => {
+    const next = waiting.shift();
+    if (next === undefined) running--;
+    else next();
+  };
+  return items.map(async (item) => {
+    await slot();
+    try {
+      return await work(item);
+    } finally {
+      free();
+    }
+  });
 }
