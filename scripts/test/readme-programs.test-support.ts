@@ -70,15 +70,24 @@ export interface ProgramRun {
  * `node --import tsx FILE` in that folder with `env` added, killed after `timeoutMs`.
  */
 export function runReadmeProgram(
-  program: ReadmeProgram,
+  program: Pick<ReadmeProgram, 'readme' | 'file'>,
   env: Record<string, string>,
-  options: { timeoutMs?: number; edit?: (code: string) => string } = {},
+  options: {
+    timeoutMs?: number;
+    edit?: (code: string) => string;
+    /** The folder (repository relative) to make the app in, for its dependencies; default the README's. */
+    app?: string;
+    /** Files of the app's own next to the README's, e.g. the main.ts that starts a README's Nest module. */
+    files?: Record<string, string>;
+  } = {},
 ): Promise<ProgramRun> {
   const { timeoutMs = 60_000, edit = (code: string) => code } = options;
   const blocks = extractBlocks(program.readme, readFileSync(join(root, program.readme), 'utf8'));
-  const dir = join(root, dirname(program.readme), `.readme-run-${Math.random().toString(36).slice(2, 8)}`);
+  const app = options.app ?? dirname(program.readme);
+  const dir = join(root, app, `.readme-run-${Math.random().toString(36).slice(2, 8)}`);
   mkdirSync(dir, { recursive: true });
   for (const block of blocks) if (block.file !== undefined) writeFileSync(join(dir, block.file), edit(block.code));
+  for (const [name, code] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), code);
   writeFileSync(
     join(dir, 'tsconfig.json'),
     `${JSON.stringify({ compilerOptions: { experimentalDecorators: true } })}\n`,
