@@ -21,10 +21,11 @@
  * - `<!-- readme-check: skip — why -->` — not compiled; the reason is required. Rare.
  *
  * A whole program, one a user can copy and run as it stands, says so on its fence: ```` ```ts program ````
- * (GitHub and npm read only the first word as the language). It must be named (`// shop.ts`) and needs no
- * marker: `scripts/test/readme-programs.postgres.test.ts` writes it with the README's other named blocks into a
+ * (GitHub and npm read only the first word as the language). It must be named (`// shop.ts`) and takes no
+ * prelude: `scripts/test/readme-programs.postgres.test.ts` writes it with the README's other named blocks into a
  * folder of its own and runs it with Node against a fresh database (`DATABASE_URL`), so it must create the
- * tables it uses and close what it opens, or the run times out.
+ * tables it uses and close what it opens, or the run times out. With `in=FOLDER` it is written into that folder
+ * alone and runs among its files (e.g. next to a generated Prisma client and the files it imports).
  *
  * `hilo SUBCOMMAND … --flag` examples anywhere in a README (sh blocks, inline code, tables) are checked too:
  * every `--flag` must be an option of that subcommand in the built CLI's parser (`createProgram`).
@@ -84,8 +85,8 @@ export function extractBlocks(readme: string, text: string): Block[] {
     if (info === 'program') {
       if (block.file === undefined)
         throw new Error(`${readme}:${line}: a program block must be named by its first line (// shop.ts)`);
-      if (marker !== '')
-        throw new Error(`${readme}:${line}: a program block runs as written, so it takes no readme-check marker`);
+      if (block.prelude !== '' || block.skip !== undefined)
+        throw new Error(`${readme}:${line}: a program block runs as written: no prelude, no skip (in= is fine)`);
       block.program = true;
     }
     blocks.push(block);

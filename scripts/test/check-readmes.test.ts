@@ -90,14 +90,20 @@ describe('readme-check: program blocks', () => {
     ]);
   });
 
-  it('refuses a program without a name, a program with a marker, and an unknown word on the fence', () => {
+  it('refuses a program without a name, with a prelude or skipped, and an unknown word on the fence', () => {
     expect(() => extractBlocks('R.md', `${fence}ts program\nx;\n${fence}`)).toThrow(/must be named/);
+    expect(() =>
+      extractBlocks('R.md', `<!-- readme-check: skip — no -->\n${fence}ts program\n// a.ts\n${fence}`),
+    ).toThrow(/no prelude, no skip/);
+    expect(
+      extractBlocks('R.md', `<!-- readme-check: in=examples/prisma/src -->\n${fence}ts program\n// a.ts\n${fence}`),
+    ).toMatchObject([{ file: 'a.ts', program: true, in: 'examples/prisma/src' }]);
     expect(() =>
       extractBlocks(
         'R.md',
         `<!-- readme-check: prelude\ndeclare const a: 1;\n-->\n${fence}ts program\n// a.ts\n${fence}`,
       ),
-    ).toThrow(/takes no readme-check marker/);
+    ).toThrow(/no prelude, no skip/);
     expect(() => extractBlocks('R.md', `${fence}ts progam\n// a.ts\n${fence}`)).toThrow(/unknown word "progam"/);
   });
 });

@@ -100,6 +100,25 @@ const expectations: Record<string, Expectation> = {
         ),
       ).toEqual([{ c: 21, o: 42, i: 123, k: 21 }]),
   },
+  'packages/prisma/README.md:run-quick-start.ts': {
+    database: 'postgres',
+    printed: /^keys: ((?:\d+, ){12}\d+)\n$/,
+    stored: async (printed, { url }) => {
+      const [customer, ...orders] = printed[1]!.split(', ').map(Number);
+      const item = orders.pop()!;
+      expect(await query(url, 'select id::int from customers')).toEqual([{ id: customer }]);
+      // the 10 orders of the createMany and the nested create's, under the keys returned; not the rolled-back one
+      expect((await query(url, 'select id::int from orders order by id')).map((r) => r['id'])).toEqual(
+        [...orders].sort((a, b) => a - b),
+      );
+      expect(
+        await query(
+          url,
+          `select order_id::int o, (select count(*)::int from order_items) n from order_items where id = ${item}`,
+        ),
+      ).toEqual([{ o: orders.at(-1), n: 51 }]);
+    },
+  },
   'packages/typeorm/README.md:shop.ts': {
     database: 'postgres',
     printed: /^order (\d+) of customer (\d+), first item (\d+)\n$/,

@@ -39,6 +39,8 @@ export interface ReadmeProgram {
   readonly id: string;
   readonly readme: string;
   readonly file: string;
+  /** `in=FOLDER`: it runs in that folder, among its files, instead of in a folder of its own. */
+  readonly in?: string;
 }
 
 /** Every program block of every README (the root one and packages/*\/README*.md). */
@@ -47,7 +49,7 @@ export function readmePrograms(): ReadmeProgram[] {
   return readmes.flatMap((readme) =>
     extractBlocks(readme, readFileSync(join(root, readme), 'utf8'))
       .filter((block) => block.program === true)
-      .map((block) => ({ id: `${readme}:${block.file!}`, readme, file: block.file! })),
+      .map((block) => ({ id: `${readme}:${block.file!}`, readme, file: block.file!, in: block.in })),
   );
 }
 
@@ -57,7 +59,7 @@ export interface ProgramRun {
   readonly stdout: string;
   readonly stderr: string;
   readonly ms: number;
-  /** The app's folder, until `remove()`. */
+  /** The app's folder (with `in=`, the folder it ran in), until `remove()`. */
   readonly dir: string;
   remove(): void;
 }
@@ -67,10 +69,11 @@ export interface ProgramRun {
  * written verbatim, with `edit` applied to each, into a folder beside the README, inside the package, so
  * imports resolve as in an app that installed the package (the package by its own name, its built `dist`; the
  * drivers from the workspace), with the tsconfig the READMEs ask for (`experimentalDecorators`); then
- * `node --import tsx FILE` in that folder with `env` added, killed after `timeoutMs`.
+ * `node --import tsx FILE` in that folder with `env` added, killed after `timeoutMs`. A program marked `in=FOLDER`
+ * is written alone into that folder and runs there, among the files it imports (`app`, `files` do not apply).
  */
 export function runReadmeProgram(
-  program: Pick<ReadmeProgram, 'readme' | 'file'>,
+  program: Pick<ReadmeProgram, 'readme' | 'file' | 'in'>,
   env: Record<string, string>,
   options: {
     timeoutMs?: number;
@@ -83,19 +86,30 @@ export function runReadmeProgram(
 ): Promise<ProgramRun> {
   const { timeoutMs = 60_000, edit = (code: string) => code } = options;
   const blocks = extractBlocks(program.readme, readFileSync(join(root, program.readme), 'utf8'));
-  const app = options.app ?? dirname(program.readme);
-  const dir = join(root, app, `.readme-run-${Math.random().toString(36).slice(2, 8)}`);
-  mkdirSync(dir, { recursive: true });
-  for (const block of blocks) if (block.file !== undefined) writeFileSync(join(dir, block.file), edit(block.code));
-  for (const [name, code] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), code);
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    `${JSON.stringify({ compilerOptions: { experimentalDecorators: true } })}\n`,
-  );
-  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const random = Math.random().toString(36).slice(2, 8);
+  let dir: string;
+  let file: string;
+  let remove: () => void;
+  if (program.in !== undefined) {
+    // among the folder's own files, as check-readmes.ts compiles it there (the name is in .gitignore)
+    dir = join(root, program.in);
+    file = `readme-check-run-${random}-${program.file}`;
+    const block = blocks.find((b) => b.program === true && b.file === program.file)!;
+    writeFileSync(join(dir, file), edit(block.code));
+    remove = () => rmSync(join(dir, file), { force: true });
+  } else {
+    dir = join(root, options.app ?? dirname(program.readme), `.readme-run-${random}`);
+    file = program.file;
+    mkdirSync(dir, { recursive: true });
+    for (const block of blocks) if (block.file !== undefined) writeFileSync(join(dir, block.file), edit(block.code));
+    for (const [name, code] of Object.entries(options.files ?? {})) writeFileSync(join(dir, name), code);
+    const tsconfig = { compilerOptions: { experimentalDecorators: true } };
+    writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig)}\n`);
+    remove = () => rmSync(dir, { recursive: true, force: true });
+  }
   const started = Date.now();
   return new Promise((settle, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', program.file], {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: dir,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,7 +119,7 @@ export function runReadmeProgram(
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const timer = setTimeout(() => {
-      stderr += `\n[killed: ${program.file} did not exit within ${timeoutMs} ms; does it close every connection?]`;
+      stderr += `\n[killed: ${file} did not exit within ${timeoutMs} ms; does it close every connection?]`;
       child.kill('SIGKILL');
     }, timeoutMs);
     child.on('error', (error) => {
