@@ -8,8 +8,9 @@ import { limited, readmePrograms, root, runReadmeProgram, type ProgramRun } from
 
 // Every README block marked ```ts program runs here as written: copied with the README's other named blocks into
 // a folder of its own and run with Node (tsx), against a fresh PostgreSQL database where it reads DATABASE_URL,
-// or SQLite files in its folder. Each must exit 0 on its own (creating its tables, closing its connections),
-// print nothing on stderr, and print the keys it says it prints; what it stored is read back.
+// or SQLite files in its folder (one marked in=FOLDER runs in that folder, among the files it imports). Each must
+// exit 0 on its own (creating its tables, closing its connections), print nothing on stderr, and print the keys it
+// says it prints; what it stored is read back.
 
 interface Expectation {
   /** What DATABASE_URL points at: a fresh PostgreSQL database, or nothing (SQLite in its folder, memory). */
