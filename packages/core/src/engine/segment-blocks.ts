@@ -180,12 +180,18 @@ export class SegmentBlocks {
     if (this.next > this.end && this.bigNext > this.bigEnd) this.advance();
   }
 
-  /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
-  drain(): Block[] {
+  /** Every unused range (current block's tail, then queued blocks, ascending), left in place. */
+  unissued(): Block[] {
     const unused: Block[] = [];
     if (this.next <= this.end) unused.push({ first: BigInt(this.next), last: BigInt(this.end) });
     if (this.bigNext <= this.bigEnd) unused.push({ first: this.bigNext, last: this.bigEnd });
     unused.push(...this.queue);
+    return unused;
+  }
+
+  /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
+  drain(): Block[] {
+    const unused = this.unissued();
     this.issuedBefore += this.next - this.first;
     this.first = this.next = 1;
     this.end = 0;

@@ -1,4 +1,4 @@
-import { HiLoStoreBehindError } from '../errors.js';
+import { HiLoStoreBehindError, type HiLoError } from '../errors.js';
 import type { HiLoEvent } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block, StoredKey, StoredKeys } from './types.js';
@@ -8,9 +8,37 @@ const MAX_LIFTS = 3;
 
 /** What a verified reservation reports back. */
 export interface VerifyHooks {
-  /** Blocks discarded because the store was behind: never handed out. */
-  lose(blocks: readonly Block[], reason: 'store-behind'): void;
+  /** Blocks discarded because the store was behind, or read differently by a peer: never handed out. */
+  lose(blocks: readonly Block[], reason: 'store-behind' | 'mismatch'): void;
   emit(event: HiLoEvent): void;
+  /** The keys in hand that were never handed out, ascending (the current block's rest and the queued blocks). */
+  unissued(): readonly Block[];
+  /** Refuses the segment for good with `error`: the keys in hand are dropped (lost) and no key is handed out again. */
+  refuse(error: HiLoError): void;
+}
+
+/** Whether `key` lies in one of `blocks`. */
+function inside(key: bigint, blocks: readonly Block[]): boolean {
+  return blocks.some((b) => b.first <= key && key <= b.last);
+}
+
+/**
+ * With a store shared with a peer: a key stored inside the keys still in hand, never handed out by this
+ * generator, is the peer's (it writes into a block hilo holds: it reads the store as if each value stood for
+ * keys below the ones hilo reads). The probe runs while keys are still handed out, so a key found is counted
+ * only when it is still unissued after the probe: one of ours handed out meanwhile is never taken for the peer's.
+ */
+async function peerKeyInHand(
+  storedKeys: StoredKeys,
+  segment: string,
+  hooks: VerifyHooks,
+  signal: AbortSignal,
+): Promise<{ stored: StoredKey; block: Block } | undefined> {
+  for (const block of hooks.unissued()) {
+    const stored = await storedKeys.within(segment, block, signal);
+    if (stored !== undefined && inside(stored.key, hooks.unissued())) return { stored, block };
+  }
+  return undefined;
 }
 
 /** What the source's `kind` says, for the CLI command in the error's hint (`--source sequence|table`). */
@@ -35,6 +63,11 @@ function kindOf(source: unknown): string | undefined {
  * On a failed check the blocks are reported lost and, with `onStoreBehind: 'error'`, the attempt rejects with
  * `HiLoStoreBehindError` (not retryable); with `'lift'` the source raises its store above the largest stored
  * key (never backwards), and the reservation and its checks run again.
+ *
+ * A store shared with a peer (`storedKeys.sharedWith`, from an interop preset) is different: a stored key in a
+ * new block is the peer's, and the peer reads the store with other settings, so the segment is refused for good
+ * with the peer's mismatch error (the blocks in hand are dropped too). Before reserving, the keys in hand that
+ * were never handed out are probed as well: a peer that reads each value as keys below hilo's writes there.
  */
 export async function reserveVerified(
   options: ResolvedOptions,
@@ -45,18 +78,36 @@ export async function reserveVerified(
   hooks: VerifyHooks,
   signal: AbortSignal,
 ): Promise<readonly Block[]> {
+  const shared = storedKeys.sharedWith;
+  if (shared !== undefined) {
+    const held = await peerKeyInHand(storedKeys, segment, hooks, signal);
+    if (held !== undefined) {
+      const error = shared.mismatch({ segment, ...held, where: 'in-hand' });
+      hooks.refuse(error);
+      throw error;
+    }
+  }
   for (let lifts = 0; ; lifts++) {
     const largest = start ? await storedKeys.largest(segment, signal) : undefined;
     const blocks = await reserve();
     if (blocks.length === 0) return blocks;
-    let found: { stored: StoredKey; block: Block } | undefined;
-    if (largest !== undefined && largest.key >= blocks[0]!.first) found = { stored: largest, block: blocks[0]! };
+    let found: { stored: StoredKey; block: Block; where: 'start' | 'block' } | undefined;
+    if (largest !== undefined && largest.key >= blocks[0]!.first) {
+      found = { stored: largest, block: blocks[0]!, where: 'start' };
+    }
     for (const block of blocks) {
       if (found !== undefined) break;
       const stored = await storedKeys.within(segment, block, signal);
-      if (stored !== undefined) found = { stored, block };
+      if (stored !== undefined) found = { stored, block, where: 'block' };
     }
     if (found === undefined) return blocks;
+    if (shared !== undefined) {
+      // a peer reading the store with other settings: lifting the floor would not change how it reads it
+      hooks.lose(blocks, 'mismatch');
+      const error = shared.mismatch({ segment, ...found });
+      hooks.refuse(error);
+      throw error;
+    }
     hooks.lose(blocks, 'store-behind');
     const { stored, block } = found;
     const details = {
