@@ -244,13 +244,13 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
   it('keys hilo handed out itself while the probe of the keys in hand ran are no alarm', async () => {
     const keys = new Set<bigint>();
     const found: StoreOverlap[] = [];
-    let hilo: ReturnType<typeof createHiLoGenerator> | undefined;
+    const generator: { hilo?: ReturnType<typeof createHiLoGenerator> } = {};
     const stored = sharedIn(keys, found);
     const slowWithin: StoredKeys = {
       ...stored,
       // while the probe of 6…10 runs, the application takes 6…8 and stores them
       within: async (segment, block, signal) => {
-        if (block.first === 6n) for (const k of await hilo!.reserve('orders', 3)) keys.add(BigInt(k));
+        if (block.first === 6n) for (const k of await generator.hilo!.reserve('orders', 3)) keys.add(BigInt(k));
         return stored.within(segment, block, signal);
       },
     };
@@ -267,6 +267,48 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     const rest = await hilo.reserve('orders', 10);
     expect(found).toEqual([]);
     expect(new Set([...first, ...rest]).size).toBe(15);
+    await hilo.close();
+  });
+
+  it('with counts: more keys of a block in hand stored than hilo handed out shows the peer, also among keys handed out', async () => {
+    // rows of a table without a primary key: the peer's copy of a key hilo handed out is a second row
+    const rows: bigint[] = [];
+    const keys = new Set<bigint>();
+    const found: StoreOverlap[] = [];
+    const shared = sharedIn(keys, found);
+    const store = (k: bigint) => {
+      rows.push(k);
+      keys.add(k);
+    };
+    const counting: StoredKeys = {
+      ...shared,
+      counts: async (_segment, block) => {
+        await Promise.resolve();
+        return [
+          {
+            table: 'orders',
+            column: 'id',
+            keys: BigInt(rows.filter((k) => k >= block.first && k <= block.last).length),
+          },
+        ];
+      },
+    };
+    const hilo = createHiLoGenerator({
+      adaptive: false,
+      blockSize: 10,
+      prefetchAt: 0.5,
+      source: memorySource(),
+      storedKeys: counting,
+    });
+    for (const k of await hilo.reserve('orders', 4)) store(BigInt(k)); // 1…4
+    store(2n); // the peer's copies of keys hilo handed out (none among the keys never handed out)
+    store(3n); // 6 rows of 1…10; when hilo crosses its prefetch mark (key 5) it has handed out 5
+    expect(await hilo.reserve('orders', 1)).toEqual([5]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(found.map((f) => [f.where, f.block.first, f.block.last, f.counted])).toEqual([
+      ['in-hand', 1n, 10n, { keys: 6n, handedOut: 5n }],
+    ]);
+    await expect(hilo.next('orders')).rejects.toBeInstanceOf(HiLoMismatchError);
     await hilo.close();
   });
 

@@ -106,6 +106,7 @@ class Segment extends SegmentBlocks {
       accept: (blocks, ms) => owner.accept(this, blocks, ms),
       lose: (blocks, reason) => owner.lose(this, blocks, reason),
       unissued: () => this.unissued(),
+      held: () => this.held(),
       refuse: (error) => owner.refuse(this, error),
       closed: () => owner.closed,
       emit: (event) => owner.emit(event),

@@ -355,7 +355,8 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     throw HiLoConfigurationError.invalidOption('onStoreBehind', '"error" or "lift"', onStoreBehind);
   }
   const shared: unknown = storedKeys?.sharedWith;
-  if (shared !== undefined && typeof (shared as { mismatch?: unknown } | null)?.mismatch !== 'function') {
+  const mismatch: unknown = (shared as { mismatch?: unknown } | null | undefined)?.mismatch;
+  if (shared !== undefined && typeof mismatch !== 'function') {
     throw HiLoConfigurationError.invalidOption('storedKeys.sharedWith', 'an object with a mismatch() method', shared);
   }
   if (onStoreBehind === 'lift' && shared !== undefined) {

@@ -27,6 +27,8 @@ export interface ReservationHooks {
   lose(blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'store-behind' | 'mismatch'): void;
   /** The keys in hand never handed out, ascending. */
   unissued(): readonly Block[];
+  /** The blocks in hand with how many keys of each were handed out. */
+  held(): readonly { block: Block; handedOut: bigint }[];
   /** Refuses the segment for good: drops the keys in hand; every later call rejects with `error`. */
   refuse(error: HiLoError): void;
   /** Whether the generator has been closed. */

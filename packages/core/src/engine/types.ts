@@ -78,6 +78,11 @@ export interface StoredKeys {
   /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
   within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
   /**
+   * How many keys each of the segment's tables stores inside `[block.first, block.last]` (an indexed range
+   * count). Optional; with a shared store it lets the probe of the blocks in hand count the keys handed out too.
+   */
+  counts?(segment: string, block: Block, signal: AbortSignal): Promise<readonly StoredCount[]>;
+  /**
    * Set when the hi store is shared with another system that reads it with its own settings (an interop
    * preset's `storedKeys`). Then a stored key inside a block is that system's, and the likely cause is a
    * setting that differs between the two sides, not a store that fell behind: the segment is refused with
@@ -85,6 +90,13 @@ export interface StoredKeys {
    * 'lift'` is refused, and every reservation also probes the keys still in hand (see {@link SharedStore}).
    */
   readonly sharedWith?: SharedStore | undefined;
+}
+
+/** How many keys one table stores inside a block. */
+export interface StoredCount {
+  readonly table: string;
+  readonly column: string;
+  readonly keys: bigint;
 }
 
 /** What a found overlap is reported with; `where` says which check found it. */
@@ -99,6 +111,8 @@ export interface StoreOverlap {
    * `block`: a new block holds a stored key; `in-hand`: a key hilo still holds and never handed out is stored.
    */
   readonly where: 'start' | 'block' | 'in-hand';
+  /** For `in-hand` found by counting: the keys `stored.table` holds in the block, and how many hilo handed out. */
+  readonly counted?: { readonly keys: bigint; readonly handedOut: bigint } | undefined;
 }
 
 /**

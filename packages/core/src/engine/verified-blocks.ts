@@ -1,7 +1,7 @@
 import { HiLoStoreBehindError, type HiLoError } from '../errors.js';
 import type { HiLoEvent } from './events.js';
 import type { ResolvedOptions } from './options.js';
-import type { Block, StoredKey, StoredKeys } from './types.js';
+import type { Block, StoredKey, StoredKeys, StoreOverlap } from './types.js';
 
 /** How many times one attempt lifts the floor and reserves again before it gives up (a peer racing it down). */
 const MAX_LIFTS = 3;
@@ -13,6 +13,8 @@ export interface VerifyHooks {
   emit(event: HiLoEvent): void;
   /** The keys in hand that were never handed out, ascending (the current block's rest and the queued blocks). */
   unissued(): readonly Block[];
+  /** The blocks in hand (the current one whole) with how many keys of each were handed out. */
+  held(): readonly { block: Block; handedOut: bigint }[];
   /** Refuses the segment for good with `error`: the keys in hand are dropped (lost) and no key is handed out again. */
   refuse(error: HiLoError): void;
 }
@@ -23,20 +25,38 @@ function inside(key: bigint, blocks: readonly Block[]): boolean {
 }
 
 /**
- * With a store shared with a peer: a key stored inside the keys still in hand, never handed out by this
- * generator, is the peer's (it writes into a block hilo holds: it reads the store as if each value stood for
- * keys below the ones hilo reads). The probe runs while keys are still handed out, so a key found is counted
- * only when it is still unissued after the probe: one of ours handed out meanwhile is never taken for the peer's.
+ * With a store shared with a peer: keys stored inside a block hilo holds that hilo did not hand out are the
+ * peer's (it writes into a block hilo holds: it reads the store as if each value stood for keys below the ones
+ * hilo reads). Two sound signs, each read so that keys hilo hands out while the probe runs count as hilo's: a
+ * stored key among the keys never handed out (still unissued after the probe), and, with `counts`, a table
+ * storing more keys of a block in hand than hilo has handed out of it (hilo hands out each key once, so correct
+ * writers never store more; this one also sees the peer's keys among those hilo handed out but not stored yet).
  */
 async function peerKeyInHand(
   storedKeys: StoredKeys,
   segment: string,
   hooks: VerifyHooks,
   signal: AbortSignal,
-): Promise<{ stored: StoredKey; block: Block } | undefined> {
+): Promise<Omit<StoreOverlap, 'segment' | 'where'> | undefined> {
   for (const block of hooks.unissued()) {
     const stored = await storedKeys.within(segment, block, signal);
     if (stored !== undefined && inside(stored.key, hooks.unissued())) return { stored, block };
+  }
+  if (storedKeys.counts !== undefined) {
+    for (const { block } of hooks.held()) {
+      const counts = await storedKeys.counts(segment, block, signal);
+      const now = hooks.held().find((h) => h.block.first === block.first);
+      // a block no longer held was used up (or dropped): every key of it may be ours
+      const handedOut = now === undefined ? block.last - block.first + 1n : now.handedOut;
+      const over = counts.find((c) => c.keys > handedOut);
+      if (over === undefined) continue;
+      const stored = (await storedKeys.within(segment, block, signal)) ?? { key: block.last, ...over };
+      return {
+        stored: { ...stored, table: over.table, column: over.column },
+        block,
+        counted: { keys: over.keys, handedOut },
+      };
+    }
   }
   return undefined;
 }
