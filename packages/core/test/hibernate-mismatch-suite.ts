@@ -188,10 +188,10 @@ export function hibernateMismatchSuite(kind: Kind): void {
   const matchingNames = Object.keys(matching);
 
   // rows created on the fly: three entities on one hibernate_sequences table, no row before the first fetch
-  const FLY = ['fly_a', 'fly_b', 'fly_c'] as const;
+  const FLY: readonly string[] = ['fly_a', 'fly_b', 'fly_c'];
   const flyGenerator = (segment: string) =>
     `${TABLE};table_name=hibernate_sequences,segment_value=${segment},optimizer=pooled,increment_size=50`;
-  const FLY_MISMATCH = ['flym_a', 'flym_b'] as const;
+  const FLY_MISMATCH: readonly string[] = ['flym_a', 'flym_b'];
 
   describeHibernate(`real Hibernate 3.6 set up differently from the preset, on ${on}`, (classpath) => {
     describeDatabase(kind, `real Hibernate 3.6 and hilo presets with storedKeys on ${on}`, (db) => {

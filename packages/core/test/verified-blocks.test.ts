@@ -241,32 +241,48 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     await hilo.close();
   });
 
-  it('keys hilo handed out itself while the probe of the keys in hand ran are no alarm', async () => {
+  it('keys hilo handed out itself while the probes of the keys in hand ran are no alarm', async () => {
     const keys = new Set<bigint>();
     const found: StoreOverlap[] = [];
     const generator: { hilo?: ReturnType<typeof createHiLoGenerator> } = {};
     const stored = sharedIn(keys, found);
-    const slowWithin: StoredKeys = {
+    const during: string[] = [];
+    const slow: StoredKeys = {
       ...stored,
-      // while the probe of 6…10 runs, the application takes 6…8 and stores them
+      // while the probe of the keys never handed out (6…10) runs, the application takes 6…8 and stores them
       within: async (segment, block, signal) => {
-        if (block.first === 6n) for (const k of await generator.hilo!.reserve('orders', 3)) keys.add(BigInt(k));
+        if (block.first === 6n && block.last === 10n) {
+          for (const k of await generator.hilo!.reserve('orders', 3)) keys.add(BigInt(k));
+          during.push('within');
+        }
         return stored.within(segment, block, signal);
       },
+      // while the count of the block in hand (1…10) runs, it takes 9 and stores it
+      counts: async (segment, block) => {
+        if (block.first === 1n && block.last === 10n) {
+          for (const k of await generator.hilo!.reserve('orders', 1)) keys.add(BigInt(k));
+          during.push('counts');
+        }
+        const n = [...keys].filter((k) => k >= block.first && k <= block.last).length;
+        return [{ table: 'orders', column: 'id', keys: BigInt(n) }];
+      },
     };
-    hilo = createHiLoGenerator({
+    const hilo = createHiLoGenerator({
       adaptive: false,
       blockSize: 10,
       prefetchAt: 0.5,
       source: memorySource(),
-      storedKeys: slowWithin,
+      storedKeys: slow,
     });
+    generator.hilo = hilo;
     const first = await hilo.reserve('orders', 5);
     for (const k of first) keys.add(BigInt(k));
     await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(during).toEqual(['within', 'counts']);
     const rest = await hilo.reserve('orders', 10);
     expect(found).toEqual([]);
     expect(new Set([...first, ...rest]).size).toBe(15);
+    expect(rest.slice(0, 1)).toEqual([10]);
     await hilo.close();
   });
 
