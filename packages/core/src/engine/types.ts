@@ -78,8 +78,9 @@ export interface StoredKeys {
   /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
   within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
   /**
-   * How many keys each of the segment's tables stores inside `[block.first, block.last]` (an indexed range
-   * count). Optional; with a shared store it lets the probe of the blocks in hand count the keys handed out too.
+   * How many rows of each of the segment's tables hold a key inside `[block.first, block.last]` (an indexed range
+   * count). Optional; with a shared store, a block in hand with more rows than hilo handed out keys of it holds
+   * the other system's keys (a key column holds each key once), also among the keys hilo handed out.
    */
   counts?(segment: string, block: Block, signal: AbortSignal): Promise<readonly StoredCount[]>;
   /**

@@ -189,7 +189,8 @@ export interface HibernateSequencePresetOptions {
    */
   readonly create?: boolean;
   /**
-   * The tables and key columns each segment's keys are stored in (as `createHiLo({ storedKeys })` takes them).
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
    * Every block is then checked before its first key is handed out; a key Hibernate stored inside it means the
    * two sides read the sequence with different settings, and the segment is refused with a `HiLoMismatchError`
    * naming them (see "Verified blocks" in README-interop). Without it only the sequence's INCREMENT BY is
@@ -403,7 +404,8 @@ export interface HibernateTablePresetOptions {
    */
   readonly create?: boolean;
   /**
-   * The tables and key columns each segment's keys are stored in (as `createHiLo({ storedKeys })` takes them).
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
    * Every block is then checked before its first key is handed out; a key Hibernate stored inside it means the
    * two sides read the row with different settings, and the segment is refused with a `HiLoMismatchError`
    * naming them (see "Verified blocks" in README-interop). Without it only the table's shape and the values'

@@ -52,7 +52,8 @@ export interface NHibernatePresetOptions {
    */
   readonly create?: boolean;
   /**
-   * The tables and key columns each segment's keys are stored in (as `createHiLo({ storedKeys })` takes them).
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
    * Every block is then checked before its first key is handed out; a key NHibernate (or Hibernate's `hilo`) stored inside it means the two
    * sides read the hi with different settings, and the segment is refused with a `HiLoMismatchError` naming
    * them (see "Verified blocks" in README-interop).

@@ -53,7 +53,8 @@ export function setting(name: string, value: unknown, given: unknown): string {
 }
 
 /**
- * The generator's `storedKeys` for a preset given `columns`: blocks are checked through the verified-blocks
+ * The generator's `storedKeys` for a preset given `columns` (key columns: each key in one row, since a block in
+ * hand storing more rows than hilo handed out keys counts as the other system's): blocks are checked through the verified-blocks
  * machinery (`sqlStoredKeys`), and an overlap is a `HiLoMismatchError` about the settings the two sides read the
  * shared store with (`sharedWith`), never a store behind: lifting a floor cannot fix a setting.
  */
