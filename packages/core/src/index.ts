@@ -15,6 +15,7 @@ export {
   HiLoKeyLimitError,
   HiLoClosedError,
   type StoreBehindDetails,
+  type MismatchOverlap,
   type HiLoErrorCode,
   type HiLoHint,
 } from './errors.js';
@@ -27,6 +28,8 @@ export type {
   StoredKeys,
   StoredKey,
   StoredKeyColumn,
+  SharedStore,
+  StoreOverlap,
 } from './engine/types.js';
 export type { HiLoEvent, SegmentStats } from './engine/events.js';
 export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';

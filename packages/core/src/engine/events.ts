@@ -22,7 +22,7 @@ export type HiLoEvent =
       readonly type: 'lost';
       readonly segment: string;
       readonly keys: number;
-      readonly reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind';
+      readonly reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch';
     }
   | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number }
   /**

@@ -20,8 +20,17 @@ export interface ReservationHooks {
   size(): number;
   /** Takes the blocks of a successful attempt (`ms`: how long it took); throwing refuses them. */
   accept(blocks: readonly Block[], ms: number): void;
-  /** Blocks granted but never used: they came after the attempt was abandoned, or after close. */
-  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'store-behind'): void;
+  /**
+   * Blocks granted but never used: they came after the attempt was abandoned, or after close, or a check of
+   * the stored keys refused them.
+   */
+  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'store-behind' | 'mismatch'): void;
+  /** The keys in hand never handed out, ascending. */
+  unissued(): readonly Block[];
+  /** The blocks in hand with how many keys of each were handed out. */
+  held(): readonly { block: Block; handedOut: bigint }[];
+  /** Refuses the segment for good: drops the keys in hand; every later call rejects with `error`. */
+  refuse(error: HiLoError): void;
   /** Whether the generator has been closed. */
   closed(): boolean;
   emit(event: HiLoEvent): void;

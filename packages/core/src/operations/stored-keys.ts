@@ -1,6 +1,6 @@
 import { HiLoConfigurationError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
-import type { Block, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import type { Block, StoredCount, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isMissingObject } from '../sql/driver-errors.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -14,6 +14,7 @@ interface Probe {
   readonly column: string;
   readonly largest: string;
   readonly within: string;
+  readonly count: string;
 }
 
 /**
@@ -53,6 +54,9 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
       largest: `select ${rules.asText(`max(${column})`)} as m from ${table}`,
       within:
         `select ${rules.asText(`max(${column})`)} as m from ${table} where ${column} between ` +
+        `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
+      count:
+        `select ${rules.asText('count(*)')} as m from ${table} where ${column} between ` +
         `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
     });
     bySegment.set(c.segment, probes);
@@ -94,5 +98,13 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
     ...(session === undefined
       ? {}
       : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
+    async counts(segment, block: Block, signal) {
+      const counts: StoredCount[] = [];
+      for (const probe of bySegment.get(segment) ?? []) {
+        const keys = await max(probe, probe.count, [block.first, block.last], signal);
+        counts.push({ table: probe.table, column: probe.column, keys: keys ?? 0n });
+      }
+      return counts;
+    },
   };
 }
