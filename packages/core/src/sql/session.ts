@@ -2,7 +2,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** One connection pinned to a session, and whether a statement on it found it broken. */
 export interface PinnedConnection<C> {
-  /** The connection; `undefined` once the session ended (a statement started later goes to the pool). */
+  /**
+   * The connection; `undefined` once the session ended or the connection broke (a statement started later goes
+   * to the pool, so that a retry after a lost connection gets a new one).
+   */
   connection: C | undefined;
   /** Set when a statement on it failed with a connection error: it is destroyed, not returned to the pool. */
   broken: boolean;
@@ -27,6 +30,15 @@ export function pinnedSessions<C>(
   acquire: () => Promise<C>,
   release: (connection: C, broken: boolean) => void,
 ): PinnedSessions<C> {
+  /**
+   * A connection held between statements can break while nobody waits on it; drivers then emit `error` on it
+   * (node-postgres), which would crash the process with no listener. Listen for the session's time: it marks
+   * the connection broken, and the next statement goes to the pool.
+   */
+  type Emitter = {
+    on?(event: 'error', listener: () => void): unknown;
+    off?(event: 'error', listener: () => void): unknown;
+  };
   const storage = new AsyncLocalStorage<PinnedConnection<C>>();
   const current = () => {
     const pinned = storage.getStore();
@@ -36,13 +48,21 @@ export function pinnedSessions<C>(
     current,
     async run<T>(work: () => Promise<T>): Promise<T> {
       if (current() !== undefined) return work();
-      const pinned: PinnedConnection<C> = { connection: await acquire(), broken: false };
+      const connection = await acquire();
+      const pinned: PinnedConnection<C> = { connection, broken: false };
+      const onError = () => {
+        pinned.broken = true;
+        pinned.connection = undefined;
+      };
+      const emitter = connection as Emitter;
+      emitter.on?.('error', onError);
       try {
         return await storage.run(pinned, work);
       } finally {
-        const connection = pinned.connection!;
         pinned.connection = undefined;
         release(connection, pinned.broken);
+        // after release: the pool's own idle listener takes over (a destroyed connection may still report)
+        setImmediate(() => emitter.off?.('error', onError));
       }
     },
   };

@@ -130,7 +130,11 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
     try {
       return await executor(pinned.connection!).query<Row>(sql, params);
     } catch (error) {
-      if (isTransientError(error, mysqlDialect)) pinned.broken = true;
+      if (isTransientError(error, mysqlDialect)) {
+        // broken: the rest of the session (a retry) goes to the pool; the connection is destroyed at its end
+        pinned.broken = true;
+        pinned.connection = undefined;
+      }
       throw error;
     }
   };
@@ -163,8 +167,10 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
         throw error;
       } finally {
         // a session's connection goes back when the session ends
-        if (pinned !== undefined) pinned.broken ||= broken;
-        else if (broken) connection.destroy();
+        if (pinned !== undefined && broken) {
+          pinned.broken = true;
+          pinned.connection = undefined;
+        } else if (broken) connection.destroy();
         else connection.release();
       }
     },

@@ -73,7 +73,11 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
     try {
       return await executor(pinned.connection!).query<Row>(sql, params);
     } catch (error) {
-      if (isTransientError(error, postgresDialect)) pinned.broken = true;
+      if (isTransientError(error, postgresDialect)) {
+        // broken: the rest of the session (a retry) goes to the pool; the connection is destroyed at its end
+        pinned.broken = true;
+        pinned.connection = undefined;
+      }
       throw error;
     }
   };
@@ -107,8 +111,10 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         throw error;
       } finally {
         // a session's connection goes back when the session ends
-        if (pinned !== undefined) pinned.broken ||= broken !== undefined;
-        else connection.release(broken === undefined ? undefined : true);
+        if (pinned !== undefined && broken !== undefined) {
+          pinned.broken = true;
+          pinned.connection = undefined;
+        } else connection.release(broken === undefined ? undefined : true);
       }
     },
     async close(): Promise<void> {
