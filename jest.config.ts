@@ -315,6 +315,7 @@ const NOT_QUICK = [
   '/packages/cli/test/cli\\.(postgres|mysql)\\.',
   '/packages/drizzle/test/drizzle-kit\\.',
   '/packages/core/test/fault\\.',
+  '/packages/core/test/failover\\.',
 ];
 
 const quick = process.env['HILO_TEST_TIER'] === 'quick';

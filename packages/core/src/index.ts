@@ -12,6 +12,7 @@ export {
   HiLoExhaustedError,
   HiLoMismatchError,
   HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
   type StoreBehindDetails,
