@@ -38,7 +38,9 @@ export class ServerWatch {
   parked = false;
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
-  private readonly abort = new AbortController();
+  /** The check in flight, aborted by `stop()`. */
+  private attempt: AbortController | undefined;
+  private stopped = false;
 
   constructor(
     private readonly source: HiSource,
@@ -78,7 +80,7 @@ export class ServerWatch {
    * now. Nothing happens before the first server is known, or with a source that cannot tell servers apart.
    */
   suspect(error: unknown): void {
-    if (this.known === undefined || this.abort.signal.aborted || this.source.server === undefined) return;
+    if (this.known === undefined || this.stopped || this.source.server === undefined) return;
     if (!this.parked) {
       this.parked = true;
       this.hooks.park();
@@ -95,25 +97,31 @@ export class ServerWatch {
 
   private async checkOnce(): Promise<void> {
     const server = this.source.server;
-    if (server === undefined || this.abort.signal.aborted) return;
-    const attempt = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.timeoutMs)]);
+    if (server === undefined || this.stopped) return;
+    const attempt = new AbortController();
+    this.attempt = attempt;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within timeoutMs (${this.timeoutMs} ms)`)), this.timeoutMs);
+      timer = setTimeout(() => {
+        const error = new Error(`the server did not answer within timeoutMs (${this.timeoutMs} ms)`);
+        attempt.abort(error);
+        reject(error);
+      }, this.timeoutMs);
     });
     let identity: string | undefined;
     try {
-      identity = await Promise.race([server.call(this.source, attempt), timedOut]);
+      identity = await Promise.race([server.call(this.source, attempt.signal), timedOut]);
     } catch (error) {
-      if (this.abort.signal.aborted) return;
+      if (this.stopped) return;
       // only a failure that may be the server going away parks the keys; a refusal that stays (a bug, a
       // permission) would park them for good
       if (!(error instanceof HiLoError) || error.retryable) this.suspect(error);
       return;
     } finally {
       clearTimeout(timer);
+      this.attempt = undefined;
     }
-    if (identity !== undefined) this.observe(identity);
+    if (identity !== undefined && !this.stopped) this.observe(identity);
   }
 
   private startTimer(): void {
@@ -124,7 +132,8 @@ export class ServerWatch {
 
   /** Stops the checks (the generator closes). */
   stop(): void {
-    this.abort.abort();
+    this.stopped = true;
+    this.attempt?.abort(new Error('the generator closed'));
     clearInterval(this.timer);
   }
 }

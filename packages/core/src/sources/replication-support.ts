@@ -56,10 +56,11 @@ export function sourceReplication(
       readable = true;
       return typeof rows[0]?.srv === 'string' ? rows[0].srv : undefined;
     } catch (error) {
-      if (signal.aborted || isTransientError(error, rules)) {
+      // only a first answer that refuses the statement (a role that may not read it: a managed service revoking
+      // pg_control_system) turns the identity off; failovers then go unnoticed, and the warning says so
+      if (readable === true || signal.aborted || isTransientError(error, rules)) {
         throw convertDriverError(error, { dialect: rules, action: `reading the server identity (${description})` });
       }
-      // a role that may not read it (a managed service revoking pg_control_system): failovers go unnoticed
       readable = false;
       process.emitWarning(
         `hilo: cannot read the identity of the server behind ${description} ` +
