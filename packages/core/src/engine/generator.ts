@@ -110,6 +110,7 @@ class Segment extends SegmentBlocks {
       observe: (identity) => owner.watch.observe(identity),
       suspect: (error) => owner.watch.suspect(error),
       failovers: () => owner.watch.failovers,
+      unidentified: () => owner.watch.unidentified(),
       closed: () => owner.closed,
       emit: (event) => owner.emit(event),
     };

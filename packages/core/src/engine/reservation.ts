@@ -32,6 +32,8 @@ export interface ReservationHooks {
   observe(identity: string): Observed;
   /** A reservation failed in a way that may mean the server went away: look at the server now. */
   suspect(error: unknown): void;
+  /** A reservation reported no server: the generator may learn it from a check instead. */
+  unidentified(): void;
   /** How many failovers the generator has seen: blocks of an attempt that saw this change are never used. */
   failovers(): number;
   /** Whether the generator has been closed. */
@@ -230,6 +232,7 @@ async function reserveOnServer(
       );
     }
     if (seen.server !== undefined) onServer(hooks.failovers());
+    else hooks.unidentified();
     const floor = segment.floor;
     if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) {
       segment.floor = undefined;

@@ -41,6 +41,8 @@ export class ServerWatch {
   /** The check in flight, aborted by `stop()`. */
   private attempt: AbortController | undefined;
   private stopped = false;
+  /** The source answered a check without an identity (it cannot tell): reservations no longer ask. */
+  private unknowable = false;
 
   constructor(
     private readonly source: HiSource,
@@ -89,6 +91,15 @@ export class ServerWatch {
     void this.check();
   }
 
+  /**
+   * A reservation reported no server (a source that reads the identity only through `server()`, as MariaDB's
+   * table source): learn the first server from a check, so that the periodic checks start.
+   */
+  unidentified(): void {
+    if (this.source.server === undefined || this.known !== undefined || this.unknowable || this.stopped) return;
+    void this.check();
+  }
+
   /** Asks the source which server it reaches now (one check at a time). */
   check(): Promise<void> {
     this.checking ??= this.checkOnce().finally(() => (this.checking = undefined));
@@ -121,7 +132,8 @@ export class ServerWatch {
       clearTimeout(timer);
       this.attempt = undefined;
     }
-    if (identity !== undefined && !this.stopped) this.observe(identity);
+    if (identity === undefined) this.unknowable = true;
+    else if (!this.stopped) this.observe(identity);
   }
 
   private startTimer(): void {

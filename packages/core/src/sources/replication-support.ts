@@ -33,7 +33,8 @@ export function sourceReplication(
   synchronous: boolean,
 ): SourceReplication {
   const sql = rules.replication;
-  if (synchronous && sql === undefined) {
+  const standbyProblem = sql?.synchronousStandbyProblem;
+  if (synchronous && (standbyProblem === undefined || sql?.synchronousCommit === undefined)) {
     throw new HiLoConfigurationError(
       `\`synchronousStandby: true\` needs PostgreSQL's synchronous replication; ${rules.displayName} has no ` +
         `statement hilo can make wait for a standby. Remove \`synchronousStandby\`.`,
@@ -75,7 +76,7 @@ export function sourceReplication(
   async function checkOnce(): Promise<void> {
     let found: { problem: string; retryable: boolean } | undefined;
     try {
-      found = await sql!.synchronousStandbyProblem(client);
+      found = await standbyProblem!.call(sql, client);
     } catch (error) {
       throw convertDriverError(error, { dialect: rules, action: `looking for a synchronous standby (${description})` });
     }

@@ -1,8 +1,8 @@
 import type { SqlClient } from './sql-client.js';
 
 /**
- * What a database can say about the server hilo reserves on and its standbys (PostgreSQL only; MariaDB and
- * SQLite have none, so failovers there are not noticed: see "Failover" in the hilo-core README).
+ * What a database can say about the server hilo reserves on and its standbys: PostgreSQL both; MariaDB/MySQL its
+ * identity only; SQLite nothing, so failovers there are not noticed (see "Failover" in the hilo-core README).
  */
 export interface ReplicationSql {
   /**
@@ -16,12 +16,12 @@ export interface ReplicationSql {
    * An SQL expression, evaluated once in a reservation's statement, that makes the statement's commit wait until
    * a synchronous standby has it (and has every earlier WAL record, such as a sequence's logged-ahead values).
    */
-  readonly synchronousCommit: string;
+  readonly synchronousCommit?: string;
   /**
    * Why the server cannot confirm reservations with a synchronous standby now (`retryable`: a standby coming
    * back cures it), or `undefined` when it can.
    */
-  synchronousStandbyProblem(client: SqlClient): Promise<{ problem: string; retryable: boolean } | undefined>;
+  synchronousStandbyProblem?(client: SqlClient): Promise<{ problem: string; retryable: boolean } | undefined>;
 }
 
 /** What a source asks of a reservation statement beyond the reservation itself. */

@@ -15,7 +15,7 @@ import { postgresReplication } from './replication.js';
 export function extraColumns(options: ReserveStatementOptions | undefined): string {
   return (
     (options?.server === undefined ? '' : `, (select ${postgresReplication.identity}) as srv`) +
-    (options?.synchronous === true ? `, (select ${postgresReplication.synchronousCommit}) as sync` : '')
+    (options?.synchronous === true ? `, (select ${postgresReplication.synchronousCommit!}) as sync` : '')
   );
 }
 
