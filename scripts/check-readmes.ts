@@ -20,6 +20,13 @@
  *   relative), e.g. a quick start that imports a generated Prisma client.
  * - `<!-- readme-check: skip — why -->` — not compiled; the reason is required. Rare.
  *
+ * A whole program, one a user can copy and run as it stands, says so on its fence: ```` ```ts program ````
+ * (GitHub and npm read only the first word as the language). It must be named (`// shop.ts`) and takes no
+ * prelude: `scripts/test/readme-programs.postgres.test.ts` writes it with the README's other named blocks into a
+ * folder of its own and runs it with Node against a fresh database (`DATABASE_URL`), so it must create the
+ * tables it uses and close what it opens, or the run times out. With `in=FOLDER` it is written into that folder
+ * alone and runs among its files (e.g. next to a generated Prisma client and the files it imports).
+ *
  * `hilo SUBCOMMAND … --flag` examples anywhere in a README (sh blocks, inline code, tables) are checked too:
  * every `--flag` must be an option of that subcommand in the built CLI's parser (`createProgram`).
  */
@@ -41,17 +48,22 @@ interface Block {
   skip?: string;
   in?: string;
   file?: string;
+  /** ```` ```ts program ````: a whole program that runs as written (see the top of this file). */
+  program?: boolean;
 }
 
 /** Finds the checked blocks of one README with the marker that precedes each. */
 export function extractBlocks(readme: string, text: string): Block[] {
   const blocks: Block[] = [];
-  const fence = /^```(\w*)[^\n]*\n([\s\S]*?)^```[ \t]*$/gm;
+  const fence = /^```(\w*)([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm;
   for (let match = fence.exec(text); match !== null; match = fence.exec(text)) {
     const lang = match[1] ?? '';
-    const code = match[2] ?? '';
+    const info = (match[2] ?? '').trim();
+    const code = match[3] ?? '';
     if (!['ts', 'typescript', 'js'].includes(lang)) continue;
     const line = text.slice(0, match.index).split('\n').length + 1;
+    if (info !== '' && info !== 'program')
+      throw new Error(`${readme}:${line}: unknown word "${info}" after \`\`\`${lang} (only "program" is known)`);
     const before = text.slice(0, match.index).trimEnd();
     const marker = /<!--\s*readme-check:((?:(?!<!--)[\s\S])*?)-->$/.exec(before)?.[1]?.trim() ?? '';
     const block: Block = { readme, line, code, prelude: '' };
@@ -70,6 +82,13 @@ export function extractBlocks(readme: string, text: string): Block[] {
     const named =
       /^\/\/\s*([\w.-]+\.ts)\b/.exec(code) ?? /^`(?:[\w.-]*\/)*([\w.-]+\.ts)`:?$/.exec(before.split('\n').at(-1) ?? '');
     if (named !== null) block.file = named[1];
+    if (info === 'program') {
+      if (block.file === undefined)
+        throw new Error(`${readme}:${line}: a program block must be named by its first line (// shop.ts)`);
+      if (block.prelude !== '' || block.skip !== undefined)
+        throw new Error(`${readme}:${line}: a program block runs as written: no prelude, no skip (in= is fine)`);
+      block.program = true;
+    }
     blocks.push(block);
   }
   return blocks;

@@ -1,5 +1,15 @@
 import pg from 'pg';
-import { createHiLoGenerator, pgClient, sequenceSource, tableSource, type HiSource } from 'hilo-core';
+import {
+  createHiLoGenerator,
+  pgClient,
+  sequenceSource,
+  sqlStoredKeys,
+  tableSource,
+  type HiSource,
+  type SqlClient,
+  type StoredKeys,
+} from 'hilo-core';
+import { roundTripMs, startLatencyProxy } from './latency.js';
 import { consume, type Result } from './measure.js';
 
 /** Keys/s with one database round trip per key: what an app does without hi/lo. */
@@ -23,8 +33,12 @@ async function nextvalPerId(url: string): Promise<number> {
  * Keys/s and reservations per million keys with 64 concurrent callers and real reservations. Measured like
  * core.next: after a warm-up run, the best of three runs (each 64 × 20,000 keys).
  */
-async function concurrent(source: HiSource, segment: string): Promise<{ ops: number; perMillion: number }> {
-  const generator = createHiLoGenerator({ source, blockSize: 100 });
+async function concurrent(
+  source: HiSource,
+  segment: string,
+  storedKeys?: StoredKeys,
+): Promise<{ ops: number; perMillion: number }> {
+  const generator = createHiLoGenerator({ source, blockSize: 100, ...(storedKeys ? { storedKeys } : {}) });
   await generator.warm([segment]);
   const run = async (perCaller: number) => {
     const t = performance.now();
@@ -43,6 +57,63 @@ async function concurrent(source: HiSource, segment: string): Promise<{ ops: num
   return { ops: best, perMillion: (stats.reservations / stats.keysIssued) * 1e6 };
 }
 
+/**
+ * A key table for verified blocks: 10,000 rows below every block (negative keys), so that each probe walks a real
+ * primary-key index and finds nothing, as in a healthy application.
+ */
+async function keyTable(client: SqlClient, table: string): Promise<void> {
+  await client.query(`drop table if exists ${table}`);
+  await client.query(`create table ${table} (id bigint primary key)`);
+  await client.query(`insert into ${table} (id) select -g from generate_series(1, 10000) g`);
+  await client.query(`analyze ${table}`);
+}
+
+/**
+ * The median time of one reservation (100 keys, a sequence) through a proxy that makes every round trip about
+ * 1 ms, with and without verified blocks: what the probe adds where production databases are.
+ */
+async function reservationLatency(url: string): Promise<{ plain: number; verified: number; rtt: number }> {
+  const direct = await roundTripMs(url);
+  const bare = await startLatencyProxy(url, 0);
+  const forwarding = Math.max(0, (await roundTripMs(bare.url)) - direct);
+  await bare.close();
+  const proxy = await startLatencyProxy(url, Math.max(0, (1 - forwarding) / 2));
+  const pool = new pg.Pool({ connectionString: proxy.url, max: 2 });
+  const client = pgClient(pool);
+  try {
+    const rtt = await roundTripMs(proxy.url);
+    await keyTable(client, 'bench_latency_rows');
+    const median = async (segment: string, storedKeys?: StoredKeys) => {
+      const generator = createHiLoGenerator({
+        source: sequenceSource(client, { increment: 100 }),
+        blockSize: 100,
+        adaptive: false,
+        prefetchAt: false,
+        ...(storedKeys ? { storedKeys } : {}),
+      });
+      const times: number[] = [];
+      try {
+        for (let i = 0; i < 220; i++) {
+          const t = performance.now();
+          consume((await generator.reserve(segment, 100)).length);
+          if (i >= 20) times.push(performance.now() - t);
+        }
+      } finally {
+        await generator.close();
+      }
+      return times.sort((a, b) => a - b)[times.length >> 1]!;
+    };
+    const stored = (segment: string) => sqlStoredKeys(client, [{ segment, table: 'bench_latency_rows', column: 'id' }]);
+    const plain = await median('bench_lat_plain');
+    const verified = await median('bench_lat_verified', stored('bench_lat_verified'));
+    return { plain, verified, rtt };
+  } finally {
+    await client.close();
+    await pool.end();
+    await proxy.close();
+  }
+}
+
 /** PostgreSQL benchmarks; `coreNext` is core.next from the same run, for the ratio. */
 export async function pgBenchmarks(url: string, coreNext: number): Promise<Result[]> {
   const perId = await nextvalPerId(url);
@@ -51,6 +122,16 @@ export async function pgBenchmarks(url: string, coreNext: number): Promise<Resul
   try {
     const seq = await concurrent(sequenceSource(client, { increment: 100 }), 'bench_seq');
     const table = await concurrent(tableSource(client), 'bench_table');
+    // verified blocks (issue 39): the same runs, each block probed against a table of 10,000 keys
+    await keyTable(client, 'bench_rows');
+    const verifiedBy = (segment: string) => sqlStoredKeys(client, [{ segment, table: 'bench_rows', column: 'id' }]);
+    const seqVerified = await concurrent(
+      sequenceSource(client, { increment: 100 }),
+      'bench_seq_v',
+      verifiedBy('bench_seq_v'),
+    );
+    const tableVerified = await concurrent(tableSource(client), 'bench_table_v', verifiedBy('bench_table_v'));
+    const latency = await reservationLatency(url);
     return [
       { name: 'pg.nextval_per_id', value: perId, unit: 'keys/s', note: 'one round trip per key' },
       {
@@ -80,6 +161,29 @@ export async function pgBenchmarks(url: string, coreNext: number): Promise<Resul
         value: table.perMillion,
         unit: 'reservations',
         note: 'adaptive blocks from 100',
+      },
+      {
+        name: 'pg.sequence.c64.verified',
+        value: seqVerified.ops,
+        unit: 'keys/s',
+        ratio: seqVerified.ops / seq.ops,
+        note: `ratio to pg.sequence.c64 (same run, no check); ${seqVerified.perMillion.toFixed(0)} reservations per million`,
+      },
+      {
+        name: 'pg.table.c64.verified',
+        value: tableVerified.ops,
+        unit: 'keys/s',
+        ratio: tableVerified.ops / table.ops,
+        note: `ratio to pg.table.c64 (same run, no check); ${tableVerified.perMillion.toFixed(0)} reservations per million`,
+      },
+      {
+        name: 'pg.reservation.verified_ms',
+        value: latency.verified,
+        unit: 'ms',
+        ratio: latency.verified / latency.plain,
+        note:
+          `median reservation of 100 keys with verified blocks, ratio to the same without (${latency.plain.toFixed(2)} ms); ` +
+          `round trip ${latency.rtt.toFixed(2)} ms through a latency proxy; the probe is one more round trip`,
       },
     ];
   } finally {

@@ -79,6 +79,35 @@ describe('readme-check: which README blocks are compiled, and how', () => {
   });
 });
 
+describe('readme-check: program blocks', () => {
+  it('marks a named block fenced ```ts program as a program, and no other', () => {
+    const text = [`${fence}ts program`, '// shop.ts', 'x;', fence, `${fence}ts`, '// entities.ts', 'y;', fence].join(
+      '\n',
+    );
+    expect(extractBlocks('R.md', text).map((b) => [b.file, b.program ?? false, b.code])).toEqual([
+      ['shop.ts', true, '// shop.ts\nx;\n'],
+      ['entities.ts', false, '// entities.ts\ny;\n'],
+    ]);
+  });
+
+  it('refuses a program without a name, with a prelude or skipped, and an unknown word on the fence', () => {
+    expect(() => extractBlocks('R.md', `${fence}ts program\nx;\n${fence}`)).toThrow(/must be named/);
+    expect(() =>
+      extractBlocks('R.md', `<!-- readme-check: skip — no -->\n${fence}ts program\n// a.ts\n${fence}`),
+    ).toThrow(/no prelude, no skip/);
+    expect(
+      extractBlocks('R.md', `<!-- readme-check: in=examples/prisma/src -->\n${fence}ts program\n// a.ts\n${fence}`),
+    ).toMatchObject([{ file: 'a.ts', program: true, in: 'examples/prisma/src' }]);
+    expect(() =>
+      extractBlocks(
+        'R.md',
+        `<!-- readme-check: prelude\ndeclare const a: 1;\n-->\n${fence}ts program\n// a.ts\n${fence}`,
+      ),
+    ).toThrow(/no prelude, no skip/);
+    expect(() => extractBlocks('R.md', `${fence}ts progam\n// a.ts\n${fence}`)).toThrow(/unknown word "progam"/);
+  });
+});
+
 describe('readme-check: hilo command lines name only real flags', () => {
   const options = new Map([
     ['', new Set(['--help', '--version'])],

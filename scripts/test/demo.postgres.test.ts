@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describePostgres } from '@hilo/testing';
@@ -27,5 +28,14 @@ describePostgres('pnpm demo', () => {
     expect(out).toContain('| kysely | 24 | 5 | 5 |');
     expect(out).toContain('| nestjs | 7 | — | — |');
     expect(out).toMatch(/transaction rolled back \(payment declined\)/);
+    // the root README says how many apps the demo runs and shows the summary it prints: both as the run has them
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const shown = /^The demo runs the (\w+) example apps[\s\S]*?^```text\n([\s\S]*?)^```$/m.exec(readme);
+    expect(shown).not.toBeNull();
+    const apps = [...out.matchAll(/^=== (\S+) ===$/gm)].map((m) => m[1]);
+    expect(apps).toEqual(['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'nestjs']);
+    expect(shown![1]).toBe(['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight'][apps.length - 1]);
+    const summary = (text: string) => text.split('\n').filter((line) => line.startsWith('| '));
+    expect(summary(shown![2]!)).toEqual(summary(out));
   }, 120_000);
 });

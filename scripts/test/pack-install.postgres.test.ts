@@ -966,6 +966,16 @@ export class Order {
   @Column({ type: 'bigint', transformer: hiloKeyTransformer }) customerId!: number;
   @ManyToOne(() => Customer, (customer) => customer.orders) @JoinColumn({ name: 'customerId' }) customer?: Customer;
   @Column() reference!: string;
+  // as in the README's entities.ts: the module must register OrderItem too, or TypeORM finds no metadata for it
+  @OneToMany(() => OrderItem, (item) => item.order, { cascade: true }) items?: OrderItem[];
+}
+
+@Entity('nest_order_items')
+export class OrderItem {
+  @HiLoGeneratedColumn() id!: number;
+  @Column({ type: 'bigint', transformer: hiloKeyTransformer }) orderId!: number;
+  @ManyToOne(() => Order, (order) => order.items) @JoinColumn({ name: 'orderId' }) order?: Order;
+  @Column() sku!: string;
 }
 `,
           'shop.module.ts': readmeBlock('packages/typeorm/README.md', 'NestJS', 'src/shop.module.ts'),

@@ -1,52 +1,61 @@
 import mysql from 'mysql2/promise';
 import { describeMysql } from '@hilo/testing';
-import { writeReadmeProgram } from './readme-programs.test-support.ts';
+import { readmePrograms, runReadmeProgram, type ReadmeProgram } from './readme-programs.test-support.ts';
 
-// The same README program on MariaDB, with the one change its Install section implies (mysql2 and
-// `type: 'mariadb'`): the entities must not use PostgreSQL-only column types.
-describeMysql('README programs run as written on MariaDB', (db) => {
+// README programs on MariaDB, each run as in readme-programs.postgres.test.ts: hilo-core's sources.ts as written
+// (connect() takes a mysql:// URL), and hilo-typeorm's shop.ts with the one change its Install section implies
+// (`type: 'mariadb'`): the entities must not use PostgreSQL-only column types.
+
+function program(id: string): ReadmeProgram {
+  const found = readmePrograms().find((p) => p.id === id);
+  if (found === undefined) throw new Error(`no README program ${id}`);
+  return found;
+}
+
+async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
+  const connection = await mysql.createConnection(url);
+  try {
+    return (await connection.query(sql))[0] as Record<string, unknown>[];
+  } finally {
+    await connection.end();
+  }
+}
+
+describeMysql('README programs run as written on MariaDB: hilo-typeorm', (db) => {
   it("hilo-typeorm's shop.ts runs on MariaDB with type: 'mariadb'", async () => {
-    const program = writeReadmeProgram('packages/typeorm/README.md', ['entities.ts', 'shop.ts'], (code) =>
-      code.replace("type: 'postgres'", "type: 'mariadb'"),
+    const run = await runReadmeProgram(
+      program('packages/typeorm/README.md:shop.ts'),
+      { DATABASE_URL: db.url },
+      { edit: (code) => code.replace("type: 'postgres'", "type: 'mariadb'") },
     );
-    const printed: unknown[] = [];
-    const consoleLog = console.log;
-    console.log = (...args: unknown[]) => void printed.push(args.join(' '));
-    process.env['DATABASE_URL'] = db.url;
     try {
-      await import(program.url('shop.ts'));
-      expect(printed[0]).toMatch(/^order \d+ of customer \d+, first item \d+$/);
-      const connection = await mysql.createConnection(db.url);
-      try {
-        const [rows] = await connection.query(
-          'select (select count(*) from customers) c, (select count(*) from orders) o, (select count(*) from order_items) i',
-        );
-        expect((rows as Record<string, unknown>[])[0]).toEqual({ c: 1, o: 1, i: 1 });
-      } finally {
-        await connection.end();
-      }
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const printed = /^order (\d+) of customer (\d+), first item (\d+)\n$/.exec(run.stdout);
+      expect(printed).not.toBeNull();
+      expect(await query(db.url, 'select id, customerId c from orders')).toEqual([
+        { id: Number(printed![1]), c: Number(printed![2]) },
+      ]);
+      expect(await query(db.url, 'select id, orderId o from order_items')).toEqual([
+        { id: Number(printed![3]), o: Number(printed![1]) },
+      ]);
     } finally {
-      delete process.env['DATABASE_URL'];
-      console.log = consoleLog;
-      program.remove();
+      run.remove();
     }
   });
 });
 
-describeMysql('README programs run as written: hilo-core on MariaDB', (db) => {
-  it("hilo-core's connect() + createHiLo() example reserves a block and hands out a key", async () => {
-    const program = writeReadmeProgram(
-      'packages/core/README.md',
-      [{ name: 'sources.ts', where: (code) => code.includes('createHiLo({ client') }],
-      (code) => `${code}\nexport { orderId };\n`,
-    );
-    process.env['DATABASE_URL'] = db.url;
+describeMysql('README programs run as written on MariaDB: hilo-core', (db) => {
+  it("hilo-core's sources.ts reserves a block in hilo_segments and hands out key 1", async () => {
+    const run = await runReadmeProgram(program('packages/core/README.md:sources.ts'), { DATABASE_URL: db.url });
     try {
-      const { orderId } = (await import(program.url('sources.ts'))) as { orderId: number };
-      expect(orderId).toBe(1);
+      expect({ code: run.code, stderr: run.stderr, stdout: run.stdout }).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: 'order 1\n',
+      });
+      expect(await query(db.url, `select segment from hilo_segments`)).toEqual([{ segment: 'orders' }]);
     } finally {
-      delete process.env['DATABASE_URL'];
-      program.remove();
+      run.remove();
     }
   });
 });

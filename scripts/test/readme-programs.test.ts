@@ -1,59 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractBlocks } from '../check-readmes.ts';
-import { root, writeReadmeProgram } from './readme-programs.test-support.ts';
+import { root } from './readme-programs.test-support.ts';
 
-describe('README programs that need no database run as written', () => {
-  it("hilo-core's first example hands out the keys its comments promise", async () => {
-    const program = writeReadmeProgram(
-      'packages/core/README.md',
-      [{ name: 'usage.ts', where: (code) => code.includes('memorySource()') }],
-      (code) => `${code}\nexport { id, next, bulk };\n`,
-    );
-    try {
-      const { id, next, bulk } = (await import(program.url('usage.ts'))) as {
-        id: number;
-        next: number;
-        bulk: number[];
-      };
-      expect([id, next]).toEqual([1, 2]);
-      expect(bulk).toHaveLength(1000);
-      expect(bulk[0]).toBeGreaterThan(2);
-    } finally {
-      program.remove();
-    }
-  });
-});
-
-describe("hilo-typeorm's SQLite program runs as written", () => {
-  it('keys an author and two books before saving, then saves them to the file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hilo-readme-sqlite-'));
-    const file = join(dir, 'library.db');
-    // the one change: the database file in a temporary folder instead of the working directory
-    const program = writeReadmeProgram('packages/typeorm/README.md', ['library.ts'], (code) =>
-      code.replace("database: 'library.db'", `database: ${JSON.stringify(file)}`),
-    );
-    const printed: unknown[] = [];
-    const consoleLog = console.log;
-    console.log = (...args: unknown[]) => void printed.push(args.join(' '));
-    try {
-      await import(program.url('library.ts'));
-      expect(printed).toEqual([expect.stringMatching(/^author \d+, books \d+, \d+$/)]);
-      const { DatabaseSync } = await import('node:sqlite');
-      const db = new DatabaseSync(file);
-      try {
-        expect(db.prepare('select count(*) n from books').get()).toEqual({ n: 2 });
-      } finally {
-        db.close();
-      }
-    } finally {
-      console.log = consoleLog;
-      program.remove();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
+// The README programs themselves run in readme-programs.postgres.test.ts (blocks fenced ```` ```ts program ````).
 
 /** A schema's models, blank lines and alignment ignored, so the README may format them more tightly. */
 function models(schema: string): Map<string, string> {

@@ -132,20 +132,24 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
       hilo(['status', '--url', url(), '--max-key', 'huge']),
     ]);
     expectSuccess(json);
-    const row = (JSON.parse(json.stdout) as { segment: string; used: number; maxKey: string }[]).find(
-      (r) => r.segment === segment,
-    )!;
+    type Row = { segment: string; used: number; maxKey: string; value: string; increment: string | null };
+    const row = (JSON.parse(json.stdout) as Row[]).find((r) => r.segment === segment)!;
     expect(row.maxKey).toBe('2147483647');
     expect(row.used).toBeGreaterThan(0.93);
     expect(row.used).toBeLessThan(1);
+    // the highest key the store stands for over maxKey, to six decimal places
+    const highest = Number(row.value) + (source === 'sequence' ? Number(row.increment) - 1 : 0);
+    expect(row.used).toBe(Number((highest / 2147483647).toFixed(6)));
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/USED/);
     expect(table.stdout).toMatch(new RegExp(`${segment}\\s.*\\s9\\d\\.\\d %`));
     expect(table.stderr).toMatch(new RegExp(`segment "${segment}" has used 9\\d\\.\\d % of its keys up to 2147483647`));
-    // with bigint columns (the default) the same segment has barely started
+    // with bigint columns (the default) the same segment has barely started: 2e9 of 9.2e18 reads as 0, a plain
+    // number, not 2.2e-10
     expect(
       (JSON.parse(roomy.stdout) as { segment: string; used: number }[]).find((r) => r.segment === segment)!.used,
-    ).toBeLessThan(0.001);
+    ).toBe(0);
+    expect(roomy.stdout).not.toMatch(/"used": [\d.]+e/);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-key.*smallint, int, bigint/);
   });

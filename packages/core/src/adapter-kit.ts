@@ -3,18 +3,106 @@ import type { HiLoGenerator } from './engine/generator.js';
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './engine/options.js';
 import { connect } from './operations/connect.js';
 import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
+import { sqlStoredKeys } from './operations/stored-keys.js';
+import type { StoredKeyColumn, StoredKeys } from './engine/types.js';
 import type { SqlClient } from './sql/sql-client.js';
 
 /**
  * The `createHiLoGenerator` options an adapter passes through as the user gave them: all but those the adapter
- * decides itself (`source`, `keyType`, `idFormat`). Shared, so every adapter offers the same tuning.
+ * decides itself (`source`, `keyType`, `idFormat`, and `storedKeys`, which it derives from the ORM's
+ * mapping), plus `verifyBlocks`. Shared, so every adapter offers the same tuning.
  */
-export type PassedGeneratorOptions = Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'idFormat'>;
+export interface PassedGeneratorOptions extends Omit<
+  HiLoGeneratorOptions<'bigint'>,
+  'source' | 'keyType' | 'idFormat' | 'storedKeys'
+> {
+  /**
+   * Check every block against the keys already stored in the tables of its segment before its first key is
+   * handed out, and, at a segment's first reservation, that the hi store is above the largest stored key (see
+   * "Verified blocks" in hilo-core's README). The adapter knows the tables and key columns from the ORM's
+   * mapping. A store found behind the rows (a restore, a sequence reset, a hi row deleted, a peer set up
+   * differently) is `HiLoStoreBehindError`, naming the `hilo floor` command that fixes it, or is lifted with
+   * `onStoreBehind: 'lift'`. Costs one indexed probe per table per reservation, none per key.
+   * @default true
+   * @example
+   * ```ts
+   * { verifyBlocks: true, onStoreBehind: 'lift' }
+   * ```
+   */
+  verifyBlocks?: boolean;
+}
 
 /** The option names of {@link PassedGeneratorOptions}. */
-export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set(
-  [...GENERATOR_OPTION_NAMES].filter((name) => name !== 'source' && name !== 'keyType' && name !== 'idFormat'),
-);
+export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...GENERATOR_OPTION_NAMES].filter(
+    (name) => name !== 'source' && name !== 'keyType' && name !== 'idFormat' && name !== 'storedKeys',
+  ),
+  'verifyBlocks',
+]);
+
+/**
+ * The generator's `storedKeys` for an adapter (its `verifyBlocks` option): the tables and key columns of each
+ * segment, read on `client`, or `undefined` when the user turned verification off with `verifyBlocks: false`.
+ * `columns` may be a function, for adapters that learn their tables after start (Drizzle tables passed to
+ * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once.
+ *
+ * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
+ * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
+ *   `verifyBlocks: false` (it would have no effect).
+ * @example
+ * ```ts
+ * const storedKeys = adapterStoredKeys(client, options, [{ segment: 'orders', table: 'orders', column: 'id' }], 'installHiLo()');
+ * ```
+ */
+export function adapterStoredKeys(
+  client: SqlClient,
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown },
+  columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
+  owner: string,
+): StoredKeys | undefined {
+  checkVerifyBlocks(options, owner);
+  if (options.verifyBlocks === false) return undefined;
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns));
+  let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
+  const current = (): StoredKeys => {
+    const list = uniqueColumns(columns());
+    const signature = JSON.stringify(list);
+    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list) };
+    return known.keys;
+  };
+  return {
+    largest: (segment, signal) => current().largest(segment, signal),
+    within: (segment, block, signal) => current().within(segment, block, signal),
+    ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),
+  };
+}
+
+/**
+ * Refuses a malformed `verifyBlocks`, and `onStoreBehind` next to `verifyBlocks: false`, for adapters that check
+ * their options before they build the generator ({@link adapterStoredKeys} checks again).
+ * @param owner - how the adapter is called in messages, e.g. `"withHiLo()"`.
+ */
+export function checkVerifyBlocks(
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown },
+  owner: string,
+): void {
+  const { verifyBlocks, onStoreBehind } = options;
+  if (verifyBlocks !== undefined && typeof verifyBlocks !== 'boolean')
+    throw HiLoConfigurationError.invalidOption('verifyBlocks', 'true or false', verifyBlocks);
+  if (verifyBlocks === false && onStoreBehind !== undefined) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`onStoreBehind: ${JSON.stringify(onStoreBehind)}\` with \`verifyBlocks: false\`, but only a ` +
+        `verified block can find the store behind; remove \`verifyBlocks: false\` (verifying is the default) or ` +
+        `remove \`onStoreBehind\`.`,
+    );
+  }
+}
+
+function uniqueColumns(columns: readonly StoredKeyColumn[]): StoredKeyColumn[] {
+  const seen = new Map<string, StoredKeyColumn>();
+  for (const c of columns) seen.set(JSON.stringify([c.segment, c.schema ?? null, c.table, c.column]), c);
+  return [...seen.values()];
+}
 
 /**
  * Where an adapter's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo builds
@@ -142,17 +230,26 @@ export interface KeySupplyWording {
  * `generator()`. A failed connection attempt is not remembered: the next call tries again.
  *
  * @param owner - how the adapter is called in messages, e.g. `"hiloDrizzle()"`.
+ * @param columns - the tables and key columns of each segment, for verified blocks (see
+ *   {@link adapterStoredKeys}); unused with `verifyBlocks: false` or a `generator` passed in.
  * @example
  * ```ts
  * const supply = openKeySupply({ url: process.env.DATABASE_URL, blockSize: 100 }, 'hiloKysely()');
  * const key = await (await supply.generator()).next('orders');
  * ```
  */
-export function openKeySupply(options: KeySupplyOptions, owner: string, wording: KeySupplyWording = {}): KeySupply {
+export function openKeySupply(
+  options: KeySupplyOptions,
+  owner: string,
+  wording: KeySupplyWording = {},
+  columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]) = [],
+): KeySupply {
   if (options === null || typeof options !== 'object')
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
-  const { url, client, generator, source, table, schema, strategy, create, ...generatorOptions } = options;
+  const { url, client, generator, source, table, schema, strategy, create, verifyBlocks, ...generatorOptions } =
+    options;
+  checkVerifyBlocks(options, owner);
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
@@ -171,6 +268,13 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
   if (source !== undefined && source !== 'sequence' && source !== 'table') {
     throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
   }
+  if (generator !== undefined && (verifyBlocks !== undefined || options.onStoreBehind !== undefined)) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`generator\` and \`${verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, but a ` +
+        `generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
+        `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
+    );
+  }
 
   type Built = OwnedGenerator;
   const build = async (): Promise<Built> => {
@@ -182,9 +286,11 @@ export function openKeySupply(options: KeySupplyOptions, owner: string, wording:
         url!,
         generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
       ));
+    const storedKeys = adapterStoredKeys(sql, options, columns, owner);
     const build = () =>
       createHiLo<'bigint'>({
         ...generatorOptions,
+        ...(storedKeys === undefined ? {} : { storedKeys }),
         client: sql,
         keyType: 'bigint',
         source,

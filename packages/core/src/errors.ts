@@ -164,12 +164,34 @@ export class HiLoExhaustedError extends HiLoError {
 }
 
 /**
+ * Where a store shared with another system showed the mismatch: a key that system stored inside a block hilo
+ * read from the shared store (see {@link HiLoMismatchError.overlap}).
+ */
+export interface MismatchOverlap {
+  /** The segment that was refused. */
+  readonly segment: string;
+  /** The table holding the stored key, as it was configured (e.g. `orders`). */
+  readonly table: string;
+  /** Its key column. */
+  readonly column: string;
+  /** The block hilo read from the shared store (or held), discarded with every other block of the segment. */
+  readonly block: { readonly first: bigint; readonly last: bigint };
+  /** The key the other system stored at or above the block's first key, or inside it. */
+  readonly storedKey: bigint;
+}
+
+/**
  * The database's hi/lo objects disagree with the configuration (a sequence's INCREMENT BY is not the
- * configured block size, …). Continuing could hand out duplicate keys, so hilo refuses.
+ * configured block size, a shared table's value no value of the configured increment, a key the other system
+ * stored inside a block read from the shared store, …). Continuing could hand out duplicate keys, so hilo
+ * refuses.
  */
 export class HiLoMismatchError extends HiLoError {
-  constructor(message: string) {
+  /** When the mismatch showed as a key stored inside a block: where (`undefined` for a shape or value check). */
+  readonly overlap: MismatchOverlap | undefined;
+  constructor(message: string, overlap?: MismatchOverlap) {
     super('HILO_MISMATCH', message);
+    this.overlap = overlap;
   }
 }
 

@@ -16,6 +16,7 @@ export {
   HiLoKeyLimitError,
   HiLoClosedError,
   type StoreBehindDetails,
+  type MismatchOverlap,
   type HiLoErrorCode,
   type HiLoHint,
 } from './errors.js';
@@ -28,6 +29,8 @@ export type {
   StoredKeys,
   StoredKey,
   StoredKeyColumn,
+  SharedStore,
+  StoreOverlap,
 } from './engine/types.js';
 export type { HiLoEvent, LostReason, SegmentStats } from './engine/events.js';
 export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';

@@ -1,6 +1,8 @@
 // `hilo-core/adapter-kit`: what hilo's adapters (and anyone writing one) share, kept off the root so that
 // applications see only what they call. Each export keeps its TSDoc where it is defined.
 export {
+  adapterStoredKeys,
+  checkVerifyBlocks,
   openKeySupply,
   ownGenerator,
   type OwnedGenerator,

@@ -169,6 +169,75 @@ describe('openKeySupply passes the hi source layout through', () => {
   });
 });
 
+describe('openKeySupply verifies blocks against the tables it is given (verifyBlocks)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hilo-kit-verify-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A SQLite file whose orders table holds key 7 and whose hi row says the next block starts at 1. */
+  async function storeBehind(name: string): Promise<string> {
+    const url = `sqlite:${join(dir, name)}`;
+    const client = await connect(url);
+    try {
+      await client.query('create table orders (id integer primary key)');
+      await client.query('insert into orders (id) values (7)');
+      await client.query('create table hilo_segments (segment varchar(255) primary key, next_value bigint not null)');
+      await client.query("insert into hilo_segments (segment, next_value) values ('orders', 1)");
+    } finally {
+      await client.close();
+    }
+    return url;
+  }
+  const columns = [{ segment: 'orders', table: 'orders', column: 'id' }];
+
+  it('refuses a store behind the given tables by default, and lifts it with onStoreBehind: lift', async () => {
+    const url = await storeBehind('behind.db');
+    const refusing = openKeySupply({ url, blockSize: 10, prefetchAt: false }, 'test()', {}, columns);
+    try {
+      await expect((await refusing.generator()).next('orders')).rejects.toMatchObject({ code: 'HILO_STORE_BEHIND' });
+    } finally {
+      await refusing.close();
+    }
+    // the refused attempt took the block 1…10 from the store: set it back again
+    const client = await connect(url);
+    await client.query("update hilo_segments set next_value = 1 where segment = 'orders'");
+    await client.close();
+    const lifting = openKeySupply({ url, blockSize: 10, onStoreBehind: 'lift' }, 'test()', {}, () => columns);
+    try {
+      // a store behind again: only a lift lets this one start
+      expect(await (await lifting.generator()).next('orders')).toBeGreaterThan(7n);
+    } finally {
+      await lifting.close();
+    }
+  });
+
+  it('trusts the store with verifyBlocks: false', async () => {
+    const url = await storeBehind('trusted.db');
+    const trusting = openKeySupply({ url, blockSize: 10, verifyBlocks: false }, 'test()', {}, columns);
+    try {
+      expect(await (await trusting.generator()).next('orders')).toBe(1n);
+    } finally {
+      await trusting.close();
+    }
+  });
+
+  it('refuses verifyBlocks options that could not take effect, naming them', () => {
+    const url = `sqlite:${join(dir, 'unused.db')}`;
+    expect(() => openKeySupply({ url, verifyBlocks: 'yes' as never }, 'test()')).toThrow(
+      /verifyBlocks.*true or false/s,
+    );
+    expect(() => openKeySupply({ url, verifyBlocks: false, onStoreBehind: 'lift' }, 'test()')).toThrow(
+      /test\(\) got `onStoreBehind: "lift"` with `verifyBlocks: false`/,
+    );
+    const generator = createHiLoGenerator({ source: memorySource() });
+    expect(() => openKeySupply({ generator, onStoreBehind: 'lift' }, 'test()')).toThrow(
+      /got `generator` and `onStoreBehind`.*createHiLo/,
+    );
+  });
+});
+
 describe('refuseLayoutInMemory', () => {
   it('names every layout option set and where it was set; other options pass', () => {
     expect(() =>

@@ -1,13 +1,15 @@
 /**
  * A real Hibernate 3.6.10 (Debian's libhibernate3-java, interop/hibernate/HibernateNode.java) and hilo write
  * one table at the same time, for every Hibernate configuration README-interop maps; the table has no primary
- * key, so a key handed out twice shows up as a duplicate row, and there must be none. Shared by
+ * key, so a key handed out twice shows up as a duplicate row, and there must be none. The presets get
+ * `storedKeys`, so every block is verified too, and no false alarm may stop hilo. Shared by
  * hibernate-interop.postgres.test.ts and hibernate-interop.mysql.test.ts.
  */
 import { describeDatabase, describeHibernate, startHibernateNode } from '@hilo/testing';
 import { createHiLoGenerator } from '../src/engine/generator.js';
 import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
+import type { StoredKeyColumn } from '../src/engine/types.js';
 import { hibernateSequencePreset, hibernateTablePreset } from '../src/presets/hibernate.js';
 import { nhibernatePreset } from '../src/presets/nhibernate.js';
 import { type InteropPreset } from '../src/presets/shared.js';
@@ -15,6 +17,9 @@ import type { Kind } from './presets-clients.js';
 import { run } from './presets-suite.js';
 
 const HIBERNATE_ROWS = 400;
+
+/** The presets check every block against the key table both sides write (no false alarm with matching settings). */
+const keysOf = (table: string): StoredKeyColumn[] => [{ segment: table, table, column: 'id' }];
 const HILO_CALLERS = 3;
 const ROWS_PER_HILO_CALLER = 150;
 
@@ -86,6 +91,7 @@ export function hibernateInteropSuite(kind: Kind): void {
           incrementSize: 20,
           storeLastUsed: false,
           create: false,
+          storedKeys: keysOf('t_table_pooled'),
         }),
     },
     {
@@ -99,13 +105,15 @@ export function hibernateInteropSuite(kind: Kind): void {
           incrementSize: 20,
           storeLastUsed: false,
           create: false,
+          storedKeys: keysOf('t_table_pooled_lo'),
         }),
     },
     // TableHiLoGenerator (`hilo`): hibernate_unique_key(next_hi), the schema NHibernate shares
     {
       table: 't_table_hilo',
       generator: 'hilo;table=hib_unique_key,column=next_hi,max_lo=20',
-      preset: (c) => nhibernatePreset(c, { table: 'hib_unique_key', maxLo: 20, create: false }),
+      preset: (c) =>
+        nhibernatePreset(c, { table: 'hib_unique_key', maxLo: 20, create: false, storedKeys: keysOf('t_table_hilo') }),
     },
   ];
   if (kind === 'postgres') {
@@ -114,7 +122,12 @@ export function hibernateInteropSuite(kind: Kind): void {
         table: 't_seq_pooled',
         generator: `${enhancedSequence};sequence_name=pooled_seq,optimizer=pooled,increment_size=20`,
         preset: (c) =>
-          hibernateSequencePreset(c, { sequenceName: () => 'pooled_seq', incrementSize: 20, create: false }),
+          hibernateSequencePreset(c, {
+            sequenceName: () => 'pooled_seq',
+            incrementSize: 20,
+            create: false,
+            storedKeys: keysOf('t_seq_pooled'),
+          }),
       },
       {
         table: 't_seq_pooled_lo',
@@ -125,6 +138,7 @@ export function hibernateInteropSuite(kind: Kind): void {
             optimizer: 'pooled-lo',
             incrementSize: 20,
             create: false,
+            storedKeys: keysOf('t_seq_pooled_lo'),
           }),
       },
       // JPA @SequenceGenerator(allocationSize = 50) under 3.6's defaults: SequenceHiLoGenerator (seqhilo), max_lo 49
@@ -137,6 +151,7 @@ export function hibernateInteropSuite(kind: Kind): void {
             optimizer: 'legacy-hilo',
             incrementSize: 49,
             create: false,
+            storedKeys: keysOf('t_seq_jpa'),
           }),
       },
     );

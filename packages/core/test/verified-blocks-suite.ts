@@ -2,7 +2,7 @@
 // key. It refuses with HiLoStoreBehindError (naming the `hilo floor` fix) or, with onStoreBehind: 'lift', moves the
 // store above the rows (never backwards) and goes on; `create: true` creates a missing store above the rows. And
 // correct concurrent writers never raise the alarm.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,32 @@ interface Fault {
   readonly kinds: readonly Kind[];
   /** Whether `create: true` brings the store back above the rows by itself (the store was missing). */
   readonly recreated: boolean;
-  breakStore(client: SqlClient, segment: string, table: string, quote: (name: string) => string): Promise<void>;
+  breakStore(
+    client: SqlClient,
+    segment: string,
+    table: string,
+    quote: (name: string) => string,
+    earlier: unknown,
+  ): Promise<void>;
+  /** Only on these databases (a dump tool that speaks to the server). */
+  readonly databases?: readonly Database[];
+  /** Runs after the first 5 of 25 keys were stored; what it returns reaches `breakStore` (an older copy). */
+  snapshot?(url: string, segment: string, kind: Kind): unknown;
+}
+
+/** The MariaDB command-line tools' connection arguments for a `mysql://user@host:port/db` URL. */
+function mariadbArgs(url: string): string[] {
+  const u = new URL(url);
+  return [
+    '-h',
+    u.hostname,
+    '-P',
+    u.port || '3306',
+    '-u',
+    decodeURIComponent(u.username || 'root'),
+    ...(u.password ? [`-p${decodeURIComponent(u.password)}`] : []),
+    u.pathname.slice(1),
+  ];
 }
 
 const FAULTS: readonly Fault[] = [
@@ -74,6 +99,26 @@ const FAULTS: readonly Fault[] = [
     recreated: false,
     breakStore: async (client, segment) =>
       void (await client.query(`update hilo_segments set next_value = 1 where segment = '${segment}'`)),
+  },
+  {
+    // the store alone comes back from a backup taken 20 keys ago, as `mariadb-dump`/`mysql` write and read it
+    name: 'the store restored from an older mysqldump',
+    kinds: ['sequence', 'table'],
+    databases: ['mysql'],
+    recreated: false,
+    snapshot: (url, segment, kind) => ({
+      url,
+      dump: execFileSync(
+        'mysqldump',
+        [...mariadbArgs(url), kind === 'sequence' ? `${segment}_hilo_seq` : 'hilo_segments'],
+        { encoding: 'utf8' },
+      ),
+    }),
+    breakStore: async (_client, segment, _table, _quote, earlier) => {
+      const { url, dump } = earlier as { url: string; dump: string };
+      expect(dump).toContain(segment);
+      execFileSync('mysql', mariadbArgs(url), { input: dump });
+    },
   },
   {
     name: 'rows copied in without the store (a switchover by logical replication)',
@@ -146,13 +191,16 @@ export function runVerifiedBlocksSuite(database: Database): void {
     }
 
     for (const kind of kinds) {
-      for (const fault of FAULTS.filter((f) => f.kinds.includes(kind))) {
+      const faults = FAULTS.filter((f) => f.kinds.includes(kind) && (f.databases ?? [database]).includes(database));
+      for (const fault of faults) {
         it(`${kind}: ${fault.name}: a new generator never hands out a stored key`, async () => {
           const { segment, table } = await fresh();
           const first = generator(kind, segment, table);
-          await insertKeys(first, segment, table, 25);
+          await insertKeys(first, segment, table, 5);
+          const earlier = fault.snapshot?.(url(), segment, kind);
+          await insertKeys(first, segment, table, 20);
           await first.close();
-          await fault.breakStore(client, segment, table, quote);
+          await fault.breakStore(client, segment, table, quote, earlier);
           const max = await largest(table);
 
           if (fault.recreated) {

@@ -3,8 +3,8 @@
  * row has its key before the insert; blocks are reserved on hilo's own connection, never in your transaction.
  * @packageDocumentation
  */
-import { getTableName, type Table } from 'drizzle-orm';
-import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator } from 'hilo-core';
+import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
+import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyColumn } from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
@@ -50,7 +50,15 @@ export interface HiLoDrizzle {
    */
   key(segment: string): HiLoKey<number>;
   key<F extends KeyField>(segment: string, as: F): HiLoKey<FieldOf<F>>;
-  /** Reserves a block for every segment given to `key()` (or those named), so `$defaultFn` is served at once. */
+  /**
+   * Reserves a block for every segment given to `key()` (or those named), so `$defaultFn` is served at once.
+   * Pass your tables (not only their names): hilo then also knows where their keys are stored, and checks
+   * every block against them before handing out a key of it (`verifyBlocks`, on by default).
+   * @example
+   * ```ts
+   * await hilo.warm([customers, orders, orderItems]);
+   * ```
+   */
   warm(targets?: readonly SegmentTarget[]): Promise<void>;
   /** Resolves once `count` keys of the table's segment are in memory: call it before a large `insert().values([...])`. */
   ensure(target: SegmentTarget, count: number): Promise<void>;
@@ -62,8 +70,23 @@ export interface HiLoDrizzle {
   close(): Promise<void>;
 }
 
+/** The segment a target names: the segment of the table's hilo key column, else the table's name. */
 const segmentOf = (target: SegmentTarget): string =>
-  typeof target === 'string' ? target : segmentOfTable(getTableName(target));
+  typeof target === 'string' ? target : (keyColumnsOf(target)[0]?.segment ?? segmentOfTable(getTableName(target)));
+
+/** The columns of a Drizzle table whose `$defaultFn` is a hilo key, as verified blocks probe them. */
+function keyColumnsOf(table: Table): StoredKeyColumn[] {
+  const name = getTableName(table);
+  // every dialect's table keeps its schema (PostgreSQL) or database (MySQL) under this registered symbol
+  const schema = (table as unknown as Record<symbol, unknown>)[Symbol.for('drizzle:Schema')];
+  const columns: StoredKeyColumn[] = [];
+  for (const column of Object.values(getTableColumns(table)) as Array<{ name: string; defaultFn?: unknown }>) {
+    const segment = (column.defaultFn as Partial<HiLoKey<unknown>> | undefined)?.segment;
+    if (typeof segment !== 'string') continue;
+    columns.push({ segment, table: name, column: column.name, ...(typeof schema === 'string' ? { schema } : {}) });
+  }
+  return columns;
+}
 
 /**
  * Creates hilo for a Drizzle app. Pass the database URL (hilo opens its own small pool, so reservations
@@ -76,8 +99,16 @@ const segmentOf = (target: SegmentTarget): string =>
  * ```
  */
 export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
-  const supply = openKeySupply(options, 'hiloDrizzle()');
+  // where keys are stored, learnt from the tables passed to warm(), ensure() and nextId(): a table is defined
+  // with hilo.key() in it, so hilo exists before any table it could be given at creation
+  const stored = new Map<Table, StoredKeyColumn[]>();
+  const supply = openKeySupply(options, 'hiloDrizzle()', {}, () => [...stored.values()].flat());
   const fields = new Map<string, KeyField>();
+  const learn = (target: SegmentTarget): string => {
+    if (typeof target === 'string') return target;
+    if (!stored.has(target)) stored.set(target, keyColumnsOf(target));
+    return segmentOf(target);
+  };
 
   const convert = (segment: string, key: number | bigint) =>
     keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
@@ -112,14 +143,14 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       return fn as never;
     },
     async warm(targets) {
-      const segments = targets === undefined ? [...fields.keys()] : targets.map(segmentOf);
+      const segments = targets === undefined ? [...fields.keys()] : targets.map(learn);
       await (await supply.generator()).warm(segments);
     },
     async ensure(target, count) {
-      await (await supply.generator()).ensure(segmentOf(target), count);
+      await (await supply.generator()).ensure(learn(target), count);
     },
     async nextId(target) {
-      const segment = segmentOf(target);
+      const segment = learn(target);
       return convert(segment, await (await supply.generator()).next(segment));
     },
     generator: () => supply.generator(),

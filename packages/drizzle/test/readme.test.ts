@@ -1,4 +1,5 @@
-// The Usage section of README.md, run as written on SQLite.
+// The Usage program of README.md on SQLite, with the tables made beforehand, on every Drizzle release of the range;
+// scripts/test/readme-programs.postgres.test.ts runs the program itself, as written, on the newest.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -172,7 +172,14 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       throw HiLoConfigurationError.invalidOption(`tables.${table}.column`, 'a column name', column);
     tables.set(segmentOfTable(table), { table, column, segment: s.segment ?? segmentOfTable(table), as });
   }
-  const supply = openKeySupply(supplyOptions, 'hiloKysely()');
+  // verified blocks probe each registered table's key column (`shop.orders` is table orders in schema shop)
+  const stored = [...tables.values()].map(({ table, column, segment }) => {
+    const dot = table.lastIndexOf('.');
+    return dot === -1
+      ? { segment, table, column }
+      : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot) };
+  });
+  const supply = openKeySupply(supplyOptions, 'hiloKysely()', {}, stored);
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
     if (found === undefined)

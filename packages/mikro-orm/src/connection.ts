@@ -9,6 +9,7 @@ import {
   type SqlClient,
 } from 'hilo-core';
 import {
+  adapterStoredKeys,
   ownGenerator,
   privateDatabaseSource,
   refuseLayoutInMemory,
@@ -38,7 +39,18 @@ export async function createGeneratorFor(
   options: HiLoOptions,
   columns: readonly KeyColumn[] = [],
 ): Promise<OwnedGenerator> {
-  const { generator: _generator, client: given, source, table, schema, strategy, create, poolSize, ...rest } = options;
+  const {
+    generator: _generator,
+    client: given,
+    source,
+    table,
+    schema,
+    strategy,
+    create,
+    poolSize,
+    verifyBlocks: _verifyBlocks,
+    ...rest
+  } = options;
   const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
   const client =
     given ??
@@ -62,9 +74,16 @@ export async function createGeneratorFor(
       () => undefined,
     );
   }
+  const storedKeys = adapterStoredKeys(
+    client,
+    options,
+    columns.map(({ segment, table, column, schema }) => ({ segment, table, column, schema })),
+    'HiLo.configure()',
+  );
   const build = () =>
     createHiLo({
       ...generatorOptions,
+      ...(storedKeys === undefined ? {} : { storedKeys }),
       client,
       source,
       table,

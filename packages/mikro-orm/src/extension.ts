@@ -2,6 +2,7 @@ import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
 import {
   checkInteger,
+  checkVerifyBlocks,
   DEFAULT_TABLE,
   GENERATOR_OPTION_NAMES,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
@@ -96,7 +97,8 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
 
 /** The option names of `HiLo.configure()`. */
 const OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...GENERATOR_OPTION_NAMES,
+  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
+  'verifyBlocks',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
   'generator',
   'client',
@@ -114,6 +116,14 @@ function validate(options: HiLoOptions): void {
   }
   if (options.generator && options.client) {
     throw new HiLoConfigurationError('Pass either `generator` or `client` to HiLo.configure(), not both.');
+  }
+  checkVerifyBlocks(options, 'HiLo.configure()');
+  if (options.generator && (options.verifyBlocks !== undefined || options.onStoreBehind !== undefined)) {
+    throw new HiLoConfigurationError(
+      `HiLo.configure() got \`generator\` and \`${options.verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, ` +
+        `but a generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
+        `createHiLo()/createHiLoGenerator() instead, or leave out \`generator\` so that hilo builds it.`,
+    );
   }
 }
 

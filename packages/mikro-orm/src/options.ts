@@ -1,9 +1,13 @@
 import type { HiLoGeneratorOptions, KeyType, SqlClient } from 'hilo-core';
-import type { HiSourceLayout } from 'hilo-core/adapter-kit';
+import type { HiSourceLayout, PassedGeneratorOptions } from 'hilo-core/adapter-kit';
 import type { AnyKeyGenerator } from './runtime.js';
 
 /** Options of {@link HiLo.configure}. */
-export interface HiLoOptions extends Omit<HiLoGeneratorOptions<KeyType>, 'source'>, Omit<HiSourceLayout, 'schema'> {
+export interface HiLoOptions
+  extends
+    Omit<HiLoGeneratorOptions<KeyType>, 'source' | 'storedKeys'>,
+    Pick<PassedGeneratorOptions, 'verifyBlocks'>,
+    Omit<HiSourceLayout, 'schema'> {
   /**
    * A generator to use instead of one built from the ORM's connection. It is not closed with the ORM.
    * @default one built from the ORM's connection settings

@@ -33,6 +33,8 @@ export interface KeyedEntity {
   /** The table and column holding the keys. */
   readonly table: string;
   readonly column: string;
+  /** The table's schema, when the entity names one. */
+  readonly schema?: string;
 }
 
 /**
@@ -131,6 +133,10 @@ export class HiLoRuntime {
       where: `${meta.className}.${prop.name}`,
       table: root.tableName ?? meta.tableName,
       column: prop.fieldNames?.[0] ?? prop.name,
+      // an entity's own schema qualifies its table in the stored-keys probe; '*' (any schema) cannot
+      ...(typeof (root.schema ?? meta.schema) === 'string' && (root.schema ?? meta.schema) !== '*'
+        ? { schema: root.schema ?? meta.schema }
+        : {}),
     });
   }
 

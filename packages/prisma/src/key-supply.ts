@@ -1,10 +1,11 @@
-import { HiLoConfigurationError, type HiLoGenerator, type HiLoGeneratorOptions, type SqlClient } from 'hilo-core';
+import { HiLoConfigurationError, type HiLoGenerator, type SqlClient } from 'hilo-core';
 import {
   columnTypeMaxKey,
   KEY_SUPPLY_OPTION_NAMES,
   openKeySupply,
   segmentsForColumns,
   type HiSourceLayout,
+  type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
 
@@ -17,8 +18,7 @@ export function fieldMaxKey(key: HiLoModelKey): bigint {
  * Where the extension's keys come from — exactly one of `url`, `client` or `generator` — and, when hilo
  * builds the generator, how.
  */
-export interface HiLoPrismaConnectionOptions
-  extends Omit<HiLoGeneratorOptions<'bigint'>, 'source' | 'keyType' | 'segments' | 'idFormat'>, HiSourceLayout {
+export interface HiLoPrismaConnectionOptions extends Omit<PassedGeneratorOptions, 'segments'>, HiSourceLayout {
   /**
    * Database URL for hilo's own connection pool (`postgres://…`, `mysql://…`, `mariadb://…`), usually the
    * one the driver adapter uses. Reservations run there and commit at once, never in your transaction.
@@ -82,10 +82,21 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
     supplyOptions,
   );
 
-  const supply = openKeySupply({ ...supplyOptions, segments }, 'hilo()', {
-    example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
-    closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
-  });
+  // verified blocks probe each model's table (`@@map`, else the model's name) and key column (`@map`)
+  const stored = Object.entries(metadata.models).flatMap(([name, model]) =>
+    model.key === undefined
+      ? []
+      : [{ segment: model.key.segment, table: model.table ?? name, column: model.key.column ?? model.key.field }],
+  );
+  const supply = openKeySupply(
+    { ...supplyOptions, segments },
+    'hilo()',
+    {
+      example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
+      closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
+    },
+    stored,
+  );
   return {
     async take(segment, count) {
       const generator = await supply.generator();

@@ -140,3 +140,86 @@ export function startHibernateNode(
     },
   };
 }
+
+/** A running Hibernate 3.6 that inserts rows when told to (interop/hibernate/HibernateServer.java). */
+export interface HibernateServer {
+  /**
+   * Inserts `rows` rows through configuration `index` (0-based, in the order given), over `threads` threads of
+   * its SessionFactory; resolves when they are committed, rejects with Hibernate's error.
+   */
+  insert(index: number, rows: number, threads?: number): Promise<void>;
+  /** Closes the SessionFactories and ends the JVM. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one JVM with a SessionFactory per configuration (`table;generatorClass;param=value,…`) against
+ * `jdbcUrl`: Hibernate's schema update runs for each, no generator fetches until the first insert. Resolves once
+ * it is ready for commands; one JVM serves every test of a file.
+ */
+export async function startHibernateServer(
+  classpath: string,
+  jdbcUrl: string,
+  dialect: string,
+  configs: readonly string[],
+): Promise<HibernateServer> {
+  const child: ChildProcessWithoutNullStreams = spawn('java', [
+    '-cp',
+    classpath,
+    'HibernateServer',
+    jdbcUrl,
+    dialect,
+    ...configs,
+  ]);
+  let stderr = '';
+  let buffered = '';
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  const lines: string[] = [];
+  let ended: Error | undefined;
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, at).trim();
+      buffered = buffered.slice(at + 1);
+      const next = waiting.shift();
+      if (next) next.resolve(line);
+      else lines.push(line);
+    }
+  });
+  child.on('exit', (code) => {
+    ended = new Error(`Hibernate server exited with ${code}: ${stderr.slice(-2000)}`);
+    for (const w of waiting.splice(0)) w.reject(ended);
+  });
+  const line = () =>
+    new Promise<string>((resolveLine, reject) => {
+      const ready = lines.shift();
+      if (ready !== undefined) return resolveLine(ready);
+      if (ended) return reject(ended);
+      waiting.push({ resolve: resolveLine, reject });
+    });
+  // one command at a time: answers come back in order
+  let queue: Promise<unknown> = Promise.resolve();
+  const command = (text: string) => {
+    const answer = queue.then(() => {
+      child.stdin.write(`${text}\n`);
+      return line();
+    });
+    queue = answer.catch(() => undefined);
+    return answer;
+  };
+  const first = await line();
+  if (first !== 'READY') throw new Error(`Hibernate server said ${first}: ${stderr.slice(-2000)}`);
+  return {
+    async insert(index, rows, threads = 1) {
+      const answer = await command(`insert ${index} ${rows} ${threads}`);
+      if (answer !== `OK ${index}`) throw new Error(`Hibernate insert failed: ${answer}\n${stderr.slice(-2000)}`);
+    },
+    async close() {
+      if (ended) return;
+      const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+      child.stdin.end('quit\n');
+      await exited;
+    },
+  };
+}

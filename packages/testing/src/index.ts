@@ -22,6 +22,7 @@ export {
   runAdapterConformance,
   type AdapterHarness,
   type AdapterShop,
+  type ConformanceHiLoOptions,
   type GraphKeys,
   type StoredRows,
 } from './conformance/adapter-suite.ts';
@@ -34,7 +35,14 @@ export {
   type FaultMode,
   type FaultProxyPerTest,
 } from './fault-proxy.ts';
-export { hibernateClasspath, describeHibernate, startHibernateNode, type HibernateNode } from './hibernate.ts';
+export {
+  hibernateClasspath,
+  describeHibernate,
+  startHibernateNode,
+  startHibernateServer,
+  type HibernateNode,
+  type HibernateServer,
+} from './hibernate.ts';
 export { workerMapping } from './worker-mapping.ts';
 export {
   expectSourceLayoutPassedThrough,

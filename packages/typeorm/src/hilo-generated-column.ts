@@ -1,7 +1,7 @@
 import { PrimaryColumn, type EntitySchemaColumnOptions, type ValueTransformer } from 'typeorm';
 import { HiLoConfigurationError } from 'hilo-core';
 import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
-import { keyTransformer } from './key-transformer.js';
+import { keyColumnTransformer } from './key-transformer.js';
 
 /** The TypeORM column options of a key column, for the decorator and for entity schemas alike. */
 const keyColumnOptions = (resolved: ResolvedColumnOptions, transformer: ValueTransformer) => ({
@@ -42,7 +42,8 @@ export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecora
         `@HiLoGeneratedColumn() goes on a named instance property of an entity class, got ${String(propertyKey)}.`,
       );
     }
-    PrimaryColumn(keyColumnOptions(resolved, keyTransformer(resolved.keyType)))(target, propertyKey);
+    const transformer = keyColumnTransformer(resolved.keyType, `${owner.name}.${propertyKey}`);
+    PrimaryColumn(keyColumnOptions(resolved, transformer))(target, propertyKey);
     let columns = declared.get(owner);
     if (!columns) declared.set(owner, (columns = new Map<string, ResolvedColumnOptions>()));
     columns.set(propertyKey, resolved);
@@ -80,12 +81,9 @@ type MarkedTransformer = ValueTransformer & { readonly [SCHEMA_OPTIONS]: Resolve
  */
 export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptions {
   const resolved = resolveColumnOptions(options, 'hiloColumn()');
-  const base = keyTransformer(resolved.keyType);
-  const transformer: MarkedTransformer = {
-    to: (value): unknown => base.to(value),
-    from: (value): unknown => base.from(value),
-    [SCHEMA_OPTIONS]: resolved,
-  };
+  // the entity's name is not known here: the column is named by what the user wrote
+  const base = keyColumnTransformer(resolved.keyType, 'A hiloColumn() column');
+  const transformer: MarkedTransformer = Object.assign(base, { [SCHEMA_OPTIONS]: resolved });
   return { ...keyColumnOptions(resolved, transformer), primary: true };
 }
 

@@ -17,8 +17,11 @@ import {
   type HiLoGenerator,
   type HiSource,
   type SqlClient,
+  type StoredKeyColumn,
 } from 'hilo-core';
 import {
+  adapterStoredKeys,
+  checkVerifyBlocks,
   columnTypeMaxKey,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   keyToField,
@@ -33,7 +36,7 @@ import {
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
-import { keyTransformer } from './key-transformer.js';
+import { keyTransformer, markInstalled } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import {
   dataSourceOf,
@@ -110,6 +113,7 @@ function validateOptions(options: HiLoTypeOrmOptions): void {
     throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
   }
   HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
+  checkVerifyBlocks(options, 'installHiLo()');
   const { source } = options;
   if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
     throw HiLoConfigurationError.invalidOption(
@@ -144,6 +148,8 @@ export class HiLoTypeOrm {
   /** Per metadata, the relations whose objects `create()` follows: those cascading inserts, not lazy. */
   readonly #cascades = new Map<EntityMetadata, EntityMetadata['relations']>();
   #closed = false;
+  /** Uncounts this installation's key columns (see `markInstalled`). */
+  #unmark: Array<() => void> = [];
 
   /** @internal use {@link installHiLo}. */
   constructor(
@@ -212,6 +218,7 @@ export class HiLoTypeOrm {
       installations.delete(this.dataSource);
       disableInternals(this.dataSource);
     }
+    for (const unmark of this.#unmark.splice(0)) unmark();
     const subscribers = this.dataSource.subscribers;
     const index = subscribers.indexOf(this.#subscriber);
     if (index >= 0) subscribers.splice(index, 1);
@@ -220,6 +227,10 @@ export class HiLoTypeOrm {
 
   /** @internal registers the subscriber and the create() hook. */
   attach(): void {
+    for (const { column } of this.#columns.values()) {
+      const transformer = column.transformer;
+      if (transformer !== undefined && !Array.isArray(transformer)) this.#unmark.push(markInstalled(transformer));
+    }
     this.dataSource.subscribers.push(this.#subscriber);
     hookManager(this.dataSource.manager);
   }
@@ -420,6 +431,21 @@ function hookDataSource(dataSource: DataSource): void {
   };
 }
 
+/** Where a key column's keys are stored, for verified blocks: its table (with schema or database) and column. */
+function storedKeyColumn(dataSource: DataSource, key: KeyColumn): StoredKeyColumn {
+  const metadata = key.column.entityMetadata;
+  // TypeORM keeps a MySQL database in `database` and a PostgreSQL schema in `schema`; both qualify the table
+  const type = dataSource.driver.options.type;
+  const schema =
+    type === 'postgres' ? metadata.schema : type === 'mysql' || type === 'mariadb' ? metadata.database : undefined;
+  return {
+    segment: key.segment,
+    table: metadata.tableName,
+    column: key.column.databaseName,
+    ...(schema === undefined ? {} : { schema }),
+  };
+}
+
 function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColumn> {
   const columns = new Map<EntityMetadata, KeyColumn>();
   for (const metadata of dataSource.entityMetadatas) {
@@ -510,8 +536,10 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     client: givenClient,
     warm = true,
     saveWithoutSelect = true,
+    verifyBlocks: _verifyBlocks,
     ...generatorOptions
   } = options;
+  const stored = [...columns.values()].map((key) => storedKeyColumn(dataSource, key));
   const segments = segmentsForColumns(
     [...columns.values()].map(({ segment, blockSize, limits, where }) => ({
       segment,
@@ -531,21 +559,27 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
       release = sqlite.release;
     } else {
       refuseLayoutInMemory(options, 'The better-sqlite3 DataSource', 'installHiLo()');
-      const stored = [...columns.values()].map((key) => ({
-        segment: key.segment,
-        table: key.column.entityMetadata.tableName,
-        column: key.column.databaseName,
-      }));
+      // the counter starts above the rows and only this process writes them: nothing to verify
       hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
     }
   }
   const build = (): HiLoGenerator<bigint> => {
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    if (typeof source === 'function')
-      return createHiLoGenerator({ ...generatorOptions, source: source(client!), keyType: 'bigint', segments });
+    const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()');
+    const verified = storedKeys === undefined ? {} : { storedKeys };
+    if (typeof source === 'function') {
+      return createHiLoGenerator({
+        ...generatorOptions,
+        ...verified,
+        source: source(client!),
+        keyType: 'bigint',
+        segments,
+      });
+    }
     return createHiLo({
       ...generatorOptions,
+      ...verified,
       client: client!,
       keyType: 'bigint',
       segments,

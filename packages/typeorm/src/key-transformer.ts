@@ -58,3 +58,56 @@ export const hiloBigIntKeyTransformer: ValueTransformer = {
 export function keyTransformer(keyType: 'number' | 'bigint'): ValueTransformer {
   return keyType === 'bigint' ? hiloBigIntKeyTransformer : hiloKeyTransformer;
 }
+
+/**
+ * Key columns with a live installation, by their transformer, counted (an entity may serve several
+ * DataSources). Kept on `globalThis` under a registered symbol, so that a CommonJS and an ES module copy of
+ * hilo-typeorm in one process (entities from one, withHiLo from the other) see the same installations.
+ */
+const INSTALLED = Symbol.for('hilo-typeorm.installed-key-columns');
+function installedKeyColumns(): Map<ValueTransformer, number> {
+  const holder = globalThis as unknown as Record<symbol, Map<ValueTransformer, number> | undefined>;
+  return (holder[INSTALLED] ??= new Map<ValueTransformer, number>());
+}
+
+/** Counts an installation of the key column whose transformer this is; the returned function uncounts it. */
+export function markInstalled(transformer: ValueTransformer): () => void {
+  const installed = installedKeyColumns();
+  installed.set(transformer, (installed.get(transformer) ?? 0) + 1);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const left = (installed.get(transformer) ?? 1) - 1;
+    if (left > 0) installed.set(transformer, left);
+    else installed.delete(transformer);
+  };
+}
+
+/**
+ * The transformer of one hi/lo key column (`where` names it, e.g. `Order.id`): the key type's, plus the check
+ * for a forgotten installation. TypeORM passes the column's value through `to()` when it writes a row, and
+ * hilo has assigned the key by then wherever it is installed; a key still missing there, while no DataSource
+ * has hilo installed for this column, means the DataSource writing the row was never wrapped. That is a hilo
+ * error naming the line that installs it, instead of the database's NOT NULL or default-value error.
+ * (A query's `where` never passes `undefined` through `to()`: TypeORM drops undefined conditions.)
+ */
+export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string): ValueTransformer {
+  const base = keyTransformer(keyType);
+  const transformer: ValueTransformer = {
+    to(value: unknown): unknown {
+      if (value === undefined && !installedKeyColumns().has(transformer)) {
+        throw new HiLoConfigurationError(
+          `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
+            `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +
+            `\`withHiLo(new DataSource(options))\` before \`initialize()\` (import { withHiLo } from ` +
+            `'hilo-typeorm'), or \`await installHiLo(dataSource)\` after it; with @nestjs/typeorm, in ` +
+            `\`dataSourceFactory\` of TypeOrmModule.forRootAsync().`,
+        );
+      }
+      return base.to(value);
+    },
+    from: (value: unknown): unknown => base.from(value),
+  };
+  return transformer;
+}

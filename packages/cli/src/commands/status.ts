@@ -42,6 +42,13 @@ function used(row: { value?: bigint; increment?: bigint; source: string }, maxKe
   return highest === undefined ? undefined : Number(highest) / Number(maxKey);
 }
 
+/**
+ * `used` for `--json`: the fraction to six decimal places, so a segment that has barely started reads `0` (or
+ * `0.000001`) instead of `4.656612875245797e-9`; it stays a number, so `used >= 0.9` still works in a script.
+ */
+const usedInJson = (fraction: number | undefined): number | null =>
+  fraction === undefined ? null : Number(fraction.toFixed(6));
+
 const percent = (fraction: number | undefined) =>
   fraction === undefined ? '-' : `${(fraction * 100).toFixed(fraction < 0.001 ? 4 : 1)} %`;
 
@@ -107,7 +114,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         value: r.value === undefined ? null : r.value.toString(),
         increment: r.increment === undefined ? null : r.increment.toString(),
         maxKey: maxKey.toString(),
-        used: used(r, maxKey) ?? null,
+        used: usedInJson(used(r, maxKey)),
         ...(stored.length === 0 ? {} : { behind: problems.has(r.segment) }),
       }));
       await out.write(`${JSON.stringify(json, null, 2)}\n`);

@@ -63,9 +63,10 @@ export type HiLoEvent =
 /**
  * Why keys were lost (never handed out): unused at `close`, granted to an attempt already abandoned
  * (`late-reservation`), past `maxKey` or Number.MAX_SAFE_INTEGER (`overflow`), in a store found behind its stored
- * keys (`store-behind`), or reserved on a server hilo no longer talks to (`failover`).
+ * keys (`store-behind`), refused because a peer reads the shared store with other settings (`mismatch`), or
+ * reserved on a server hilo no longer talks to (`failover`).
  */
-export type LostReason = 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'failover';
+export type LostReason = 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover';
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

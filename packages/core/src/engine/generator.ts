@@ -70,6 +70,8 @@ class Segment extends SegmentBlocks {
   floor: bigint | undefined;
   /** Keys taken out of hand while the server is unconfirmed (see `ServerWatch`), ascending. */
   parked: Block[] = [];
+  /** Set when a peer sharing the store was found reading it with other settings: every later call rejects with it. */
+  refused: HiLoError | undefined;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
   demand = 0;
   /** The highest key reserved, and whether reaching 90 % of `maxKey` (the largest key the column holds) was reported. */
@@ -111,6 +113,9 @@ class Segment extends SegmentBlocks {
       suspect: (error) => owner.watch.suspect(error),
       failovers: () => owner.watch.failovers,
       unidentified: () => owner.watch.unidentified(),
+      unissued: () => this.unissued(),
+      held: () => this.held(),
+      refuse: (error) => owner.refuse(this, error),
       closed: () => owner.closed,
       emit: (event) => owner.emit(event),
     };
@@ -186,6 +191,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private takeSlow(segment: string): K | undefined {
     if (this.closed) throw new HiLoClosedError();
     const s = this.segment(segment);
+    if (s.refused) throw s.refused;
     const key = s.take(this.bigint, s.low) as K | undefined;
     if (key === undefined && s.inflight === undefined) void this.refill(s).catch(() => undefined);
     return key;
@@ -308,6 +314,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private refill(s: Segment, opts?: { attempts: number }): Promise<void> {
     if (this.closed) return Promise.reject(new HiLoClosedError());
     if (s.overflow) return Promise.reject(s.overflow);
+    if (s.refused) return Promise.reject(s.refused);
     if (s.inflight) return s.inflight;
     const controller = new AbortController();
     s.inflightAbort = controller;
@@ -382,6 +389,13 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     const keys = keysIn(blocks);
     s.stats.keysLost += keys;
     this.emit({ type: 'lost', segment: s.name, keys, reason });
+  }
+
+  /** Refuses `s` for good (a peer reads the shared store differently): its keys in hand are never handed out. */
+  refuse(s: Segment, error: HiLoError): void {
+    s.refused = error;
+    const unused = [...s.parked.splice(0), ...s.drain()];
+    if (unused.length > 0) this.lose(s, unused, 'mismatch');
   }
 
   private warnHeadroom(s: Segment): void {

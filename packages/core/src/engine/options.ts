@@ -150,7 +150,8 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * What a store found behind its stored keys (`storedKeys`) does: `'error'` rejects with
    * `HiLoStoreBehindError`, naming the `hilo floor` command that fixes it; `'lift'` moves the store above the
    * largest stored key (never backwards, through the source's `raiseAbove`), emits a `floor-lifted` event and
-   * a process warning `HILO_FLOOR_LIFTED`, and reserves again.
+   * a process warning `HILO_FLOOR_LIFTED`, and reserves again. `'lift'` is refused with an interop preset's
+   * `storedKeys` (`sharedWith`): there an overlap is a `HiLoMismatchError`, a setting to fix, not a floor.
    * @default 'error'
    * @example
    * ```ts
@@ -370,6 +371,19 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   const onStoreBehind = options.onStoreBehind ?? 'error';
   if (onStoreBehind !== 'error' && onStoreBehind !== 'lift') {
     throw HiLoConfigurationError.invalidOption('onStoreBehind', '"error" or "lift"', onStoreBehind);
+  }
+  const shared: unknown = storedKeys?.sharedWith;
+  const mismatch: unknown = (shared as { mismatch?: unknown } | null | undefined)?.mismatch;
+  if (shared !== undefined && typeof mismatch !== 'function') {
+    throw HiLoConfigurationError.invalidOption('storedKeys.sharedWith', 'an object with a mismatch() method', shared);
+  }
+  if (onStoreBehind === 'lift' && shared !== undefined) {
+    throw new HiLoConfigurationError(
+      `\`onStoreBehind: 'lift'\` cannot be used with an interop preset's \`storedKeys\`: the hi store is shared ` +
+        `with another system, so a stored key inside a block means the two sides read the store with different ` +
+        `settings, and lifting the floor would not change how the other side reads it. Remove \`onStoreBehind\` ` +
+        `(a found overlap is a HiLoMismatchError naming the settings to compare).`,
+    );
   }
   if (options.onStoreBehind !== undefined && storedKeys === undefined) {
     throw new HiLoConfigurationError(

@@ -26,7 +26,10 @@ export interface ReservationHooks {
   size(): number;
   /** Takes the blocks of a successful attempt (`ms`: how long it took); throwing refuses them. */
   accept(blocks: readonly Block[], ms: number): void;
-  /** Blocks granted but never used: they came after the attempt was abandoned, or after close. */
+  /**
+   * Blocks granted but never used: they came after the attempt was abandoned, or after close, or a check of
+   * the stored keys refused them, or they were reserved on a server hilo left (failover).
+   */
   lose(blocks: readonly Block[], reason: LostReason): void;
   /** A reservation reached the server `identity` (read in its own statement); `retired`: one hilo has left. */
   observe(identity: string): Observed;
@@ -36,6 +39,12 @@ export interface ReservationHooks {
   unidentified(): void;
   /** How many failovers the generator has seen: blocks of an attempt that saw this change are never used. */
   failovers(): number;
+  /** The keys in hand never handed out, ascending. */
+  unissued(): readonly Block[];
+  /** The blocks in hand with how many keys of each were handed out. */
+  held(): readonly { block: Block; handedOut: bigint }[];
+  /** Refuses the segment for good: drops the keys in hand; every later call rejects with `error`. */
+  refuse(error: HiLoError): void;
   /** Whether the generator has been closed. */
   closed(): boolean;
   emit(event: HiLoEvent): void;

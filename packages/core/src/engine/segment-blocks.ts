@@ -180,12 +180,35 @@ export class SegmentBlocks {
     if (this.next > this.end && this.bigNext > this.bigEnd) this.advance();
   }
 
-  /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
-  drain(): Block[] {
+  /**
+   * The blocks in hand with how many keys of each were handed out: the current block whole (also when used up),
+   * then the queued ones. A block past Number.MAX_SAFE_INTEGER shows only its unused part.
+   */
+  held(): { block: Block; handedOut: bigint }[] {
+    const held: { block: Block; handedOut: bigint }[] = [];
+    if (this.end >= this.first) {
+      held.push({
+        block: { first: BigInt(this.first), last: BigInt(this.end) },
+        handedOut: BigInt(this.next - this.first),
+      });
+    }
+    if (this.bigNext <= this.bigEnd) held.push({ block: { first: this.bigNext, last: this.bigEnd }, handedOut: 0n });
+    for (const block of this.queue) held.push({ block, handedOut: 0n });
+    return held;
+  }
+
+  /** Every unused range (current block's tail, then queued blocks, ascending), left in place. */
+  unissued(): Block[] {
     const unused: Block[] = [];
     if (this.next <= this.end) unused.push({ first: BigInt(this.next), last: BigInt(this.end) });
     if (this.bigNext <= this.bigEnd) unused.push({ first: this.bigNext, last: this.bigEnd });
     unused.push(...this.queue);
+    return unused;
+  }
+
+  /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
+  drain(): Block[] {
+    const unused = this.unissued();
     this.issuedBefore += this.next - this.first;
     this.first = this.next = 1;
     this.end = 0;

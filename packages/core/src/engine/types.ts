@@ -1,3 +1,5 @@
+import type { HiLoError } from '../errors.js';
+
 /** A contiguous range of keys `[first, last]`, both inclusive, reserved in the database for one process. */
 export interface Block {
   readonly first: bigint;
@@ -89,6 +91,60 @@ export interface StoredKeys {
   largest(segment: string, signal: AbortSignal): Promise<StoredKey | undefined>;
   /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
   within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
+  /**
+   * Optional: runs `work` (the reservation and its probes) on one connection, when the probes and the hi source
+   * share a pooled client (`SqlClient.session`): one connection per verified reservation instead of one per
+   * statement, so that a pool the application's waiting transactions hold cannot starve the probe.
+   */
+  session?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * How many rows of each of the segment's tables hold a key inside `[block.first, block.last]` (an indexed range
+   * count). Optional; with a shared store, a block in hand with more rows than hilo handed out keys of it holds
+   * the other system's keys (a key column holds each key once), also among the keys hilo handed out.
+   */
+  counts?(segment: string, block: Block, signal: AbortSignal): Promise<readonly StoredCount[]>;
+  /**
+   * Set when the hi store is shared with another system that reads it with its own settings (an interop
+   * preset's `storedKeys`). Then a stored key inside a block is that system's, and the likely cause is a
+   * setting that differs between the two sides, not a store that fell behind: the segment is refused with
+   * the error `sharedWith.mismatch()` builds (a `HiLoMismatchError` naming the settings), `onStoreBehind:
+   * 'lift'` is refused, and every reservation also probes the keys still in hand (see {@link SharedStore}).
+   */
+  readonly sharedWith?: SharedStore | undefined;
+}
+
+/** How many keys one table stores inside a block. */
+export interface StoredCount {
+  readonly table: string;
+  readonly column: string;
+  readonly keys: bigint;
+}
+
+/** What a found overlap is reported with; `where` says which check found it. */
+export interface StoreOverlap {
+  readonly segment: string;
+  /** The stored key and where it is. */
+  readonly stored: StoredKey;
+  /** The block it lies in (`start`: the new block whose first key is not above it). */
+  readonly block: Block;
+  /**
+   * `start`: the largest stored key, read before a segment's first reservation, is not below the new block;
+   * `block`: a new block holds a stored key; `in-hand`: a key hilo still holds and never handed out is stored.
+   */
+  readonly where: 'start' | 'block' | 'in-hand';
+  /** For `in-hand` found by counting: the keys `stored.table` holds in the block, and how many hilo handed out. */
+  readonly counted?: { readonly keys: bigint; readonly handedOut: bigint } | undefined;
+}
+
+/**
+ * A hi store shared with another system (Hibernate, NHibernate, EF Core, Marten). A key that system stored
+ * inside a block hilo read from the store means the two read the store differently; it is found where the
+ * other system runs ahead of hilo's reading (a new block holds its keys) and where it runs behind (it writes
+ * into a block hilo still holds: each reservation probes the keys in hand that were never handed out).
+ */
+export interface SharedStore {
+  /** Builds the error that refuses the segment, naming the settings that most likely differ. */
+  mismatch(overlap: StoreOverlap): HiLoError;
 }
 
 /** Number or bigint keys. */

@@ -1,16 +1,64 @@
-import { HiLoStoreBehindError } from '../errors.js';
+import { HiLoStoreBehindError, type HiLoError } from '../errors.js';
 import type { HiLoEvent } from './events.js';
 import type { ResolvedOptions } from './options.js';
-import type { Block, StoredKey, StoredKeys } from './types.js';
+import type { Block, StoredKey, StoredKeys, StoreOverlap } from './types.js';
 
 /** How many times one attempt lifts the floor and reserves again before it gives up (a peer racing it down). */
 const MAX_LIFTS = 3;
 
 /** What a verified reservation reports back. */
 export interface VerifyHooks {
-  /** Blocks discarded because the store was behind: never handed out. */
-  lose(blocks: readonly Block[], reason: 'store-behind'): void;
+  /** Blocks discarded because the store was behind, or read differently by a peer: never handed out. */
+  lose(blocks: readonly Block[], reason: 'store-behind' | 'mismatch'): void;
   emit(event: HiLoEvent): void;
+  /** The keys in hand that were never handed out, ascending (the current block's rest and the queued blocks). */
+  unissued(): readonly Block[];
+  /** The blocks in hand (the current one whole) with how many keys of each were handed out. */
+  held(): readonly { block: Block; handedOut: bigint }[];
+  /** Refuses the segment for good with `error`: the keys in hand are dropped (lost) and no key is handed out again. */
+  refuse(error: HiLoError): void;
+}
+
+/** Whether `key` lies in one of `blocks`. */
+function inside(key: bigint, blocks: readonly Block[]): boolean {
+  return blocks.some((b) => b.first <= key && key <= b.last);
+}
+
+/**
+ * With a store shared with a peer: keys stored inside a block hilo holds that hilo did not hand out are the
+ * peer's (it writes into a block hilo holds: it reads the store as if each value stood for keys below the ones
+ * hilo reads). Two sound signs, each read so that keys hilo hands out while the probe runs count as hilo's: a
+ * stored key among the keys never handed out (still unissued after the probe), and, with `counts`, a table
+ * storing more keys of a block in hand than hilo has handed out of it (hilo hands out each key once, so correct
+ * writers never store more; this one also sees the peer's keys among those hilo handed out but not stored yet).
+ */
+async function peerKeyInHand(
+  storedKeys: StoredKeys,
+  segment: string,
+  hooks: VerifyHooks,
+  signal: AbortSignal,
+): Promise<Omit<StoreOverlap, 'segment' | 'where'> | undefined> {
+  for (const block of hooks.unissued()) {
+    const stored = await storedKeys.within(segment, block, signal);
+    if (stored !== undefined && inside(stored.key, hooks.unissued())) return { stored, block };
+  }
+  if (storedKeys.counts !== undefined) {
+    for (const { block } of hooks.held()) {
+      const counts = await storedKeys.counts(segment, block, signal);
+      const now = hooks.held().find((h) => h.block.first === block.first);
+      // a block no longer held was used up (or dropped): every key of it may be ours
+      const handedOut = now === undefined ? block.last - block.first + 1n : now.handedOut;
+      const over = counts.find((c) => c.keys > handedOut);
+      if (over === undefined) continue;
+      const stored = (await storedKeys.within(segment, block, signal)) ?? { key: block.last, ...over };
+      return {
+        stored: { ...stored, table: over.table, column: over.column },
+        block,
+        counted: { keys: over.keys, handedOut },
+      };
+    }
+  }
+  return undefined;
 }
 
 /** What the source's `kind` says, for the CLI command in the error's hint (`--source sequence|table`). */
@@ -35,6 +83,11 @@ function kindOf(source: unknown): string | undefined {
  * On a failed check the blocks are reported lost and, with `onStoreBehind: 'error'`, the attempt rejects with
  * `HiLoStoreBehindError` (not retryable); with `'lift'` the source raises its store above the largest stored
  * key (never backwards), and the reservation and its checks run again.
+ *
+ * A store shared with a peer (`storedKeys.sharedWith`, from an interop preset) is different: a stored key in a
+ * new block is the peer's, and the peer reads the store with other settings, so the segment is refused for good
+ * with the peer's mismatch error (the blocks in hand are dropped too). Before reserving, the keys in hand that
+ * were never handed out are probed as well: a peer that reads each value as keys below hilo's writes there.
  */
 export async function reserveVerified(
   options: ResolvedOptions,
@@ -45,18 +98,42 @@ export async function reserveVerified(
   hooks: VerifyHooks,
   signal: AbortSignal,
 ): Promise<readonly Block[]> {
-  for (let lifts = 0; ; lifts++) {
-    const largest = start ? await storedKeys.largest(segment, signal) : undefined;
-    const blocks = await reserve();
-    if (blocks.length === 0) return blocks;
-    let found: { stored: StoredKey; block: Block } | undefined;
-    if (largest !== undefined && largest.key >= blocks[0]!.first) found = { stored: largest, block: blocks[0]! };
-    for (const block of blocks) {
-      if (found !== undefined) break;
-      const stored = await storedKeys.within(segment, block, signal);
-      if (stored !== undefined) found = { stored, block };
+  // the reservation and its probes on one connection where the client pools them (see StoredKeys.session)
+  const onOneConnection = <T>(work: () => Promise<T>): Promise<T> =>
+    storedKeys.session === undefined ? work() : storedKeys.session(work);
+  const shared = storedKeys.sharedWith;
+  if (shared !== undefined) {
+    const held = await onOneConnection(() => peerKeyInHand(storedKeys, segment, hooks, signal));
+    if (held !== undefined) {
+      const error = shared.mismatch({ segment, ...held, where: 'in-hand' });
+      hooks.refuse(error);
+      throw error;
     }
+  }
+  for (let lifts = 0; ; lifts++) {
+    const checkLargest = start;
+    const { blocks, found } = await onOneConnection(async () => {
+      const largest = checkLargest ? await storedKeys.largest(segment, signal) : undefined;
+      const blocks = await reserve();
+      let found: { stored: StoredKey; block: Block; where: 'start' | 'block' } | undefined;
+      if (blocks.length > 0 && largest !== undefined && largest.key >= blocks[0]!.first)
+        found = { stored: largest, block: blocks[0]!, where: 'start' };
+      for (const block of blocks) {
+        if (found !== undefined) break;
+        const stored = await storedKeys.within(segment, block, signal);
+        if (stored !== undefined) found = { stored, block, where: 'block' };
+      }
+      return { blocks, found };
+    });
+    if (blocks.length === 0) return blocks;
     if (found === undefined) return blocks;
+    if (shared !== undefined) {
+      // a peer reading the store with other settings: lifting the floor would not change how it reads it
+      hooks.lose(blocks, 'mismatch');
+      const error = shared.mismatch({ segment, ...found });
+      hooks.refuse(error);
+      throw error;
+    }
     hooks.lose(blocks, 'store-behind');
     const { stored, block } = found;
     const details = {

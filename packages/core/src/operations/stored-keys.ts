@@ -1,6 +1,6 @@
 import { HiLoConfigurationError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
-import type { Block, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import type { Block, StoredCount, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isMissingObject } from '../sql/driver-errors.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -14,6 +14,7 @@ interface Probe {
   readonly column: string;
   readonly largest: string;
   readonly within: string;
+  readonly count: string;
 }
 
 /**
@@ -54,6 +55,9 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
       within:
         `select ${rules.asText(`max(${column})`)} as m from ${table} where ${column} between ` +
         `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
+      count:
+        `select ${rules.asText('count(*)')} as m from ${table} where ${column} between ` +
+        `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
     });
     bySegment.set(c.segment, probes);
   }
@@ -87,8 +91,20 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
     return found;
   }
 
+  const session = client.session;
   return {
     largest: (segment, signal) => largestOf(segment, (p) => p.largest, [], signal),
     within: (segment, block: Block, signal) => largestOf(segment, (p) => p.within, [block.first, block.last], signal),
+    ...(session === undefined
+      ? {}
+      : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
+    async counts(segment, block: Block, signal) {
+      const counts: StoredCount[] = [];
+      for (const probe of bySegment.get(segment) ?? []) {
+        const keys = await max(probe, probe.count, [block.first, block.last], signal);
+        counts.push({ table: probe.table, column: probe.column, keys: keys ?? 0n });
+      }
+      return counts;
+    },
   };
 }

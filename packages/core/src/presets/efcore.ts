@@ -1,9 +1,9 @@
 import { checkInteger } from '../engine/checks.js';
 import { sequenceSource } from '../operations/sources.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import type { HiSource } from '../engine/types.js';
+import type { HiSource, StoredKeyColumn } from '../engine/types.js';
 import { once, requireShareableSequence } from './shape.js';
-import { guarded, requirePostgres, type InteropPreset } from './shared.js';
+import { guarded, peerStoredKeys, requirePostgres, setting, type InteropPreset } from './shared.js';
 
 /** Options of {@link efCorePreset}; each mirrors EF Core's `UseHiLo(name, schema)` and the sequence's INCREMENT BY. */
 export interface EfCorePresetOptions {
@@ -24,6 +24,19 @@ export interface EfCorePresetOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
+   * Every block is then checked before its first key is handed out; a key EF Core stored inside it means the two
+   * sides read the sequence with different settings, and the segment is refused with a `HiLoMismatchError` naming
+   * them (see "Verified blocks" in README-interop).
+   * @default none
+   * @example
+   * ```ts
+   * efCorePreset(client, { storedKeys: [{ segment: 'orders', table: 'Orders', column: 'Id' }] })
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[];
 }
 
 /** EF Core's default hi/lo sequence name. */
@@ -66,6 +79,17 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
   );
   const shaped = (signal?: AbortSignal) =>
     guarded(client, signal, `checking EF Core sequence ${display}`, undefined, checkShape);
+  const verified = peerStoredKeys(client, options.storedKeys, {
+    preset: 'efCorePreset',
+    peer: 'EF Core',
+    store: () => `sequence ${display}`,
+    settings: setting('incrementBy', incrementBy, options.incrementBy),
+    // EF Core takes the block size from its model, not from the sequence (efcore.pg #843)
+    ahead: [
+      `EF Core's model has a larger IncrementsBy (HasSequence(...).IncrementsBy) than the sequence's ${incrementBy}`,
+    ],
+    behind: [`EF Core's model has a smaller IncrementsBy than the sequence's ${incrementBy}`],
+  });
   const source: HiSource = {
     description: `EF Core (Npgsql) hi/lo sequence ${display}`,
     async prepare(segment, signal) {
@@ -77,5 +101,5 @@ export function efCorePreset(client: SqlClient, options: EfCorePresetOptions = {
       return sequences.reserve(segment, request);
     },
   };
-  return { source, blockSize: incrementBy };
+  return { source, blockSize: incrementBy, ...verified };
 }

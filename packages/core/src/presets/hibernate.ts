@@ -6,10 +6,18 @@ import { sequenceSource } from '../operations/sources.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { blockFromValue, incrementsFor, keyArithmetic, keyCount, mergeBlocks } from '../engine/strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
+import type { Block, HiSource, ReserveRequest, StoredKeyColumn } from '../engine/types.js';
 import { catalogOf } from './catalogs.js';
 import { columnType, requireShareableSequence, sequenceShape } from './shape.js';
-import { createTableIfMissing, createItHint, guarded, requireDialect, type InteropPreset } from './shared.js';
+import {
+  createTableIfMissing,
+  createItHint,
+  guarded,
+  peerStoredKeys,
+  requireDialect,
+  setting,
+  type InteropPreset,
+} from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
 
 /**
@@ -83,6 +91,70 @@ function sorted(blocks: readonly Block[]): Block[] {
   return mergeBlocks([...blocks].sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0)));
 }
 
+/**
+ * What most likely differs when Hibernate's keys lie above what the preset reads from a value (`ahead`) or
+ * below it (`behind`), in the words of Hibernate's settings and the preset's options.
+ */
+function likelyCauses(
+  optimizer: HibernateOptimizer,
+  incrementSize: number,
+  storeLastUsed?: boolean,
+): { ahead: string[]; behind: string[] } {
+  const size =
+    optimizer === 'legacy-hilo'
+      ? `max_lo (seqhilo/hilo; allocationSize − 1 of a JPA @SequenceGenerator without new_generator_mappings)`
+      : `increment_size (allocationSize)`;
+  const ahead = [`Hibernate's ${size} is larger than \`incrementSize: ${incrementSize}\``];
+  const behind = [`Hibernate's ${size} is smaller than \`incrementSize: ${incrementSize}\``];
+  if (optimizer === 'pooled') {
+    ahead.push(
+      `Hibernate uses pooled-lo (hibernate.id.optimizer.pooled.prefer_lo=true, or optimizer=pooled-lo) where the ` +
+        `preset has \`optimizer: 'pooled'\``,
+    );
+  } else if (optimizer === 'pooled-lo') {
+    behind.push(`Hibernate uses pooled (its default optimizer) where the preset has \`optimizer: 'pooled-lo'\``);
+  } else {
+    for (const list of [ahead, behind]) list.push(`Hibernate's optimizer is not \`optimizer: '${optimizer}'\``);
+  }
+  if (storeLastUsed === true) {
+    behind.push(
+      `the row holds the next value (Hibernate 3.x–5.2, or hibernate.id.generator.stored_last_used=false) where the ` +
+        `preset has \`storeLastUsed: true\``,
+    );
+  } else if (storeLastUsed === false) {
+    ahead.push(
+      `the row holds the last value handed out (Hibernate ≥ 5.3, stored_last_used=true) where the preset has ` +
+        `\`storeLastUsed: false\``,
+    );
+  }
+  return { ahead, behind };
+}
+
+/**
+ * From a table row Hibernate's pooled optimizers only ever read `initial_value` plus a multiple of
+ * `increment_size` (the row starts there and moves by the increment): any other value was written by a
+ * Hibernate set up differently (or is read with another meaning, `storeLastUsed`), so it is refused before a key
+ * of it is handed out. Returns the error, or `undefined` when the value fits. (A sequence's values say nothing
+ * more: INCREMENT BY is checked, and whoever created it chose its START WITH.)
+ */
+function unalignedValue(
+  optimizer: HibernateOptimizer,
+  value: bigint,
+  incrementSize: bigint,
+  initialValue: bigint,
+  describe: { preset: string; what: string; settings: string; causes: readonly string[] },
+): HiLoMismatchError | undefined {
+  if (optimizer !== 'pooled' && optimizer !== 'pooled-lo') return undefined;
+  const offset = value - initialValue;
+  if (offset % incrementSize === 0n) return undefined;
+  return new HiLoMismatchError(
+    `${describe.preset}: ${describe.what} ${value}, but with ${describe.settings} Hibernate only ever reads ` +
+      `${initialValue} plus a multiple of ${incrementSize}, and ${value} − ${initialValue} = ${offset} is not one. ` +
+      `Hibernate advances it with other settings: most likely ${describe.causes.join('; or ')}. No key was handed ` +
+      `out from it, and the segment stays refused. Set the preset's options to Hibernate's and restart.`,
+  );
+}
+
 /** Options of {@link hibernateSequencePreset}; each mirrors a `@SequenceGenerator` / `SequenceStyleGenerator` parameter. */
 export interface HibernateSequencePresetOptions {
   /**
@@ -116,6 +188,20 @@ export interface HibernateSequencePresetOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
+   * Every block is then checked before its first key is handed out; a key Hibernate stored inside it means the
+   * two sides read the sequence with different settings, and the segment is refused with a `HiLoMismatchError`
+   * naming them (see "Verified blocks" in README-interop). Without it only the sequence's INCREMENT BY is
+   * checked.
+   * @default none
+   * @example
+   * ```ts
+   * hibernateSequencePreset(client, { storedKeys: [{ segment: 'orders', table: 'orders', column: 'id' }] })
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[];
 }
 
 /**
@@ -160,6 +246,19 @@ export function hibernateSequencePreset(
     create,
   });
   const iv = BigInt(initialValue);
+  const settings = [
+    setting('optimizer', optimizer, options.optimizer),
+    setting('incrementSize', incrementSize, options.incrementSize),
+    setting('initialValue', initialValue, options.initialValue),
+  ].join(', ');
+  const causes = likelyCauses(optimizer, incrementSize);
+  const verified = peerStoredKeys(client, options.storedKeys, {
+    preset: 'hibernateSequencePreset',
+    peer: 'Hibernate',
+    store: (segment) => `sequence ${nameOf(segment)}`,
+    settings,
+    ...causes,
+  });
   const missingHint = (quoted: string) =>
     createItHint(
       `Create it as Hibernate's schema export does (create sequence ${quoted} start with ${initialValue} ` +
@@ -250,7 +349,7 @@ export function hibernateSequencePreset(
       return sorted(blocks);
     },
   };
-  return { source, blockSize: keysPerValue };
+  return { source, blockSize: keysPerValue, ...verified };
 }
 
 /** Options of {@link hibernateTablePreset}; each mirrors a `@TableGenerator` / `TableGenerator` parameter. */
@@ -304,6 +403,20 @@ export interface HibernateTablePresetOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
+   * Every block is then checked before its first key is handed out; a key Hibernate stored inside it means the
+   * two sides read the row with different settings, and the segment is refused with a `HiLoMismatchError`
+   * naming them (see "Verified blocks" in README-interop). Without it only the table's shape and the values'
+   * step are checked.
+   * @default none
+   * @example
+   * ```ts
+   * hibernateTablePreset(client, { storedKeys: [{ segment: 'orders', table: 'orders', column: 'id' }] })
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[];
 }
 
 /**
@@ -344,6 +457,29 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
   const hint = createItHint(`Create it as Hibernate does: ${ddl.replace(' if not exists', '')}`);
   const description = `${dialectName} Hibernate table generator ${table} (${optimizer}, increment_size ${incrementSize})`;
   const insertRow = catalogOf(client).insertUnlessExists(table, seg, val);
+  const settings = [
+    setting('optimizer', optimizer, options.optimizer),
+    setting('incrementSize', incrementSize, options.incrementSize),
+    setting('initialValue', initialValue, options.initialValue),
+    setting('storeLastUsed', storeLastUsed, options.storeLastUsed),
+  ].join(', ');
+  const verified = peerStoredKeys(client, options.storedKeys, {
+    preset: 'hibernateTablePreset',
+    peer: 'Hibernate',
+    store: (segment) => `row ${JSON.stringify(segmentValue(segment))} of ${table}`,
+    settings,
+    ...likelyCauses(optimizer, incrementSize, storeLastUsed),
+  });
+  /** Segments refused for a value no Hibernate with these settings writes: refused for good. */
+  const refused = new Map<string, HiLoMismatchError>();
+  const alignmentCauses = [
+    `Hibernate's increment_size (allocationSize) is not \`incrementSize: ${incrementSize}\``,
+    storeLastUsed
+      ? `the row holds the next value (Hibernate 3.x–5.2, or stored_last_used=false) where the preset has ` +
+        `\`storeLastUsed: true\``
+      : `the row holds the last value handed out (Hibernate ≥ 5.3) where the preset has \`storeLastUsed: false\``,
+    `Hibernate's initial_value is not \`initialValue: ${initialValue}\``,
+  ];
 
   function keyOf(segment: string): string {
     return validateSegment(segmentValue(validateSegment(segment)));
@@ -414,6 +550,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
     },
     async reserve(segment: string, request: ReserveRequest): Promise<readonly Block[]> {
       const key = keyOf(segment);
+      const refusal = refused.get(segment);
+      if (refusal !== undefined) throw refusal;
       // never hand out a key from a table whose shape says its values mean something else
       await guarded(client, request.signal, `checking ${description}`, hint, ensureShape);
       const blocks: Block[] = [];
@@ -439,6 +577,17 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
                 if (rows[0].v === null)
                   throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
                 const current = toBigInt(rows[0].v, val);
+                // checked before the row moves: a value of other settings is refused, and the transaction rolls back
+                const unaligned = unalignedValue(optimizer, valueOf(current), n, iv, {
+                  preset: 'hibernateTablePreset',
+                  what: `row ${JSON.stringify(key)} of ${table} holds ${current}, read as value`,
+                  settings,
+                  causes: alignmentCauses,
+                });
+                if (unaligned !== undefined) {
+                  refused.set(segment, unaligned);
+                  throw unaligned;
+                }
                 const cast = DIALECTS[dialectName].asSigned;
                 const updated = await tx.query(
                   `update ${table} set ${val} = ${cast(d.placeholder(1))} where ${val} = ${cast(d.placeholder(2))} ` +
@@ -457,5 +606,5 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
       return sorted(blocks);
     },
   };
-  return { source, blockSize: keysPerValue };
+  return { source, blockSize: keysPerValue, ...verified };
 }

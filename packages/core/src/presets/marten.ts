@@ -6,9 +6,9 @@ import { postgresDialect } from '../dialects/postgres/dialect.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
+import type { Block, HiSource, ReserveRequest, StoredKeyColumn } from '../engine/types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
-import { createItHint, guarded, requirePostgres, type InteropPreset } from './shared.js';
+import { createItHint, guarded, peerStoredKeys, requirePostgres, setting, type InteropPreset } from './shared.js';
 
 /** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
 export interface MartenPresetOptions {
@@ -39,6 +39,19 @@ export interface MartenPresetOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
+   * Every block is then checked before its first key is handed out; a key Marten stored inside it means the two
+   * sides read the `mt_hilo` row with different settings, and the segment is refused with a `HiLoMismatchError` naming
+   * them (see "Verified blocks" in README-interop).
+   * @default none
+   * @example
+   * ```ts
+   * martenPreset(client, { storedKeys: [{ segment: 'Order', table: 'mt_doc_order', column: 'id' }] })
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[];
 }
 
 /**
@@ -67,6 +80,14 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
     `creates ${table}(entity_name varchar primary key, hi_value bigint default 0)`,
   );
   const description = `postgres Marten hi/lo table ${table}`;
+  const verified = peerStoredKeys(client, options.storedKeys, {
+    preset: 'martenPreset',
+    peer: 'Marten',
+    store: (segment) => `row ${JSON.stringify(entityName(segment))} of ${table}`,
+    settings: setting('maxLo', maxLo, options.maxLo),
+    ahead: [`Marten's MaxLo (HiloSettings.MaxLo, HiloSequenceDefaults.MaxLo) is larger than \`maxLo: ${maxLo}\``],
+    behind: [`Marten's MaxLo is smaller than \`maxLo: ${maxLo}\``],
+  });
   const checkShape = once(async () => {
     const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };
     if (!(await relationExists(client, ref))) throw new HiLoSourceError(`${description} does not exist.`, { hint });
@@ -135,5 +156,5 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
       });
     },
   };
-  return { source, blockSize: maxLo };
+  return { source, blockSize: maxLo, ...verified };
 }

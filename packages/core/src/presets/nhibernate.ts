@@ -5,13 +5,15 @@ import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
-import type { Block, HiSource, ReserveRequest } from '../engine/types.js';
+import type { Block, HiSource, ReserveRequest, StoredKeyColumn } from '../engine/types.js';
 import { relationExists, integerColumnProblem, once } from './shape.js';
 import {
   createTableIfMissing,
   createItHint,
   guarded,
+  peerStoredKeys,
   requireDialect,
+  setting,
   withTableLock,
   type InteropPreset,
 } from './shared.js';
@@ -49,6 +51,19 @@ export interface NHibernatePresetOptions {
    * @default true
    */
   readonly create?: boolean;
+  /**
+   * The tables and key columns (primary or unique keys) each segment's keys are stored in, as
+   * `createHiLo({ storedKeys })` takes them.
+   * Every block is then checked before its first key is handed out; a key NHibernate (or Hibernate's `hilo`) stored inside it means the two
+   * sides read the hi with different settings, and the segment is refused with a `HiLoMismatchError` naming
+   * them (see "Verified blocks" in README-interop).
+   * @default none
+   * @example
+   * ```ts
+   * nhibernatePreset(client, { maxLo: 100, storedKeys: [{ segment: 'orders', table: 'orders', column: 'id' }] })
+   * ```
+   */
+  readonly storedKeys?: readonly StoredKeyColumn[];
 }
 
 /**
@@ -72,6 +87,22 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const create = options.create ?? true;
   const perHi = BigInt(maxLo) + 1n;
   const description = `${dialect} NHibernate hi/lo table ${table}`;
+  const maxLoIs = (size: string) =>
+    `max_lo of NHibernate's (or Hibernate 3.x's hilo/TableHiLoGenerator) generator is ${size} than \`maxLo: ${maxLo}\``;
+  const verified = peerStoredKeys(client, options.storedKeys, {
+    preset: 'nhibernatePreset',
+    peer: 'NHibernate',
+    store: (segment) => {
+      const row = options.where?.(segment);
+      return row === undefined ? table : `row ${row.column} = ${JSON.stringify(row.value)} of ${table}`;
+    },
+    settings: setting('maxLo', maxLo, options.maxLo),
+    ahead: [
+      maxLoIs('larger'),
+      `the other side reads next_hi with another formula (e.g. Hibernate's enhanced hilo optimizer)`,
+    ],
+    behind: [maxLoIs('smaller')],
+  });
   const rawTable = options.table ?? 'hibernate_unique_key';
   const rawColumn = options.column ?? 'next_hi';
   const checkShape = once(async () => {
@@ -176,5 +207,5 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
       return keyArithmetic.blocksFromValues('hilo', his, perHi);
     },
   };
-  return { source, blockSize: Number(perHi) };
+  return { source, blockSize: Number(perHi), ...verified };
 }

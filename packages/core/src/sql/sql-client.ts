@@ -39,6 +39,13 @@ export interface SqlClient extends SqlExecutor {
    * transaction held across `await`s would keep a lock longer than the statement (SQLite).
    */
   atomic?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>>;
+  /**
+   * Optional: runs `work` with every statement this client sends from inside it (`query`, `transaction`,
+   * `atomic`, across `await`s) on one pooled connection, taken once. Verified reservations use it so that the
+   * reservation and its probes need one connection of a pool they may share with the application. Clients
+   * without a pool (SQLite) leave it out.
+   */
+  session?<T>(work: () => Promise<T>): Promise<T>;
   /** Releases what this client owns (a pool it created from a URL); leaves a pool passed in alone. */
   close(): Promise<void>;
 }

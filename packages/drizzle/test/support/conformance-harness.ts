@@ -1,8 +1,8 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { asc } from 'drizzle-orm';
-import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
-import { DDL, openShop, type Kind } from './shop.js';
+import type { AdapterHarness, AdapterShop, ConformanceHiLoOptions, StoredRows } from '@hilo/testing';
+import { DDL, openShop, testHiLoOptions, type Kind } from './shop.js';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -46,8 +46,8 @@ export async function createShopTables(kind: Kind, url: string): Promise<void> {
   }
 }
 
-async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
-  const shop = await openShop(kind, url);
+async function open(kind: Kind, url: string, options: ConformanceHiLoOptions = {}): Promise<AdapterShop<Graph>> {
+  const shop = await openShop(kind, url, { ...testHiLoOptions, ...options });
   const { db, hilo, tables } = shop;
   const [customerKey, orderKey, itemKey] = [tables.customers, tables.orders, tables.items].map(
     (t) => (t as any).id.defaultFn as () => number,
@@ -126,7 +126,7 @@ export function drizzleHarness(kind: Kind): AdapterHarness<Graph> {
     name: `drizzle on ${kind}`,
     kind,
     prepare: (url) => createShopTables(kind, url),
-    open: (url) => open(kind, url),
+    open: (url, options) => open(kind, url, options),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
       // under a packages/drizzle-compat Jest project (jest.config.ts) the worker maps `drizzle-orm` to the same release

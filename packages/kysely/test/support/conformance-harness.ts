@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
-import { createShopTables, openShop, type Kind } from './shop.js';
+import type { AdapterHarness, AdapterShop, ConformanceHiLoOptions, StoredRows } from '@hilo/testing';
+import { createShopTables, openShop, testHiLoOptions, type Kind } from './shop.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -15,8 +15,8 @@ interface Graph {
   }>;
 }
 
-async function open(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
-  const shop = await openShop(kind, url);
+async function open(kind: Kind, url: string, options: ConformanceHiLoOptions = {}): Promise<AdapterShop<Graph>> {
+  const shop = await openShop(kind, url, { ...testHiLoOptions, ...options });
   const { db, hilo } = shop;
   const id = async (table: string) => (await hilo.nextId(table)) as number;
   let built = 0;
@@ -94,7 +94,7 @@ export function kyselyHarness(kind: Kind): AdapterHarness<Graph> {
     name: `kysely on ${kind}`,
     kind,
     prepare: (url) => createShopTables(kind, url),
-    open: (url) => open(kind, url),
+    open: (url, options) => open(kind, url, options),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
       // under the packages/kysely-compat Jest project the worker maps `kysely` to the same release

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EntityManager, InferEntity, MikroORM } from '@mikro-orm/core';
-import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
+import type { AdapterHarness, AdapterShop, ConformanceHiLoOptions, StoredRows } from '@hilo/testing';
 import { HiLo, type HiLoOptions } from '../../src/index.js';
 import { Customer, defineEntities } from '../fixtures/define-entities.js';
 import { compatVersion, workerTsconfig, createSchema } from './compat.js';
@@ -25,8 +25,8 @@ async function select(orm: MikroORM, sql: string): Promise<Array<Record<string, 
   return orm.em.fork().getConnection().execute<Array<Record<string, unknown>>>(sql);
 }
 
-async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
-  const { orm, log } = await openOrm(kind, url, defineEntities, conformanceHiLoOptions);
+async function openShop(kind: Kind, url: string, options: ConformanceHiLoOptions = {}): Promise<AdapterShop<Graph>> {
+  const { orm, log } = await openOrm(kind, url, defineEntities, { ...conformanceHiLoOptions, ...options });
   const generator = HiLo.generator(orm);
   let built = 0;
   return {
@@ -104,7 +104,7 @@ export function mikroOrmHarness(kind: Kind): AdapterHarness<Graph> {
         await orm.close();
       }
     },
-    open: (url) => openShop(kind, url),
+    open: (url, options) => openShop(kind, url, options),
     worker: {
       script: join(here, 'conformance-worker.ts'),
       // under the packages/mikro-orm-compat Jest project the worker maps `@mikro-orm/*` to the same release

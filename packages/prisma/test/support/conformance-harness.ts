@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
+import type { AdapterHarness, AdapterShop, ConformanceHiLoOptions, StoredRows } from '@hilo/testing';
 import { hilo } from '../../src/index.js';
 import { createBaseClient, createSchema, metadataFor, type BaseClient, type Kind } from '../fixtures.js';
 import { compatVersion } from './compat.js';
@@ -12,9 +12,9 @@ export const conformanceOptions = { blockSize: 5, adaptive: false } as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** A Prisma client with the hilo extension on the test database, as the harness and its worker use it. */
-export function conformanceClient(kind: Kind, url: string) {
+export function conformanceClient(kind: Kind, url: string, options: ConformanceHiLoOptions = {}) {
   const { prisma: base, queries } = createBaseClient(kind, url);
-  const prisma = base.$extends(hilo({ metadata: metadataFor(kind), url, ...conformanceOptions }));
+  const prisma = base.$extends(hilo({ metadata: metadataFor(kind), url, ...conformanceOptions, ...options }));
   return { base, prisma, queries };
 }
 
@@ -39,8 +39,8 @@ async function select(base: BaseClient, sql: string): Promise<Array<Record<strin
   return base.$queryRawUnsafe<Array<Record<string, unknown>>>(sql);
 }
 
-async function openShop(kind: Kind, url: string): Promise<AdapterShop<Graph>> {
-  const { base, prisma, queries } = conformanceClient(kind, url);
+async function openShop(kind: Kind, url: string, options: ConformanceHiLoOptions = {}): Promise<AdapterShop<Graph>> {
+  const { base, prisma, queries } = conformanceClient(kind, url, options);
   const prefix = randomBytes(4).toString('hex');
   let built = 0;
   return {
@@ -114,7 +114,7 @@ export function prismaHarness(kind: Kind): AdapterHarness<Graph> {
     name: `prisma on ${kind}`,
     kind,
     prepare: (url) => createSchema(kind, url),
-    open: (url) => openShop(kind, url),
+    open: (url, options) => openShop(kind, url, options),
     // under the packages/prisma-compat Jest project the worker loads the same Prisma through the module hooks
     // that project's globals name (@hilo/testing's workerMapping), and checks the release
     worker: {

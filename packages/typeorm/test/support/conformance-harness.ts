@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DataSource } from 'typeorm';
-import type { AdapterHarness, AdapterShop, StoredRows } from '@hilo/testing';
+import type { AdapterHarness, AdapterShop, ConformanceHiLoOptions, StoredRows } from '@hilo/testing';
 import type { HiLoTypeOrmOptions } from 'hilo-typeorm';
 import { openDataSource } from './data-source.js';
 import { Customer, Order, OrderItem } from './entities.js';
@@ -27,8 +27,13 @@ interface Graph {
 
 const key = (value: unknown): bigint => BigInt(value as number | string | bigint);
 
-async function openShop(kind: ConformanceKind, url: string): Promise<AdapterShop<Graph>> {
-  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions, {
+async function openShop(
+  kind: ConformanceKind,
+  url: string,
+  options: ConformanceHiLoOptions = {},
+): Promise<AdapterShop<Graph>> {
+  const hiloOptions = { ...conformanceHiLoOptions, ...options };
+  const { dataSource, hilo, log } = await openDataSource({ kind, url, name: url }, hiloOptions, {
     synchronize: false,
   });
   const manager = dataSource.manager;
@@ -98,7 +103,7 @@ export function typeormHarness(kind: ConformanceKind): AdapterHarness<Graph> {
       const { dataSource } = await openDataSource({ kind, url, name: url }, conformanceHiLoOptions);
       await dataSource.destroy();
     },
-    open: (url) => openShop(kind, url),
+    open: (url, options) => openShop(kind, url, options),
     worker: {
       script: join(here, '..', 'child', 'conformance-worker.ts'),
       tsconfig:

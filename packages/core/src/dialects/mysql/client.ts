@@ -1,6 +1,7 @@
 import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
+import { pinnedSessions, type PinnedConnection } from '../../sql/session.js';
 import { driverParams } from '../postgres/client.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
@@ -116,11 +117,33 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
 export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, options: MysqlClientOptions = {}): SqlClient {
   const pool = promisePool(given);
   const direct = executor(pool);
+  const sessions = pinnedSessions(
+    () => pool.getConnection(),
+    (connection, broken) => (broken ? connection.destroy() : connection.release()),
+  );
+  /** A statement on the session's connection; a connection error marks it broken. */
+  const onPinned = async <Row>(
+    pinned: PinnedConnection<MysqlPoolConnectionLike>,
+    sql: string,
+    params?: readonly unknown[],
+  ) => {
+    try {
+      return await executor(pinned.connection!).query<Row>(sql, params);
+    } catch (error) {
+      if (isTransientError(error, mysqlDialect)) pinned.broken = true;
+      throw error;
+    }
+  };
   return {
     dialect: 'mysql',
-    query: direct.query,
+    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      const pinned = sessions.current();
+      return pinned === undefined ? direct.query<Row>(sql, params) : onPinned<Row>(pinned, sql, params);
+    },
+    session: (work) => sessions.run(work),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      const connection = await pool.getConnection();
+      const pinned = sessions.current();
+      const connection = pinned?.connection ?? (await pool.getConnection());
       let broken = false;
       try {
         await connection.query('start transaction');
@@ -139,7 +162,9 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
         if (isTransientError(error, mysqlDialect)) broken = true;
         throw error;
       } finally {
-        if (broken) connection.destroy();
+        // a session's connection goes back when the session ends
+        if (pinned !== undefined) pinned.broken ||= broken;
+        else if (broken) connection.destroy();
         else connection.release();
       }
     },

@@ -1,6 +1,7 @@
 import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
+import { pinnedSessions, type PinnedConnection } from '../../sql/session.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {
@@ -59,11 +60,33 @@ function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
   const direct = executor(pool);
+  const sessions = pinnedSessions(
+    () => pool.connect(),
+    (connection, broken) => connection.release(broken ? true : undefined),
+  );
+  /** A statement on the session's connection; a connection error marks it broken. */
+  const onPinned = async <Row>(
+    pinned: PinnedConnection<PgPoolClientLike>,
+    sql: string,
+    params?: readonly unknown[],
+  ) => {
+    try {
+      return await executor(pinned.connection!).query<Row>(sql, params);
+    } catch (error) {
+      if (isTransientError(error, postgresDialect)) pinned.broken = true;
+      throw error;
+    }
+  };
   return {
     dialect: 'postgres',
-    query: direct.query,
+    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      const pinned = sessions.current();
+      return pinned === undefined ? direct.query<Row>(sql, params) : onPinned<Row>(pinned, sql, params);
+    },
+    session: (work) => sessions.run(work),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      const connection = await pool.connect();
+      const pinned = sessions.current();
+      const connection = pinned?.connection ?? (await pool.connect());
       let broken: unknown;
       try {
         await connection.query('begin');
@@ -83,7 +106,9 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
         if (isTransientError(error, postgresDialect)) broken ??= error;
         throw error;
       } finally {
-        connection.release(broken === undefined ? undefined : true);
+        // a session's connection goes back when the session ends
+        if (pinned !== undefined) pinned.broken ||= broken !== undefined;
+        else connection.release(broken === undefined ? undefined : true);
       }
     },
     async close(): Promise<void> {

@@ -1,0 +1,3 @@
+import { hibernateMismatchSuite } from './hibernate-mismatch-suite.js';
+
+hibernateMismatchSuite('postgres');
