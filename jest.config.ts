@@ -306,7 +306,8 @@ const workspace = {
 /**
  * What the quick tier (`./pnpm test:quick`, scripts/test.mjs) leaves out of the workspace's project: end-to-end files
  * (they pack and install packages, clone the repository, run the demo, the NestJS app, README programs or the `hilo`
- * command as processes) and the fault-injection suites (each waits out timeouts on purpose). The full tier runs them.
+ * command as processes), the fault-injection suites (each waits out timeouts on purpose) and the failover suites (a
+ * primary and standby per test, replication cut, the primary killed). The full tier runs them.
  */
 const NOT_QUICK = [
   '/scripts/test/(pack-install|clone|demo|nestjs-example)\\.',
@@ -315,6 +316,7 @@ const NOT_QUICK = [
   '/packages/cli/test/cli\\.(postgres|mysql)\\.',
   '/packages/drizzle/test/drizzle-kit\\.',
   '/packages/core/test/fault\\.',
+  '/packages/core/test/failover\\.',
 ];
 
 const quick = process.env['HILO_TEST_TIER'] === 'quick';

@@ -10,6 +10,7 @@ export type HiLoErrorCode =
   | 'HILO_MISMATCH'
   | 'HILO_STORE_BEHIND'
   | 'HILO_KEY_LIMIT'
+  | 'HILO_NO_SYNC_STANDBY'
   | 'HILO_CLOSED';
 
 /**
@@ -257,6 +258,31 @@ export class HiLoStoreBehindError extends HiLoError {
     this.column = column;
     this.block = block;
     this.storedKey = storedKey;
+  }
+}
+
+/**
+ * `synchronousStandby: true` asks for reservations that count only once a synchronous standby has them, and the
+ * server cannot give that now: it lists no synchronous standby (`synchronous_standby_names` is empty), none is
+ * connected, or one did not confirm a reservation in time (a standby cut off: an earlier reservation is still
+ * waiting). Retryable when a standby coming back can cure it.
+ */
+export class HiLoSynchronousStandbyError extends HiLoError {
+  constructor(problem: string, options?: { retryable?: boolean; cause?: unknown }) {
+    super(
+      'HILO_NO_SYNC_STANDBY',
+      `\`synchronousStandby: true\` needs a synchronous standby that confirms every reservation, but ${problem}`,
+      {
+        ...options,
+        hint: {
+          library:
+            'Make a standby synchronous on the primary (`synchronous_standby_names`, with the standby streaming; ' +
+            '`pg_stat_replication.sync_state` shows `sync` or `quorum`), or remove `synchronousStandby` to accept ' +
+            'asynchronous replication (see "Failover" in the hilo-core README).',
+          cli: 'Make a standby synchronous on the primary (`synchronous_standby_names`), with the standby streaming.',
+        },
+      },
+    );
   }
 }
 

@@ -12,6 +12,7 @@ export {
   HiLoExhaustedError,
   HiLoMismatchError,
   HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
   type StoreBehindDetails,
@@ -31,7 +32,7 @@ export type {
   SharedStore,
   StoreOverlap,
 } from './engine/types.js';
-export type { HiLoEvent, SegmentStats } from './engine/events.js';
+export type { HiLoEvent, LostReason, SegmentStats } from './engine/events.js';
 export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';
 export { createHiLoGenerator, type HiLoGenerator } from './engine/generator.js';
 export { memorySource, type MemorySource, type MemorySourceOptions } from './sources/memory-source.js';

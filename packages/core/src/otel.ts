@@ -46,6 +46,7 @@ export const SEGMENT_ATTRIBUTE = 'hilo.segment';
  * | `hilo.keys.returned` | counter | `{key}` | `hilo.segment` |
  * | `hilo.keys.lost` | counter | `{key}` | `hilo.segment`, `hilo.reason` |
  * | `hilo.floor.lifts` | counter | `{lift}` | `hilo.segment`, `hilo.table` |
+ * | `hilo.failovers` | counter | `{failover}` | none |
  *
  * @example
  * ```ts
@@ -86,6 +87,10 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
     description: "Hi stores found behind their stored keys and lifted above them (onStoreBehind: 'lift')",
     unit: '{lift}',
   });
+  const failovers = meter.createCounter('hilo.failovers', {
+    description: 'Times hilo found itself on another database server than the one its blocks came from',
+    unit: '{failover}',
+  });
   const issued = meter.createObservableCounter('hilo.keys.issued', { description: 'Keys handed out', unit: '{key}' });
   const available = meter.createObservableGauge('hilo.keys.available', {
     description: 'Keys in memory, ready without a round trip',
@@ -113,6 +118,11 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
 
   return {
     onEvent(event: HiLoEvent): void {
+      if (!('segment' in event)) {
+        if (event.type === 'failover') failovers.add(1);
+        // server-unconfirmed and server-confirmed are in the events only
+        return;
+      }
       const attributes: Attributes = { [SEGMENT_ATTRIBUTE]: event.segment };
       switch (event.type) {
         case 'reserved':

@@ -30,6 +30,7 @@ describe("hilo-core's public API", () => {
         'HiLoExhaustedError',
         'HiLoMismatchError',
         'HiLoStoreBehindError',
+        'HiLoSynchronousStandbyError',
         'HiLoKeyLimitError',
         'HiLoClosedError',
         // generators and sources

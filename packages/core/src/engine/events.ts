@@ -22,7 +22,7 @@ export type HiLoEvent =
       readonly type: 'lost';
       readonly segment: string;
       readonly keys: number;
-      readonly reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch';
+      readonly reason: LostReason;
     }
   | { readonly type: 'resized'; readonly segment: string; readonly from: number; readonly to: number }
   /**
@@ -37,6 +37,20 @@ export type HiLoEvent =
       readonly storedKey: bigint;
       readonly block: Block;
     }
+  /**
+   * hilo's own connection to the database failed (a reservation or a server check): the keys in memory are not
+   * handed out until a server answers (`server-confirmed` when it is the one they were reserved on, `failover`
+   * otherwise). `server` is the identity of the server they were reserved on.
+   */
+  | { readonly type: 'server-unconfirmed'; readonly server: string; readonly error: unknown }
+  /** The server the keys in memory were reserved on answered again: they are handed out again. */
+  | { readonly type: 'server-confirmed'; readonly server: string }
+  /**
+   * hilo found itself on another server than the one its blocks were reserved on (`from` → `to`, e.g. a promoted
+   * standby): every block in memory was discarded (`keysLost`, also reported as `lost` with reason `failover`),
+   * and every later key is above every key reserved before.
+   */
+  | { readonly type: 'failover'; readonly from: string; readonly to: string; readonly keysLost: number }
   /** A reserved block passed 90 % of the segment's `maxKey` (once per segment and generator). */
   | {
       readonly type: 'headroom';
@@ -45,6 +59,14 @@ export type HiLoEvent =
       readonly maxKey: bigint;
       readonly used: number;
     };
+
+/**
+ * Why keys were lost (never handed out): unused at `close`, granted to an attempt already abandoned
+ * (`late-reservation`), past `maxKey` or Number.MAX_SAFE_INTEGER (`overflow`), in a store found behind its stored
+ * keys (`store-behind`), refused because a peer reads the shared store with other settings (`mismatch`), or
+ * reserved on a server hilo no longer talks to (`failover`).
+ */
+export type LostReason = 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover';
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

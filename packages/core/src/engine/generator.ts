@@ -3,7 +3,8 @@ import { BlockSizing } from './block-sizing.js';
 import { beforeDeadline, reserveWithRetry, type ReservationHooks } from './reservation.js';
 import { keysIn, SegmentBlocks } from './segment-blocks.js';
 import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from '../errors.js';
-import type { HiLoEvent, SegmentStats } from './events.js';
+import type { HiLoEvent, LostReason, SegmentStats } from './events.js';
+import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { Block, KeyOf, KeyType } from './types.js';
 
@@ -66,6 +67,9 @@ class Segment extends SegmentBlocks {
   inflightAbort: AbortController | undefined;
   prepared: Promise<void> | undefined;
   startVerified = false;
+  floor: bigint | undefined;
+  /** Keys taken out of hand while the server is unconfirmed (see `ServerWatch`), ascending. */
+  parked: Block[] = [];
   /** Set when a peer sharing the store was found reading it with other settings: every later call rejects with it. */
   refused: HiLoError | undefined;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
@@ -105,6 +109,10 @@ class Segment extends SegmentBlocks {
         ),
       accept: (blocks, ms) => owner.accept(this, blocks, ms),
       lose: (blocks, reason) => owner.lose(this, blocks, reason),
+      observe: (identity) => owner.watch.observe(identity),
+      suspect: (error) => owner.watch.suspect(error),
+      failovers: () => owner.watch.failovers,
+      unidentified: () => owner.watch.unidentified(),
       unissued: () => this.unissued(),
       held: () => this.held(),
       refuse: (error) => owner.refuse(this, error),
@@ -121,10 +129,26 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private readonly bigint: boolean;
   closed = false;
   private closing: Promise<void> | undefined;
+  /** Which server the blocks in memory came from (DESIGN rule 7). */
+  readonly watch: ServerWatch;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
     this.bigint = options.keyType === 'bigint';
+    this.watch = new ServerWatch(options.source, options.serverCheckMs, options.timeoutMs, {
+      park: () => {
+        for (const s of this.segments.values()) s.parked.push(...s.drain());
+      },
+      restore: () => {
+        for (const s of this.segments.values()) {
+          if (s.parked.length === 0) continue;
+          s.queue.unshift(...s.parked.splice(0));
+          s.advanceIfEmpty();
+        }
+      },
+      failover: (from, to) => this.failover(from, to),
+      emit: (event) => this.emit(event),
+    });
   }
 
   // ---- hot path -------------------------------------------------------------------------------------
@@ -242,7 +266,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
           await this.refill(s, { attempts: 1 });
         } catch (error) {
           const reason = error instanceof Error ? error.message : String(error);
-          if (error instanceof HiLoError && !error.retryable) throw error;
+          // an error that names its own fix (e.g. no synchronous standby) is not "the database is unreachable"
+          if (error instanceof HiLoError && (!error.retryable || error.hint !== undefined)) throw error;
           throw new HiLoSourceUnavailableError(
             `Could not reserve keys for segment "${segment}" at start-up from ${this.options.source.description}: ` +
               `${reason} Check that the database is running and reachable.`,
@@ -329,11 +354,38 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     s.advanceIfEmpty();
   }
 
-  lose(
-    s: Segment,
-    blocks: readonly Block[],
-    reason: 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch',
-  ): void {
+  /**
+   * hilo is on another server than the one its blocks were reserved on: every block in memory or parked is
+   * discarded, and each segment's later keys must lie above every key it reserved before (its `floor`).
+   */
+  private failover(from: string, to: string): void {
+    let keysLost = 0;
+    for (const s of this.segments.values()) {
+      const lost = [...s.parked.splice(0), ...s.drain()];
+      if (lost.length > 0) {
+        keysLost += keysIn(lost);
+        this.lose(s, lost, 'failover');
+      }
+      if (s.highestKey > 0n && (s.floor === undefined || s.highestKey > s.floor)) s.floor = s.highestKey;
+      // the new server's stored keys are read again before its first block is handed out
+      s.startVerified = false;
+    }
+    this.emit({ type: 'failover', from, to, keysLost });
+    // raise each store above the keys reserved before at once, not at the segment's next use: a process starting
+    // on the new server meanwhile gets blocks below them, and every later block (ours and its) lies above
+    setImmediate(() => {
+      for (const s of this.segments.values()) {
+        if (!this.closed && s.floor !== undefined) void this.refill(s).catch(() => undefined);
+      }
+    });
+    process.emitWarning(
+      `hilo: the database server changed (${from} → ${to}), e.g. a standby was promoted; ${keysLost} keys reserved ` +
+        `on the old server were discarded, and every later key is above every key reserved before.`,
+      { code: 'HILO_FAILOVER' },
+    );
+  }
+
+  lose(s: Segment, blocks: readonly Block[], reason: LostReason): void {
     const keys = keysIn(blocks);
     s.stats.keysLost += keys;
     this.emit({ type: 'lost', segment: s.name, keys, reason });
@@ -342,7 +394,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   /** Refuses `s` for good (a peer reads the shared store differently): its keys in hand are never handed out. */
   refuse(s: Segment, error: HiLoError): void {
     s.refused = error;
-    const unused = s.drain();
+    const unused = [...s.parked.splice(0), ...s.drain()];
     if (unused.length > 0) this.lose(s, unused, 'mismatch');
   }
 
@@ -395,6 +447,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     this.closed = true;
     // bounded: on a stalled connection, stop waiting and leave gaps (never duplicates: nothing is handed out after close)
     const deadline = performance.now() + this.options.closeTimeoutMs;
+    // keys parked while the server is unconfirmed are never given back: the server may not be the one they came from
+    const unconfirmed = this.watch.parked;
+    this.watch.stop();
     const pending: Promise<unknown>[] = [];
     for (const s of this.segments.values()) {
       s.inflightAbort?.abort(new HiLoClosedError());
@@ -403,11 +458,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     await beforeDeadline(Promise.all(pending), deadline);
     const source = this.options.source;
     for (const s of this.segments.values()) {
-      const unused = s.drain();
+      const unused = [...s.parked.splice(0), ...s.drain()];
       if (unused.length === 0) continue;
       const latest = unused[unused.length - 1]!;
       let returned = 0;
-      if (source.release && s.overflow === undefined) {
+      if (source.release && s.overflow === undefined && !unconfirmed) {
         try {
           if ((await beforeDeadline(source.release(s.name, latest), deadline)) === true) returned = keysIn([latest]);
         } catch {

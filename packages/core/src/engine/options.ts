@@ -160,6 +160,22 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   onStoreBehind?: 'error' | 'lift';
   /**
+   * How often, in ms, hilo asks the database which server it is (PostgreSQL: system identifier, WAL timeline
+   * and postmaster start time; one small query per generator, never per key), so that blocks reserved on a
+   * server that is gone are not handed out from another one (a standby promoted after it missed the last
+   * reservations): see "Failover" in the README. The same identity is read with every reservation and right
+   * after hilo's own connection fails; until a server answers again, the keys in memory are not handed out. The
+   * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus
+   * `timeoutMs` at most. `false` checks only with reservations and after connection errors. Sources that cannot
+   * tell servers apart (MariaDB, SQLite, memory) are never checked.
+   * @default 1000
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, serverCheckMs: 250 })
+   * ```
+   */
+  serverCheckMs?: number | false;
+  /**
    * Settings for single segments, e.g. `{ orders: { blockSize: 1000 } }`.
    * @default {}
    */
@@ -199,6 +215,7 @@ export interface ResolvedOptions {
   readonly onEvent: ((event: HiLoEvent) => void) | undefined;
   readonly storedKeys: StoredKeys | undefined;
   readonly onStoreBehind: 'error' | 'lift';
+  readonly serverCheckMs: number | undefined;
 }
 
 function keyLimit(name: string, value: unknown): bigint {
@@ -234,6 +251,7 @@ export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'onEvent',
   'storedKeys',
   'onStoreBehind',
+  'serverCheckMs',
 ]);
 
 /** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
@@ -373,8 +391,11 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
         `set \`storedKeys\` or remove \`onStoreBehind\`.`,
     );
   }
+  const check = options.serverCheckMs ?? 1000;
+  const serverCheckMs = check === false ? undefined : checkInteger('serverCheckMs', check, { min: 10, max: 3_600_000 });
   return {
     source,
+    serverCheckMs,
     storedKeys,
     onStoreBehind,
     blockSize,

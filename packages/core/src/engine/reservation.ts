@@ -1,5 +1,6 @@
 import { HiLoClosedError, HiLoError, HiLoExhaustedError, HiLoSourceError, HiLoTimeoutError } from '../errors.js';
-import type { HiLoEvent } from './events.js';
+import type { HiLoEvent, LostReason } from './events.js';
+import type { Observed } from './server-watch.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block } from './types.js';
 import { reserveVerified } from './verified-blocks.js';
@@ -11,6 +12,11 @@ export interface ReservingSegment {
   prepared: Promise<void> | undefined;
   /** Whether a reservation of this generator checked the store against the largest stored key (`storedKeys`). */
   startVerified: boolean;
+  /**
+   * After a failover: the highest key reserved on the servers hilo left. Keys only grow in a process, so a block
+   * at or below it is discarded and the store raised above it.
+   */
+  floor: bigint | undefined;
   readonly stats: { failedAttempts: number };
 }
 
@@ -22,9 +28,17 @@ export interface ReservationHooks {
   accept(blocks: readonly Block[], ms: number): void;
   /**
    * Blocks granted but never used: they came after the attempt was abandoned, or after close, or a check of
-   * the stored keys refused them.
+   * the stored keys refused them, or they were reserved on a server hilo left (failover).
    */
-  lose(blocks: readonly Block[], reason: 'late-reservation' | 'close' | 'store-behind' | 'mismatch'): void;
+  lose(blocks: readonly Block[], reason: LostReason): void;
+  /** A reservation reached the server `identity` (read in its own statement); `retired`: one hilo has left. */
+  observe(identity: string): Observed;
+  /** A reservation failed in a way that may mean the server went away: look at the server now. */
+  suspect(error: unknown): void;
+  /** A reservation reported no server: the generator may learn it from a check instead. */
+  unidentified(): void;
+  /** How many failovers the generator has seen: blocks of an attempt that saw this change are never used. */
+  failovers(): number;
   /** The keys in hand never handed out, ascending. */
   unissued(): readonly Block[];
   /** The blocks in hand with how many keys of each were handed out. */
@@ -76,6 +90,7 @@ export async function reserveWithRetry(
       segment.stats.failedAttempts++;
       if (hooks.closed()) throw new HiLoClosedError();
       const retryable = error instanceof HiLoError ? error.retryable : false;
+      if (retryable) hooks.suspect(error);
       if (!retryable) {
         hooks.emit({ type: 'failed', segment: segment.name, error });
         throw error;
@@ -137,6 +152,8 @@ async function reserveOnce(
     }, options.timeoutMs);
   });
   let settled = false;
+  // the failovers seen when the blocks' server was last known to be the current one
+  let epoch = hooks.failovers();
   try {
     const work = (async () => {
       if (segment.prepared === undefined) {
@@ -145,7 +162,7 @@ async function reserveOnce(
         segment.prepared.catch(() => (segment.prepared = undefined));
       }
       await segment.prepared;
-      const reserve = () => options.source.reserve(segment.name, { size: hooks.size(), signal: attempt.signal });
+      const reserve = () => reserveOnServer(options, segment, hooks, attempt.signal, (n) => (epoch = n));
       const storedKeys = options.storedKeys;
       if (storedKeys === undefined) return await reserve();
       const blocks = await reserveVerified(
@@ -173,6 +190,15 @@ async function reserveOnce(
       hooks.lose(blocks, 'close');
       throw new HiLoClosedError();
     }
+    if (hooks.failovers() !== epoch) {
+      // a failover was noticed while these blocks were being checked: they may come from the server hilo left
+      hooks.lose(blocks, 'failover');
+      throw new HiLoSourceError(
+        `A failover was noticed while keys for segment "${segment.name}" were being reserved; they are discarded ` +
+          `and the reservation is tried again on the new server.`,
+        { retryable: true },
+      );
+    }
     hooks.accept(blocks, performance.now() - started);
   } catch (error) {
     settled = true;
@@ -180,6 +206,57 @@ async function reserveOnce(
   } finally {
     clearTimeout(timer);
     closeSignal.removeEventListener('abort', onClose);
+  }
+}
+
+/** How many times one attempt raises the store above the floor after a failover before it gives up. */
+const MAX_RAISES = 3;
+
+/**
+ * One call of the source, with the server it reached compared with the one the blocks in memory came from
+ * (DESIGN rule 7): a block from a server hilo has left is discarded (retryable), and after a failover a block not
+ * above every key reserved before is discarded and the store raised above them, so keys only grow.
+ */
+async function reserveOnServer(
+  options: ResolvedOptions,
+  segment: ReservingSegment,
+  hooks: ReservationHooks,
+  signal: AbortSignal,
+  onServer: (failovers: number) => void,
+): Promise<readonly Block[]> {
+  const source = options.source;
+  for (let raises = 0; ; raises++) {
+    const seen: { server?: string } = {};
+    const blocks = await source.reserve(segment.name, {
+      size: hooks.size(),
+      signal,
+      server: (identity) => (seen.server = identity),
+    });
+    if (seen.server !== undefined && hooks.observe(seen.server) === 'retired') {
+      hooks.lose(blocks, 'failover');
+      throw new HiLoSourceError(
+        `Hi source ${source.description} reserved keys for segment "${segment.name}" on a server hilo left after a ` +
+          `failover (${seen.server}); they are discarded and the reservation is tried again.`,
+        { retryable: true },
+      );
+    }
+    if (seen.server !== undefined) onServer(hooks.failovers());
+    else hooks.unidentified();
+    const floor = segment.floor;
+    if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) {
+      segment.floor = undefined;
+      return blocks;
+    }
+    hooks.lose(blocks, 'failover');
+    if (source.raiseAbove === undefined || raises >= MAX_RAISES) {
+      throw new HiLoSourceError(
+        `Hi source ${source.description} returned block [${blocks[0]!.first}, ${blocks[blocks.length - 1]!.last}] ` +
+          `for segment "${segment.name}" after a failover, not above key ${floor} reserved before it` +
+          (source.raiseAbove === undefined ? ', and it cannot raise its store. ' : ` after ${raises} raises. `) +
+          `Raise it with \`hilo floor\` above the keys the old server handed out.`,
+      );
+    }
+    await source.raiseAbove(segment.name, floor, signal);
   }
 }
 

@@ -12,6 +12,11 @@ export interface ReserveRequest {
   readonly size: number;
   /** Aborted when the generator's `timeoutMs` runs out or the generator closes. */
   readonly signal: AbortSignal;
+  /**
+   * A source that can tell which database server reserved the blocks calls this before it resolves, with that
+   * server's identity read in the same statement (or transaction) as the reservation; see {@link HiSource.server}.
+   */
+  readonly server?: (identity: string) => void;
 }
 
 /**
@@ -46,6 +51,15 @@ export interface HiSource {
    * `onStoreBehind: 'lift'` when it found the store behind the segment's stored keys (see {@link StoredKeys}).
    */
   raiseAbove?(segment: string, above: bigint, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * The identity of the server the source reserves on now (PostgreSQL: system identifier, WAL timeline and
+   * postmaster start time), or `undefined` when it cannot tell (MariaDB, SQLite, a role that may not read it).
+   * Two different identities mean the blocks reserved on the first may be unknown to the second (a promoted
+   * standby that missed the last reservations): the generator then discards them (DESIGN rule 7). Rejects when
+   * the server cannot be reached. A source with this method reports the same identity through
+   * {@link ReserveRequest.server} with each reservation.
+   */
+  server?(signal: AbortSignal): Promise<string | undefined>;
   /** Frees the source's own resources (not a pool the caller passed in). */
   close?(): Promise<void>;
 }

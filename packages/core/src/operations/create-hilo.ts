@@ -57,6 +57,18 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<
    * ```
    */
   readonly storedKeys?: readonly StoredKeyColumn[] | StoredKeys | undefined;
+  /**
+   * PostgreSQL: reservations count only once a synchronous standby has them, so a standby promoted after a
+   * failover never hands out a key handed out before; the server must have a synchronous standby
+   * (`HiLoSynchronousStandbyError` otherwise). Costs the standby's round trip per reservation, never per key.
+   * See "Failover" in the README.
+   * @default false
+   * @example
+   * ```ts
+   * createHiLo({ client, synchronousStandby: true });
+   * ```
+   */
+  readonly synchronousStandby?: boolean | undefined;
 }
 
 /** The option names of {@link CreateHiLoOptions}. */
@@ -67,6 +79,7 @@ export const CREATE_HILO_OPTION_NAMES: ReadonlySet<string> = new Set([
   'schema',
   'strategy',
   'create',
+  'synchronousStandby',
 ]);
 
 /**
@@ -100,6 +113,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     strategy,
     create,
     storedKeys: stored,
+    synchronousStandby,
     ...generatorOptions
   } = options;
   const storedKeys: StoredKeys | undefined =
@@ -115,6 +129,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
   const common = {
     ...(schema === undefined ? {} : { schema }),
     ...(create === undefined ? {} : { create }),
+    ...(synchronousStandby === undefined ? {} : { synchronousStandby }),
     // a sequence or row created now starts above the rows, not at 1: creating it is not the store falling behind
     ...(storedKeys === undefined || create === false
       ? {}

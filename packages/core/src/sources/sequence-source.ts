@@ -14,8 +14,10 @@ import {
 import type { Block, ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isDuplicate } from '../sql/driver-errors.js';
+import type { ReserveStatementOptions } from '../sql/replication.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
+import { sourceReplication } from './replication-support.js';
 import { largestKeyIn, retryLostConnection } from './table-source.js';
 
 /** Strategies a sequence source supports. */
@@ -75,6 +77,17 @@ export interface SequenceSourceOptions {
    * @default none (a new sequence starts at its first block)
    */
   readonly createAbove?: (segment: string) => Promise<bigint | undefined>;
+  /**
+   * Reservations count only once a synchronous standby has them: each reservation's commit waits until the
+   * standby flushed it (PostgreSQL's `synchronous_commit = on` for that statement, plus a WAL record so that a
+   * sequence's logged-ahead values are covered too), so a standby promoted after a failover never hands out a
+   * key this source handed out. Before its first reservation the source checks that the server has a
+   * synchronous standby (`synchronous_standby_names`, `pg_stat_replication`) and otherwise fails with
+   * `HiLoSynchronousStandbyError`, as it does while an earlier reservation still waits for a standby that lags
+   * or was cut off. PostgreSQL only. See "Failover" in the hilo-core README.
+   * @default false
+   */
+  readonly synchronousStandby?: boolean;
 }
 
 /** Suffix of default sequence names; `status()` lists sequences that end with it. */
@@ -92,8 +105,11 @@ export interface SequenceStatements {
     schema: string | undefined,
     name: string,
   ): Promise<bigint | undefined>;
-  /** `count` values of `nextval`, in one round trip. */
-  nextValues(client: SqlClient, sequence: string, count: number): Promise<bigint[]>;
+  /**
+   * `count` values of `nextval`, in one round trip; with `options`, also the server's identity (reported before
+   * it resolves) and a commit that waits for a synchronous standby, in the same statement.
+   */
+  nextValues(client: SqlClient, sequence: string, count: number, options?: ReserveStatementOptions): Promise<bigint[]>;
   /** Makes the next value at least `target` without ever moving back; resolves with whether it moved. */
   raiseTo(client: SqlClient, sequence: string, incrementBy: bigint, target: bigint): Promise<boolean>;
   /**
@@ -136,6 +152,10 @@ export function createSequenceSource(
   /** Per segment, the INCREMENT BY the sequence really has: each `nextval` value is a block of that size. */
   const actualIncrement = new Map<string, bigint>();
   const fixedIncrement = options.fixedIncrement;
+  const description =
+    `${dialect} sequence per segment${schema === undefined ? '' : ` in schema ${schema}`} (${strategy}, ` +
+    `increment ${increment})`;
+  const replication = sourceReplication(client, rules, description, options.synchronousStandby ?? false);
 
   function sequenceOf(segment: string): { name: string; quoted: string } {
     validateSegment(segment);
@@ -200,7 +220,13 @@ export function createSequenceSource(
     actualIncrement.set(segment, actual);
   }
 
-  function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+  /** With `synchronousStandby`, the standby is checked first: creating a sequence would wait for it too. */
+  async function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+    await replication.check(signal);
+    return prepareSegment(segment, signal);
+  }
+
+  function prepareSegment(segment: string, signal?: AbortSignal): Promise<void> {
     const { name, quoted } = sequenceOf(segment);
     let done = prepared.get(segment);
     if (!done) {
@@ -224,12 +250,17 @@ export function createSequenceSource(
     // `hilo` hi 0 and a `pooled` value below `increment` hold fewer keys (keys < 1 are skipped): top up
     while (keyCount(blocks) < BigInt(size)) {
       const missing = Number(BigInt(size) - keyCount(blocks));
-      const work = retryLostConnection(() =>
-        sql.nextValues(client, quoted, incrementsFor(missing, Number(perValue))),
-      ).catch((error: unknown) => {
-        throw fail(error, action, quoted);
-      });
-      const values = await abortable(work, request.signal, action);
+      const statement = await replication.statementOptions(request);
+      const values = await replication.run(
+        () =>
+          retryLostConnection(() =>
+            sql.nextValues(client, quoted, incrementsFor(missing, Number(perValue)), statement),
+          ).catch((error: unknown) => {
+            throw fail(error, action, quoted);
+          }),
+        request.signal,
+        action,
+      );
       blocks.push(...keyArithmetic.blocksFromValues(strategy, values, perValue));
     }
     return blocks.length > 1 ? mergeBlocks(sortBlocks(blocks)) : blocks;
@@ -287,11 +318,10 @@ export function createSequenceSource(
     kind: 'sequence',
     dialect,
     strategy,
-    description:
-      `${dialect} sequence per segment${schema === undefined ? '' : ` in schema ${schema}`} (${strategy}, ` +
-      `increment ${increment})`,
+    description,
     prepare,
     reserve,
+    ...(replication.server === undefined ? {} : { server: replication.server }),
     raiseAbove,
     raiseFloor,
     status,

@@ -7,6 +7,8 @@ import { keyArithmetic, mergeBlocks, validateStrategy, type HiLoStrategy } from 
 import type { Block, ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isDuplicate, isLostConnection, isMissingObject } from '../sql/driver-errors.js';
+import type { ReserveStatementOptions } from '../sql/replication.js';
+import { sourceReplication } from './replication-support.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
 
@@ -53,6 +55,17 @@ export interface TableSourceOptions {
    * @default none (a new row starts at the first block)
    */
   readonly createAbove?: (segment: string) => Promise<bigint | undefined>;
+  /**
+   * Reservations count only once a synchronous standby has them: each reservation's commit waits until the
+   * standby flushed it (PostgreSQL's `synchronous_commit = on` for that statement, plus a WAL record so that a
+   * sequence's logged-ahead values are covered too), so a standby promoted after a failover never hands out a
+   * key this source handed out. Before its first reservation the source checks that the server has a
+   * synchronous standby (`synchronous_standby_names`, `pg_stat_replication`) and otherwise fails with
+   * `HiLoSynchronousStandbyError`, as it does while an earlier reservation still waits for a standby that lags
+   * or was cut off. PostgreSQL only. See "Failover" in the hilo-core README.
+   * @default false
+   */
+  readonly synchronousStandby?: boolean;
 }
 
 /** The SQL one database speaks for a table source. Identifiers arrive validated and quoted. */
@@ -62,7 +75,10 @@ export interface TableStatements {
   createTable(table: string, segment: string, value: string): string;
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
-  /** Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a row. */
+  /**
+   * Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a
+   * row. With `options`, also the server's identity and a commit that waits for a synchronous standby.
+   */
   advance(
     client: SqlClient,
     table: string,
@@ -70,6 +86,7 @@ export interface TableStatements {
     value: string,
     key: string,
     amount: bigint,
+    options?: ReserveStatementOptions,
   ): Promise<bigint | undefined>;
   /** Params `[newValue, segment, expected]`. */
   compareAndSet(table: string, segment: string, value: string): string;
@@ -136,6 +153,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const description = `${dialect} table ${table}`;
   const missingHint = missingObjectHint(`table ${table}`);
   const prepared = new Map<string, Promise<void>>();
+  const replication = sourceReplication(client, rules, description, options.synchronousStandby ?? false);
 
   const fail = (error: unknown, action: string) =>
     convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
@@ -164,7 +182,13 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     }
   }
 
-  function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+  /** With `synchronousStandby`, the standby is checked first: inserting the row would wait for it too. */
+  async function prepare(segment: string, signal?: AbortSignal): Promise<void> {
+    await replication.check(signal);
+    return prepareSegment(segment, signal);
+  }
+
+  function prepareSegment(segment: string, signal?: AbortSignal): Promise<void> {
     validateSegment(segment);
     let done = prepared.get(segment);
     if (!done) {
@@ -192,8 +216,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     return abortable(done, signal, `preparing segment "${segment}"`);
   }
 
-  async function advance(segment: string, amount: bigint): Promise<bigint> {
-    let value = await sql.advance(client, table, seg, val, segment, amount);
+  async function advance(segment: string, amount: bigint, statement?: ReserveStatementOptions): Promise<bigint> {
+    let value = await sql.advance(client, table, seg, val, segment, amount, statement);
     if (value === undefined) {
       // the row vanished after prepare (or prepare was skipped): create it again only if allowed
       if (!create)
@@ -201,7 +225,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
           hint: missingObjectHint('it', segment),
         });
       await insertRow(segment);
-      value = await sql.advance(client, table, seg, val, segment, amount);
+      value = await sql.advance(client, table, seg, val, segment, amount, statement);
       if (value === undefined)
         throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
     }
@@ -212,21 +236,23 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const size = checkInteger('size', request.size);
     await prepare(segment, request.signal);
     const action = `reserving ${size} keys for segment "${segment}"`;
-    const work = retryLostConnection(async (): Promise<Block[]> => {
-      if (strategy === 'hilo') {
-        // the row holds the next hi: the his taken are next − his … next − 1
-        const his = BigInt(Math.ceil(size / Number(increment)));
-        const next = await advance(segment, his);
-        return keyArithmetic.blocksFromValueRange('hilo', next - his, next - 1n, increment);
-      }
-      const amount = BigInt(size);
-      const value = await advance(segment, amount);
-      // pooled-lo stores the next free key (the block starts at the value before), range the last reserved one
-      return keyArithmetic.blocksFromValues(strategy, [strategy === 'pooled-lo' ? value - amount : value], amount);
-    }).catch((error: unknown) => {
-      throw fail(error, action);
-    });
-    const blocks = await abortable(work, request.signal, action);
+    const statement = await replication.statementOptions(request);
+    const work = () =>
+      retryLostConnection(async (): Promise<Block[]> => {
+        if (strategy === 'hilo') {
+          // the row holds the next hi: the his taken are next − his … next − 1
+          const his = BigInt(Math.ceil(size / Number(increment)));
+          const next = await advance(segment, his, statement);
+          return keyArithmetic.blocksFromValueRange('hilo', next - his, next - 1n, increment);
+        }
+        const amount = BigInt(size);
+        const value = await advance(segment, amount, statement);
+        // pooled-lo stores the next free key (the block starts at the value before), range the last reserved one
+        return keyArithmetic.blocksFromValues(strategy, [strategy === 'pooled-lo' ? value - amount : value], amount);
+      }).catch((error: unknown) => {
+        throw fail(error, action);
+      });
+    const blocks = await replication.run(work, request.signal, action);
     if (blocks.length === 0 || blocks.reduce((n, b) => n + b.last - b.first + 1n, 0n) < BigInt(size)) {
       // only hi 0 of `hilo` is short (key 0 is skipped): top up
       const more = await reserve(segment, request);
@@ -299,6 +325,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     description,
     prepare,
     reserve,
+    ...(replication.server === undefined ? {} : { server: replication.server }),
     release,
     raiseAbove,
     raiseFloor,

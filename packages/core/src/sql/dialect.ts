@@ -1,3 +1,4 @@
+import type { ReplicationSql } from './replication.js';
 import type { SqlDialect } from './sql-client.js';
 
 /** The fields of a driver error (pg, mysql2, node:sqlite, better-sqlite3) the dialects read. */
@@ -60,6 +61,11 @@ export interface Dialect {
    * again); `undefined` when its codes do not say, so that generic checks (socket errors, messages) decide.
    */
   isTransient(error: DriverErrorLike): boolean | undefined;
+  /**
+   * The server's identity and synchronous-standby statements, where the database has them (PostgreSQL): hilo
+   * notices a failover with the first and offers `synchronousStandby` with the second.
+   */
+  readonly replication?: ReplicationSql;
   /** Whether a driver error says a table, sequence or schema does not exist. */
   isMissingObject(error: DriverErrorLike): boolean;
   /** Whether a driver error is a unique-key violation or an object that already exists (a lost creation race). */

@@ -25,13 +25,17 @@ export const mariadbSequenceStatements: SequenceStatements = {
       throw error;
     }
   },
-  async nextValues(client, q, count) {
-    // seq_1_to_N is MariaDB's built-in Sequence engine table; N is a validated integer
+  async nextValues(client, q, count, options) {
+    // seq_1_to_N is MariaDB's built-in Sequence engine table; N is a validated integer. The server's identity
+    // (issue #40) is read in the same statement.
+    const server = options?.server === undefined ? '' : `, (select ${mysqlDialect.replication!.identity}) as srv`;
     const sql =
       count === 1
-        ? `select cast(nextval(${q}) as char) as v`
-        : `select cast(nextval(${q}) as char) as v from seq_1_to_${Math.trunc(count)}`;
-    const { rows } = await client.query<{ v: unknown }>(sql);
+        ? `select cast(nextval(${q}) as char) as v${server}`
+        : `select cast(nextval(${q}) as char) as v${server} from seq_1_to_${Math.trunc(count)}`;
+    const { rows } = await client.query<{ v: unknown; srv?: unknown }>(sql);
+    const identity = rows[0]?.srv;
+    if (options?.server !== undefined && typeof identity === 'string') options.server(identity);
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   },
   async raiseTo(client, q, _incrementBy, target) {

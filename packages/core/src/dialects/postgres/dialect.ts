@@ -1,4 +1,5 @@
 import { codeOf, type Dialect } from '../../sql/dialect.js';
+import { postgresReplication } from './replication.js';
 
 /** SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock. */
 const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03']);
@@ -27,6 +28,7 @@ export const postgresDialect: Dialect = {
   hasSchemas: true,
   tableSuffix: '',
   defaultSource: 'sequence',
+  replication: postgresReplication,
   isTransient(error) {
     const code = codeOf(error);
     if (code !== undefined && POSTGRES_JS_LOST_CONNECTION.has(code)) return true;

@@ -8,6 +8,21 @@ import {
   type SequenceStatements,
 } from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
+import type { ReserveStatementOptions } from '../../sql/replication.js';
+import { postgresReplication } from './replication.js';
+
+/** The columns a reservation statement adds for `options`: the server's identity and the synchronous commit. */
+export function extraColumns(options: ReserveStatementOptions | undefined): string {
+  return (
+    (options?.server === undefined ? '' : `, (select ${postgresReplication.identity}) as srv`) +
+    (options?.synchronous === true ? `, (select ${postgresReplication.synchronousCommit!}) as sync` : '')
+  );
+}
+
+/** Reports the identity a reservation statement read (see {@link extraColumns}). */
+export function reportServer(row: { srv?: unknown } | undefined, options: ReserveStatementOptions | undefined): void {
+  if (options?.server !== undefined && typeof row?.srv === 'string') options.server(row.srv);
+}
 
 /** PostgreSQL SQL of the sequence source. */
 export const postgresSequenceStatements: SequenceStatements = {
@@ -21,15 +36,18 @@ export const postgresSequenceStatements: SequenceStatements = {
     );
     return rows[0] === undefined ? undefined : toBigInt(rows[0].i, 'INCREMENT BY');
   },
-  async nextValues(client, q, count) {
-    // the quoted name travels as a parameter: `regclass` parses it, nothing is spliced into SQL
+  async nextValues(client, q, count, options) {
+    // the quoted name travels as a parameter: `regclass` parses it, nothing is spliced into SQL; the identity and
+    // the synchronous commit are uncorrelated subqueries, evaluated once per statement whatever the row count
+    const extra = extraColumns(options);
     const { rows } =
       count === 1
-        ? await client.query<{ v: unknown }>('select nextval($1::regclass)::text as v', [q])
-        : await client.query<{ v: unknown }>(
-            'select nextval($1::regclass)::text as v from generate_series(1, $2::int)',
+        ? await client.query<{ v: unknown; srv?: unknown }>(`select nextval($1::regclass)::text as v${extra}`, [q])
+        : await client.query<{ v: unknown; srv?: unknown }>(
+            `select nextval($1::regclass)::text as v${extra} from generate_series(1, $2::int)`,
             [q, count],
           );
+    reportServer(rows[0], options);
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   },
   raiseTo(client, q, incrementBy, target) {

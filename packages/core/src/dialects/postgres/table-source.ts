@@ -1,5 +1,6 @@
 import type { SqlClient } from '../../sql/sql-client.js';
 import { postgresDialect } from './dialect.js';
+import { extraColumns, reportServer } from './sequence-source.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import {
   createTableSource,
@@ -13,11 +14,12 @@ export const postgresTableStatements: TableStatements = {
   dialect: postgresDialect,
   createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) primary key, ${v} bigint not null)`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values ($1, $2::bigint) on conflict (${s}) do nothing`,
-  async advance(client, t, s, v, key, amount) {
-    const { rows } = await client.query<{ v: unknown }>(
-      `update ${t} set ${v} = ${v} + $1::bigint where ${s} = $2 returning ${v}::text as v`,
+  async advance(client, t, s, v, key, amount, options) {
+    const { rows } = await client.query<{ v: unknown; srv?: unknown }>(
+      `update ${t} set ${v} = ${v} + $1::bigint where ${s} = $2 returning ${v}::text as v${extraColumns(options)}`,
       [amount, key],
     );
+    reportServer(rows[0], options);
     return rows[0] === undefined ? undefined : toBigInt(rows[0].v, 'the stored value');
   },
   compareAndSet: (t, s, v) => `update ${t} set ${v} = $1::bigint where ${s} = $2 and ${v} = $3::bigint`,

@@ -1,0 +1,151 @@
+import { HiLoError } from '../errors.js';
+import type { HiLoEvent } from './events.js';
+import type { HiSource } from './types.js';
+
+/** What the watch does to the generator's blocks. */
+export interface ServerWatchHooks {
+  /** Stop handing out the keys in memory (they are kept) until the server is confirmed. */
+  park(): void;
+  /** The server is the one the blocks were reserved on: hand the parked keys out again. */
+  restore(): void;
+  /** Another server: discard every block in memory or parked, and keep later keys above those reserved. */
+  failover(from: string, to: string): void;
+  emit(event: HiLoEvent): void;
+}
+
+/** How a reservation's server compares with the one the blocks in memory came from. */
+export type Observed = 'same' | 'retired';
+
+/**
+ * Knows which server the blocks in memory were reserved on (DESIGN rule 7) and notices when hilo is talking to
+ * another one. It learns the server from each reservation (read in the reservation's own statement) and from
+ * `source.server()`, which it calls every `intervalMs` and right after hilo's own connection failed.
+ *
+ * While a check is due after a failure (the server stopped answering, a reservation lost its connection), the
+ * keys in memory are parked: not handed out until a server answers. The same server gives them back; another
+ * one discards them. Keys handed out from a block the new server may not know about are thus bounded by the
+ * time between the server going away and the first failed check: at most `intervalMs` plus one check's
+ * `timeoutMs`, and only when the old server went silent without refusing connections.
+ */
+export class ServerWatch {
+  /** The server the blocks in memory (and parked) were reserved on. */
+  private known: string | undefined;
+  /** Servers hilo left: a late answer from one of them is never used. */
+  private readonly retired = new Set<string>();
+  /** How many times hilo found itself on another server. */
+  failovers = 0;
+  /** Whether the keys in memory are parked until a server answers. */
+  parked = false;
+  private timer: NodeJS.Timeout | undefined;
+  private checking: Promise<void> | undefined;
+  /** The check in flight, aborted by `stop()`. */
+  private attempt: AbortController | undefined;
+  private stopped = false;
+  /** The source answered a check without an identity (it cannot tell): reservations no longer ask. */
+  private unknowable = false;
+
+  constructor(
+    private readonly source: HiSource,
+    private readonly intervalMs: number | undefined,
+    private readonly timeoutMs: number,
+    private readonly hooks: ServerWatchHooks,
+  ) {}
+
+  /**
+   * A reservation (or a check) reached `identity`. `retired`: a server hilo already left answered (a connection
+   * opened before the failover); its blocks must not be used.
+   */
+  observe(identity: string): Observed {
+    if (this.retired.has(identity)) return 'retired';
+    if (this.known === undefined) {
+      this.known = identity;
+      this.startTimer();
+    } else if (identity !== this.known) {
+      const from = this.known;
+      this.retired.add(from);
+      this.known = identity;
+      this.parked = false;
+      this.failovers++;
+      this.hooks.failover(from, identity);
+      return 'same';
+    }
+    if (this.parked) {
+      this.parked = false;
+      this.hooks.restore();
+      this.hooks.emit({ type: 'server-confirmed', server: identity });
+    }
+    return 'same';
+  }
+
+  /**
+   * hilo's own connection failed (a reservation or a check): park the keys in memory and look at the server
+   * now. Nothing happens before the first server is known, or with a source that cannot tell servers apart.
+   */
+  suspect(error: unknown): void {
+    if (this.known === undefined || this.stopped || this.source.server === undefined) return;
+    if (!this.parked) {
+      this.parked = true;
+      this.hooks.park();
+      this.hooks.emit({ type: 'server-unconfirmed', server: this.known, error });
+    }
+    void this.check();
+  }
+
+  /**
+   * A reservation reported no server (a source that reads the identity only through `server()`, as MariaDB's
+   * table source): learn the first server from a check, so that the periodic checks start.
+   */
+  unidentified(): void {
+    if (this.source.server === undefined || this.known !== undefined || this.unknowable || this.stopped) return;
+    void this.check();
+  }
+
+  /** Asks the source which server it reaches now (one check at a time). */
+  check(): Promise<void> {
+    this.checking ??= this.checkOnce().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
+    const server = this.source.server;
+    if (server === undefined || this.stopped) return;
+    const attempt = new AbortController();
+    this.attempt = attempt;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`the server did not answer within timeoutMs (${this.timeoutMs} ms)`);
+        attempt.abort(error);
+        reject(error);
+      }, this.timeoutMs);
+    });
+    let identity: string | undefined;
+    try {
+      identity = await Promise.race([server.call(this.source, attempt.signal), timedOut]);
+    } catch (error) {
+      if (this.stopped) return;
+      // only a failure that may be the server going away parks the keys; a refusal that stays (a bug, a
+      // permission) would park them for good
+      if (!(error instanceof HiLoError) || error.retryable) this.suspect(error);
+      return;
+    } finally {
+      clearTimeout(timer);
+      this.attempt = undefined;
+    }
+    if (identity === undefined) this.unknowable = true;
+    else if (!this.stopped) this.observe(identity);
+  }
+
+  private startTimer(): void {
+    if (this.intervalMs === undefined || this.timer !== undefined || this.source.server === undefined) return;
+    this.timer = setInterval(() => void this.check(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the checks (the generator closes). */
+  stop(): void {
+    this.stopped = true;
+    this.attempt?.abort(new Error('the generator closed'));
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,130 @@
+import { HiLoConfigurationError, HiLoSynchronousStandbyError } from '../errors.js';
+import type { ReserveRequest } from '../engine/types.js';
+import { abortable } from '../sql/abortable.js';
+import type { Dialect } from '../sql/dialect.js';
+import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
+import type { ReserveStatementOptions } from '../sql/replication.js';
+import type { SqlClient } from '../sql/sql-client.js';
+
+/** What a SQL source does about the server it reserves on and its standbys (issue #40). */
+export interface SourceReplication {
+  /** `HiSource.server`: the identity of the server the source reaches now; absent where the database has none. */
+  readonly server: ((signal: AbortSignal) => Promise<string | undefined>) | undefined;
+  /** With `synchronousStandby`: rejects with `HiLoSynchronousStandbyError` unless a synchronous standby is there. */
+  check(signal?: AbortSignal): Promise<void>;
+  /** What the next reservation statement reads and waits for (its server, a synchronous standby). */
+  statementOptions(request: ReserveRequest): Promise<ReserveStatementOptions>;
+  /**
+   * Runs a reservation statement, abandoned when `signal` aborts. With `synchronousStandby`, a statement abandoned
+   * while its commit still waits for the standby keeps later reservations from piling up behind it: they fail
+   * with `HiLoSynchronousStandbyError` until it ends.
+   */
+  run<T>(work: () => Promise<T>, signal: AbortSignal, action: string): Promise<T>;
+}
+
+/**
+ * The replication side of a SQL source on `client`: the server identity read with every reservation (once the
+ * server showed it lets this role read it), and `synchronous` reservations with their checks.
+ */
+export function sourceReplication(
+  client: SqlClient,
+  rules: Dialect,
+  description: string,
+  synchronous: boolean,
+): SourceReplication {
+  const sql = rules.replication;
+  const standbyProblem = sql?.synchronousStandbyProblem;
+  if (synchronous && (standbyProblem === undefined || sql?.synchronousCommit === undefined)) {
+    throw new HiLoConfigurationError(
+      `\`synchronousStandby: true\` needs PostgreSQL's synchronous replication; ${rules.displayName} has no ` +
+        `statement hilo can make wait for a standby. Remove \`synchronousStandby\`.`,
+    );
+  }
+  /** Whether this role may read the identity: unknown until the first answer. */
+  let readable: boolean | undefined;
+  let checked: Promise<void> | undefined;
+  /** Abandoned statements whose commit still waits for the standby, by start time. */
+  const waiting = new Set<{ readonly started: number }>();
+
+  async function server(signal: AbortSignal): Promise<string | undefined> {
+    if (sql === undefined || readable === false) return undefined;
+    try {
+      const { rows } = await abortable(
+        client.query<{ srv: unknown }>(`select ${sql.identity} as srv`),
+        signal,
+        `reading the identity of the server behind ${description}`,
+      );
+      readable = true;
+      return typeof rows[0]?.srv === 'string' ? rows[0].srv : undefined;
+    } catch (error) {
+      // only a first answer that refuses the statement (a role that may not read it: a managed service revoking
+      // pg_control_system) turns the identity off; failovers then go unnoticed, and the warning says so
+      if (readable === true || signal.aborted || isTransientError(error, rules)) {
+        throw convertDriverError(error, { dialect: rules, action: `reading the server identity (${description})` });
+      }
+      readable = false;
+      process.emitWarning(
+        `hilo: cannot read the identity of the server behind ${description} ` +
+          `(${error instanceof Error ? error.message : String(error)}); a failover to a standby will not be ` +
+          `noticed (see "Failover" in the hilo-core README).`,
+        { code: 'HILO_NO_SERVER_IDENTITY' },
+      );
+      return undefined;
+    }
+  }
+
+  async function checkOnce(): Promise<void> {
+    let found: { problem: string; retryable: boolean } | undefined;
+    try {
+      found = await standbyProblem!.call(sql, client);
+    } catch (error) {
+      throw convertDriverError(error, { dialect: rules, action: `looking for a synchronous standby (${description})` });
+    }
+    if (found !== undefined) throw new HiLoSynchronousStandbyError(found.problem, { retryable: found.retryable });
+  }
+
+  function check(signal?: AbortSignal): Promise<void> {
+    if (!synchronous) return Promise.resolve();
+    if (checked === undefined) {
+      checked = checkOnce();
+      checked.catch(() => (checked = undefined));
+    }
+    return abortable(checked, signal, 'looking for a synchronous standby');
+  }
+
+  return {
+    server: sql === undefined ? undefined : server,
+    check,
+    async statementOptions(request) {
+      if (synchronous) {
+        await check(request.signal);
+        if (waiting.size > 0) {
+          const ms = Math.round(performance.now() - Math.min(...[...waiting].map((w) => w.started)));
+          // one more statement would wait behind it: say why instead, and whether the standby is there at all
+          await checkOnce();
+          throw new HiLoSynchronousStandbyError(
+            `an earlier reservation has been waiting ${ms} ms for the standby to confirm it (the standby lags or ` +
+              `its connection hangs).`,
+            { retryable: true },
+          );
+        }
+      }
+      if (request.server === undefined || sql === undefined) return { synchronous };
+      if (readable === undefined) await server(request.signal);
+      return { server: readable === true ? request.server : undefined, synchronous };
+    },
+    run(work, signal, action) {
+      const pending = work();
+      if (!synchronous) return abortable(pending, signal, action);
+      const statement = { started: performance.now() };
+      let settled = false;
+      const done = () => {
+        settled = true;
+        waiting.delete(statement);
+      };
+      pending.then(done, done);
+      signal.addEventListener('abort', () => settled || waiting.add(statement), { once: true });
+      return abortable(pending, signal, action);
+    },
+  };
+}

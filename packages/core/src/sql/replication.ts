@@ -1,0 +1,33 @@
+import type { SqlClient } from './sql-client.js';
+
+/**
+ * What a database can say about the server hilo reserves on and its standbys: PostgreSQL both; MariaDB/MySQL its
+ * identity only; SQLite nothing, so failovers there are not noticed (see "Failover" in the hilo-core README).
+ */
+export interface ReplicationSql {
+  /**
+   * An SQL expression (text) that names the server a statement runs on, so that two servers which may not hold
+   * the same reservations never give the same text: on PostgreSQL the system identifier (another cluster), the
+   * WAL timeline (a promoted standby, a point-in-time restore) and the postmaster's start time (a restart, a
+   * snapshot restored in place).
+   */
+  readonly identity: string;
+  /**
+   * An SQL expression, evaluated once in a reservation's statement, that makes the statement's commit wait until
+   * a synchronous standby has it (and has every earlier WAL record, such as a sequence's logged-ahead values).
+   */
+  readonly synchronousCommit?: string;
+  /**
+   * Why the server cannot confirm reservations with a synchronous standby now (`retryable`: a standby coming
+   * back cures it), or `undefined` when it can.
+   */
+  synchronousStandbyProblem?(client: SqlClient): Promise<{ problem: string; retryable: boolean } | undefined>;
+}
+
+/** What a source asks of a reservation statement beyond the reservation itself. */
+export interface ReserveStatementOptions {
+  /** Read the server's identity ({@link ReplicationSql.identity}) in the same statement and report it here. */
+  readonly server?: ((identity: string) => void) | undefined;
+  /** Make the statement's commit wait for a synchronous standby ({@link ReplicationSql.synchronousCommit}). */
+  readonly synchronous?: boolean | undefined;
+}
