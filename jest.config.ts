@@ -305,11 +305,12 @@ const workspace = {
 
 /**
  * What the quick tier (`./pnpm test:quick`, scripts/test.mjs) leaves out of the workspace's project: end-to-end files
- * (they pack and install packages, clone the repository, run the demo, the NestJS app, README programs or the `hilo`
- * command as processes) and the fault-injection suites (each waits out timeouts on purpose). The full tier runs them.
+ * (they pack and install packages, resolve npm installs of them, clone the repository, run the demo, the NestJS app,
+ * README programs or the `hilo` command as processes) and the fault-injection suites (each waits out timeouts on
+ * purpose). The full tier runs them.
  */
 const NOT_QUICK = [
-  '/scripts/test/(pack-install|clone|demo|nestjs-example)\\.',
+  '/scripts/test/(pack-install|clone|demo|nestjs-example|npm-peers|better-sqlite3-12)\\.',
   '/scripts/test/readme-programs\\.(postgres|mysql)\\.',
   '/examples/[^/]+/test/',
   '/packages/cli/test/cli\\.(postgres|mysql)\\.',
