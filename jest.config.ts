@@ -310,7 +310,7 @@ const workspace = {
  * purpose). The full tier runs them.
  */
 const NOT_QUICK = [
-  '/scripts/test/(pack-install|clone|demo|nestjs-example|npm-peers|better-sqlite3-12)\\.',
+  '/scripts/test/(pack-install|clone|demo|nestjs-example|nest-app|npm-peers|better-sqlite3-12)\\.',
   '/scripts/test/readme-programs\\.(postgres|mysql)\\.',
   '/examples/[^/]+/test/',
   '/packages/cli/test/cli\\.(postgres|mysql)\\.',

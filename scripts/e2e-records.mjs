@@ -13,7 +13,7 @@ const isFile = (file) => statSync(file, { throwIfNoEntry: false })?.isFile() ===
 /**
  * End-to-end files whose pass is remembered: each packs the packages or clones the repository and takes from half a
  * minute to minutes (installing every package with npm on three Node.js versions, Bun and Deno; cloning the
- * repository and running the README's commands in the clone; npm's resolution of every
+ * repository and running the README's commands in the clone; a `nest new` app's e2e run; npm's resolution of every
  * README install line; better-sqlite3 12 compiled and run under Node.js 22).
  * The full tier skips one only when a pass is on record for exactly the same inputs: a hash of the Node.js version
  * and every file git tracks or would track outside test folders (the file itself, the support files of
@@ -25,6 +25,7 @@ const isFile = (file) => statSync(file, { throwIfNoEntry: false })?.isFile() ===
 export const REMEMBERED = [
   'scripts/test/pack-install.postgres.test.ts',
   'scripts/test/clone.postgres.test.ts',
+  'scripts/test/nest-app.postgres.test.ts',
   'scripts/test/npm-peers.test.ts',
   'scripts/test/better-sqlite3-12.test.ts',
 ];
