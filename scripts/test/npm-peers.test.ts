@@ -39,18 +39,16 @@ const TYPEORM_LINES = [
   { line: '1', version: /^1\./ },
 ];
 
+// A README line names one driver at a time ("pg, or mysql2, or better-sqlite3"); the cases below install an ORM's
+// drivers together. That hides no conflict: each driver's version must meet hilo-core's range and the ORM's for that
+// driver, whatever else is installed, so drivers together resolve exactly when each alone does, in fewer npm runs.
 const INSTALLS: Install[] = [
   // hilo-core's README: `npm install hilo-core pg`, or postgres, mysql2, mariadb, better-sqlite3
-  ...['pg', 'postgres', 'mysql2', 'mariadb', '@opentelemetry/api'].map((driver): Install => ({
-    title: `hilo-core with ${driver}`,
-    hilo: ['hilo-core'],
-    peers: [driver],
-  })),
   {
-    title: 'hilo-core with better-sqlite3',
+    title: 'hilo-core with pg, postgres, mysql2, mariadb, better-sqlite3 and @opentelemetry/api',
     hilo: ['hilo-core'],
-    peers: ['better-sqlite3'],
-    resolves: { 'better-sqlite3': /^13\./ },
+    peers: ['pg', 'postgres', 'mysql2', 'mariadb', 'better-sqlite3', '@opentelemetry/api'],
+    resolves: { pg: /^8\./, postgres: /^3\./, mysql2: /^3\./, mariadb: /^3\./, 'better-sqlite3': /^13\./ },
   },
   {
     title: 'hilo-core with better-sqlite3 12',
@@ -61,17 +59,11 @@ const INSTALLS: Install[] = [
 
   // hilo-typeorm's README: `npm install hilo-typeorm hilo-core typeorm pg`, or mysql2, or better-sqlite3; TypeORM 0.3 and 1.x
   ...TYPEORM_LINES.flatMap(({ line, version }): Install[] => [
-    ...['pg', 'mysql2'].map((driver): Install => ({
-      title: `hilo-typeorm on TypeORM ${line} with ${driver}`,
-      hilo: ['hilo-typeorm'],
-      peers: [`typeorm@${line}`, driver],
-      resolves: { typeorm: version },
-    })),
     {
       // the user's report: TypeORM declares better-sqlite3 ^12, npm picks the newest 12 for it
-      title: `hilo-typeorm on TypeORM ${line} with better-sqlite3`,
+      title: `hilo-typeorm on TypeORM ${line} with pg, mysql2 and better-sqlite3`,
       hilo: ['hilo-typeorm'],
-      peers: [`typeorm@${line}`, 'better-sqlite3'],
+      peers: [`typeorm@${line}`, 'pg', 'mysql2', 'better-sqlite3'],
       resolves: { typeorm: version, 'better-sqlite3': /^12\.11\./ },
     },
     {
@@ -130,27 +122,35 @@ const INSTALLS: Install[] = [
     resolves: { typeorm: /^0\.3\./, '@nestjs/typeorm': /^11\./ },
   },
 
-  // hilo-prisma's README: `npm install hilo-prisma hilo-core @prisma/client @prisma/adapter-pg pg` and the prisma CLI
+  // hilo-prisma's README: `npm install hilo-prisma hilo-core @prisma/client @prisma/adapter-pg pg` and the prisma CLI;
+  // MariaDB through @prisma/adapter-mariadb
   ...['7', '6'].map((line): Install => ({
-    title: `hilo-prisma on Prisma ${line}`,
+    title: `hilo-prisma on Prisma ${line} with @prisma/adapter-pg and @prisma/adapter-mariadb`,
     hilo: ['hilo-prisma'],
-    peers: [`@prisma/client@${line}`, `@prisma/adapter-pg@${line}`, 'pg', `prisma@${line}`],
+    peers: [
+      `@prisma/client@${line}`,
+      `@prisma/adapter-pg@${line}`,
+      `@prisma/adapter-mariadb@${line}`,
+      'pg',
+      `prisma@${line}`,
+    ],
     resolves: { '@prisma/client': new RegExp(`^${line}\\.`) },
   })),
-  {
-    title: 'hilo-prisma on Prisma 7 with MariaDB',
-    hilo: ['hilo-prisma'],
-    peers: ['@prisma/client@7', '@prisma/adapter-mariadb@7', 'prisma@7'],
-  },
 
   // hilo-mikro-orm's README: `npm install hilo-mikro-orm hilo-core` beside MikroORM 7 or 6.6 and a driver, every
   // @mikro-orm package at one version (MikroORM pins its packages to each other exactly)
-  ...['postgresql', 'mariadb', 'sqlite'].map((driver): Install => ({
-    title: `hilo-mikro-orm on MikroORM 7.2.1 with @mikro-orm/${driver}`,
+  {
+    title: 'hilo-mikro-orm on MikroORM 7.2.1 with @mikro-orm/postgresql, mariadb, sqlite and decorators',
     hilo: ['hilo-mikro-orm'],
-    peers: ['@mikro-orm/core@7.2.1', `@mikro-orm/${driver}@7.2.1`, '@mikro-orm/decorators@7.2.1'],
+    peers: [
+      '@mikro-orm/core@7.2.1',
+      '@mikro-orm/postgresql@7.2.1',
+      '@mikro-orm/mariadb@7.2.1',
+      '@mikro-orm/sqlite@7.2.1',
+      '@mikro-orm/decorators@7.2.1',
+    ],
     resolves: { '@mikro-orm/core': /^7\.2\.1$/ },
-  })),
+  },
   {
     title: 'hilo-mikro-orm on MikroORM 7.2.2 with @mikro-orm/sqlite',
     hilo: ['hilo-mikro-orm'],
@@ -186,14 +186,12 @@ const INSTALLS: Install[] = [
   },
 
   // hilo-drizzle's and hilo-kysely's READMEs: the ORM with pg, or postgres, mysql2, better-sqlite3
-  ...(['drizzle-orm', 'kysely'] as const).flatMap((orm) =>
-    ['pg', 'postgres', 'mysql2', 'better-sqlite3'].map((driver): Install => ({
-      title: `hilo-${orm === 'kysely' ? 'kysely' : 'drizzle'} with ${driver}`,
-      hilo: [orm === 'kysely' ? 'hilo-kysely' : 'hilo-drizzle'],
-      peers: [orm, driver],
-      ...(driver === 'better-sqlite3' ? { resolves: { 'better-sqlite3': /^13\./ } } : {}),
-    })),
-  ),
+  ...(['drizzle-orm', 'kysely'] as const).map((orm): Install => ({
+    title: `hilo-${orm === 'kysely' ? 'kysely' : 'drizzle'} with pg, postgres, mysql2 and better-sqlite3`,
+    hilo: [orm === 'kysely' ? 'hilo-kysely' : 'hilo-drizzle'],
+    peers: [orm, 'pg', 'postgres', 'mysql2', 'better-sqlite3'],
+    resolves: { 'better-sqlite3': /^13\./ },
+  })),
   {
     title: 'hilo-drizzle on the Drizzle 1.0 release candidate',
     hilo: ['hilo-drizzle'],
