@@ -29,6 +29,33 @@ const NEST_11 = {
   typeorm: '0.3.31',
 };
 
+/** The tsconfig.json Nest CLI 11's `nest new` writes (ts-jest compiles the specs with it). */
+const NEST_CLI_11_TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    resolvePackageJsonExports: true,
+    esModuleInterop: true,
+    isolatedModules: true,
+    declaration: true,
+    removeComments: true,
+    emitDecoratorMetadata: true,
+    experimentalDecorators: true,
+    allowSyntheticDefaultImports: true,
+    target: 'ES2023',
+    sourceMap: true,
+    outDir: './dist',
+    baseUrl: './',
+    incremental: true,
+    skipLibCheck: true,
+    strictNullChecks: true,
+    forceConsistentCasingInFileNames: true,
+    noImplicitAny: false,
+    strictBindCallApply: false,
+    noFallthroughCasesInSwitch: false,
+  },
+};
+
 interface Manifest {
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
@@ -62,9 +89,8 @@ describePostgres('examples/nestjs as a `nest new` app on Nest 11, the packed pac
     ]);
     node22 = node;
     app = join(work, 'app');
-    for (const path of ['src', 'test', 'tsconfig.json', 'tsconfig.build.json']) {
-      cpSync(join(example, path), join(app, path), { recursive: true });
-    }
+    for (const path of ['src', 'test']) cpSync(join(example, path), join(app, path), { recursive: true });
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(NEST_CLI_11_TSCONFIG));
     const manifest = JSON.parse(readFileSync(join(example, 'package.json'), 'utf8')) as Manifest;
     const dependencies: Record<string, string> = { ...manifest.dependencies, ...NEST_11 };
     for (const name of ['hilo-core', 'hilo-typeorm', 'hilo-mikro-orm']) dependencies[name] = `file:${tarballs[name]}`;
@@ -131,5 +157,112 @@ describePostgres('examples/nestjs as a `nest new` app on Nest 11, the packed pac
     expect(out).toMatch(/PASS test\/typeorm\.e2e-spec\.ts/);
     expect(out).toMatch(/FAIL test\/mikro-orm\.e2e-spec\.ts/);
     expect(out).toMatch(/Must use import to load ES Module: \S*node_modules\/@mikro-orm\//);
+  }, 120_000);
+});
+
+/**
+ * What Nest CLI 12's `nest new` (12.0.8, `--package-manager npm`) writes instead: an ES module app (`"type": "module"`)
+ * whose e2e specs Vitest runs (`vitest.config.e2e.ts`), on Nest 12. Its files as generated, but for the versions,
+ * pinned to what that run installed.
+ */
+const NEST_CLI_12 = {
+  manifest: {
+    type: 'module',
+    scripts: { 'test:e2e': 'vitest run --config ./vitest.config.e2e.ts' },
+    devDependencies: {
+      '@nestjs/testing': '12.1.1',
+      '@types/node': '^24.0.0',
+      '@types/supertest': '^7.0.0',
+      supertest: '7.3.2',
+      typescript: '6.0.3',
+      'vite-tsconfig-paths': '5.1.4',
+      vitest: '4.1.12',
+    },
+  },
+  tsconfig: {
+    compilerOptions: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      resolvePackageJsonExports: true,
+      esModuleInterop: true,
+      isolatedModules: true,
+      declaration: true,
+      removeComments: true,
+      emitDecoratorMetadata: true,
+      experimentalDecorators: true,
+      allowSyntheticDefaultImports: true,
+      target: 'ES2023',
+      sourceMap: true,
+      outDir: './dist',
+      rootDir: '.',
+      incremental: true,
+      skipLibCheck: true,
+      strict: true,
+      strictPropertyInitialization: false,
+      types: ['vitest/globals', 'node'],
+    },
+  },
+  vitestConfig: `import { defineConfig } from 'vitest/config';
+import tsconfigPaths from 'vite-tsconfig-paths';
+
+export default defineConfig({
+  plugins: [tsconfigPaths()],
+  test: {
+    globals: true,
+    root: './',
+    include: ['**/*.e2e-spec.ts'],
+  },
+});
+`,
+};
+
+describePostgres('examples/nestjs as Nest CLI 12 makes an app: ESM and Vitest, Nest 12, the packed packages', (db) => {
+  let work = '';
+  let app = '';
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'hilo-nest12-app-'));
+    const tarballs = await packPublished(join(work, 'packs'), ['core', 'typeorm', 'mikro-orm']);
+    app = join(work, 'app');
+    for (const path of ['src', 'test']) cpSync(join(example, path), join(app, path), { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(example, 'package.json'), 'utf8')) as Manifest;
+    const dependencies: Record<string, string> = { ...manifest.dependencies };
+    for (const name of ['hilo-core', 'hilo-typeorm', 'hilo-mikro-orm']) dependencies[name] = `file:${tarballs[name]}`;
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'nest12-app', private: true, ...NEST_CLI_12.manifest, dependencies }),
+    );
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(NEST_CLI_12.tsconfig));
+    writeFileSync(join(app, 'vitest.config.e2e.ts'), NEST_CLI_12.vitestConfig);
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 16 << 20 });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  // the specs' first test of each file checks the CommonJS set-up of the Jest app above; here, the HTTP ones run
+  it('`npm run test:e2e` (Vitest, no flags): both modules pass over HTTP on the database', async () => {
+    const { stdout, stderr } = await run('npm', ['run', 'test:e2e', '--', '-t', 'POST'], {
+      cwd: app,
+      env: { ...process.env, DATABASE_URL: db.url, NO_COLOR: '1' },
+      maxBuffer: 16 << 20,
+    }).catch((error: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`test:e2e failed:\n${error.stdout ?? ''}${error.stderr ?? String(error)}`);
+    });
+    const out = stdout + stderr;
+    expect(out).toMatch(/✓ test\/typeorm\.e2e-spec\.ts/);
+    expect(out).toMatch(/✓ test\/mikro-orm\.e2e-spec\.ts/);
+    expect(out).toMatch(/Tests\s+2 passed \| 2 skipped \(4\)/);
+    const versions = await run(
+      process.execPath,
+      [
+        '-p',
+        "['@nestjs/core', '@nestjs/typeorm', 'typeorm', '@mikro-orm/core', 'vitest']" +
+          ".map((name) => JSON.parse(require('fs').readFileSync('node_modules/' + name + '/package.json', 'utf8')).version).join(' ')",
+      ],
+      { cwd: app },
+    );
+    expect(versions.stdout.trim()).toMatch(/^12\.\d+\.\d+ 12\.\d+\.\d+ 1\.\d+\.\d+ 7\.2\.\d+ 4\.\d+\.\d+$/);
   }, 120_000);
 });
