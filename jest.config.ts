@@ -123,6 +123,13 @@ const CORE_DRIVER_SUITES = [
   'otel.postgres',
 ];
 
+/**
+ * `HILO_BETTER_SQLITE3_DIR`: a better-sqlite3 package folder outside the workspace that replaces the alias in this
+ * project (and in its workers, packages/core-compat/child-resolve.mjs). scripts/test/better-sqlite3-12.test.ts sets it
+ * to better-sqlite3 12, which it builds for Node.js 22 (12 aborts Node 24.19+), and runs the SQLite suites there.
+ */
+const betterSqlite3Dir = process.env['HILO_BETTER_SQLITE3_DIR'];
+
 const coreDriversOldest = () => {
   const dir = '<rootDir>/packages/core-compat/node_modules';
   const installed = JSON.parse(readFileSync('packages/core-compat/package.json', 'utf8')) as {
@@ -130,6 +137,12 @@ const coreDriversOldest = () => {
   };
   const aliases = Object.entries(installed.devDependencies).map(([alias, spec]) => {
     const [, name, version] = /^npm:(.+)@([^@]+)$/.exec(spec)!;
+    if (name === 'better-sqlite3' && betterSqlite3Dir) {
+      const { version: replaced } = JSON.parse(readFileSync(`${betterSqlite3Dir}/package.json`, 'utf8')) as {
+        version: string;
+      };
+      return { name, version: replaced, alias: betterSqlite3Dir };
+    }
     return { name: name!, version: version!, alias };
   });
   const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

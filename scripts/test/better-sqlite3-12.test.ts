@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fetchNode, packPublished, root, run } from './packed.ts';
+import { fetchNode, limiter, packPublished, root, run } from './packed.ts';
 
 /** The lowest release of better-sqlite3 12 that hilo-core's peer range admits (`^12.x.y || >=13`). */
 const LOWEST_12 = /\^(12\.\d+\.\d+)/.exec(
@@ -161,4 +161,57 @@ const Author = new EntitySchema({
         .sort((a, b) => Number(a[0]) - Number(b[0])),
     );
   }, 60_000);
+
+  it(
+    `hilo-core's SQLite suites (the core drivers project, worker processes included) pass on ${LOWEST_12} under Jest on ` +
+      `Node.js ${NODE_22}, each file in a process of its own`,
+    async () => {
+      // jest.config.ts and packages/core-compat/child-resolve.mjs map better-sqlite3 to this folder when
+      // HILO_BETTER_SQLITE3_DIR names it; the version test and the workers check that the mapping took. One Jest run
+      // per file: better-sqlite3 12 is a native addon that is not context-aware, and in a Jest process's second test
+      // file (a new VM context) a trigger's RAISE did not reach the caller (sql-key-guard failed after any other file
+      // that had loaded it, and passed alone); 13 (Node-API) has no such limit. An app has one context.
+      const files = [
+        'packages/core-compat/test/version.test.ts',
+        'packages/core/test/sources-sqlite-table.sqlite.test.ts',
+        'packages/core/test/sql-key-guard.sqlite.test.ts',
+        'packages/core/test/sql-connect.test.ts',
+        'packages/core/test/sql-create-hilo.test.ts',
+        'packages/core/test/private-source.test.ts',
+      ];
+      const env = { ...process.env, HILO_BETTER_SQLITE3_DIR: join(app, 'node_modules', 'better-sqlite3') };
+      const queue = limiter(3);
+      const results = await Promise.all(
+        files.map(async (file) =>
+          queue(async () => {
+            const jest = [
+              '--experimental-vm-modules',
+              '--experimental-strip-types', // jest.config.ts: Node 22.17 strips types only when asked
+              '--no-warnings',
+              join(root, 'node_modules', 'jest', 'bin', 'jest.js'),
+              '--selectProjects',
+              'core drivers (oldest)',
+              '--ci',
+              '--runInBand',
+              '--',
+              file,
+            ];
+            return run(node22, jest, { cwd: root, env, maxBuffer: 16 << 20 }).then(
+              ({ stdout, stderr }) => ({ file, code: 0, out: stdout + stderr }),
+              (error: Error & { code?: number; stdout?: string; stderr?: string }) => ({
+                file,
+                code: error.code ?? -1,
+                out: `${error.stdout ?? ''}${error.stderr ?? String(error)}`,
+              }),
+            );
+          }),
+        ),
+      );
+      for (const { file, code, out } of results) {
+        expect({ file, code, out: code === 0 ? '' : out }).toEqual({ file, code: 0, out: '' });
+        expect({ file, passed: /Test Suites: 1 passed, 1 total/.test(out) }).toEqual({ file, passed: true });
+      }
+    },
+    300_000,
+  );
 });
