@@ -34,7 +34,7 @@ export default tseslint.config(
       parserOptions: {
         projectService: {
           // TypeScript files no tsconfig.json includes: the Jest configs (typed by jest's own types).
-          allowDefaultProject: ['jest.config.ts', 'examples/nestjs/jest.config.ts'],
+          allowDefaultProject: ['jest.config.ts'],
           defaultProject: 'tsconfig.base.json',
         },
         tsconfigRootDir: import.meta.dirname,

@@ -123,6 +123,13 @@ const CORE_DRIVER_SUITES = [
   'otel.postgres',
 ];
 
+/**
+ * `HILO_BETTER_SQLITE3_DIR`: a better-sqlite3 package folder outside the workspace that replaces the alias in this
+ * project (and in its workers, packages/core-compat/child-resolve.mjs). scripts/test/better-sqlite3-12.test.ts sets it
+ * to better-sqlite3 12, which it builds for Node.js 22 (12 aborts Node 24.19+), and runs the SQLite suites there.
+ */
+const betterSqlite3Dir = process.env['HILO_BETTER_SQLITE3_DIR'];
+
 const coreDriversOldest = () => {
   const dir = '<rootDir>/packages/core-compat/node_modules';
   const installed = JSON.parse(readFileSync('packages/core-compat/package.json', 'utf8')) as {
@@ -130,6 +137,12 @@ const coreDriversOldest = () => {
   };
   const aliases = Object.entries(installed.devDependencies).map(([alias, spec]) => {
     const [, name, version] = /^npm:(.+)@([^@]+)$/.exec(spec)!;
+    if (name === 'better-sqlite3' && betterSqlite3Dir) {
+      const { version: replaced } = JSON.parse(readFileSync(`${betterSqlite3Dir}/package.json`, 'utf8')) as {
+        version: string;
+      };
+      return { name, version: replaced, alias: betterSqlite3Dir };
+    }
     return { name: name!, version: version!, alias };
   });
   const escape = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -305,12 +318,13 @@ const workspace = {
 
 /**
  * What the quick tier (`./pnpm test:quick`, scripts/test.mjs) leaves out of the workspace's project: end-to-end files
- * (they pack and install packages, clone the repository, run the demo, the NestJS app, README programs or the `hilo`
- * command as processes), the fault-injection suites (each waits out timeouts on purpose) and the failover suites (a
- * primary and standby per test, replication cut, the primary killed). The full tier runs them.
+ * (they pack and install packages, resolve npm installs of them, clone the repository, run the demo, the NestJS app,
+ * README programs or the `hilo` command as processes), the fault-injection suites (each waits out timeouts on
+ * purpose) and the failover suites (a primary and standby per test, replication cut, the primary killed). The full
+ * tier runs them.
  */
 const NOT_QUICK = [
-  '/scripts/test/(pack-install|clone|demo|nestjs-example)\\.',
+  '/scripts/test/(pack-install|clone|demo|nestjs-example|nest-app|npm-peers|better-sqlite3-12)\\.',
   '/scripts/test/readme-programs\\.(postgres|mysql)\\.',
   '/examples/[^/]+/test/',
   '/packages/cli/test/cli\\.(postgres|mysql)\\.',

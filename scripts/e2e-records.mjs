@@ -11,15 +11,24 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const isFile = (file) => statSync(file, { throwIfNoEntry: false })?.isFile() === true;
 
 /**
- * End-to-end files whose pass is remembered: each takes minutes (packing and installing every package with npm on
- * three Node.js versions, Bun and Deno; cloning the repository and running the README's commands in the clone).
+ * End-to-end files whose pass is remembered: each packs the packages or clones the repository and takes from half a
+ * minute to minutes (installing every package with npm on three Node.js versions, Bun and Deno; cloning the
+ * repository and running the README's commands in the clone; a `nest new` app's e2e run; npm's resolution of every
+ * README install line; better-sqlite3 12 compiled and run under Node.js 22).
  * The full tier skips one only when a pass is on record for exactly the same inputs: a hash of the Node.js version
- * and every file git tracks or would track outside test folders (the file itself and the support files of
- * scripts/test included), taken after that pass. A record older than a week does not count (the npm registry
- * moves). The records live outside the clone, in ~/.cache/hilo-e2e (XDG_CACHE_HOME), so a fresh clone of the
- * same commit on this machine finds them. HILO_E2E_CACHE=off runs them regardless.
+ * and every file git tracks or would track outside test folders (the file itself, the support files of
+ * scripts/test and an example's own test files that are not Jest suites of the workspace included), taken after
+ * that pass. A record older than a week does not count (the npm registry moves). The records live outside the
+ * clone, in ~/.cache/hilo-e2e (XDG_CACHE_HOME), so a fresh clone of the same commit on this machine finds them.
+ * HILO_E2E_CACHE=off runs them regardless.
  */
-export const REMEMBERED = ['scripts/test/pack-install.postgres.test.ts', 'scripts/test/clone.postgres.test.ts'];
+export const REMEMBERED = [
+  'scripts/test/pack-install.postgres.test.ts',
+  'scripts/test/clone.postgres.test.ts',
+  'scripts/test/nest-app.postgres.test.ts',
+  'scripts/test/npm-peers.test.ts',
+  'scripts/test/better-sqlite3-12.test.ts',
+];
 const RECORD_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 /** Where records live: read at each call, so that a test can point XDG_CACHE_HOME elsewhere. */
 const recordDir = () => path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'hilo-e2e');
@@ -37,7 +46,11 @@ export function endToEndInputsHash(file) {
     .filter(
       (f) =>
         f !== '' &&
-        (!/(^|\/)test\//.test(f) || f === file || (f.startsWith('scripts/test/') && !f.endsWith('.test.ts'))),
+        (!/(^|\/)test\//.test(f) ||
+          f === file ||
+          // support files of the end-to-end files, and an example's own test files (examples/nestjs's e2e specs,
+          // which nest-app copies into its app), are inputs; other test files are not
+          (/^(scripts|examples\/[^/]+)\/test\//.test(f) && !f.endsWith('.test.ts'))),
     )
     .sort();
   for (const f of inputs) {

@@ -1,31 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { databaseProblem, describeMysql, describePostgres } from '@hilo/testing';
-
-const run = promisify(execFile);
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** A queue that runs at most `limit` of the tasks given to it at once, in the order given. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (running < limit) running++;
-    else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing task hands its place over
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
+import { fetchNode, limiter, packPublished, root, run } from './packed.ts';
 
 /** Compiles an app with its own TypeScript; a failure shows the compiler's messages. */
 async function tsc(app: string): Promise<void> {
@@ -52,8 +30,6 @@ function readmeBlock(readme: string, section: string, file: string): string {
   return match[1];
 }
 
-const published = ['core', 'typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'cli'] as const;
-
 /** The oldest Node.js every package's `engines` field admits (`^22.17.0 || >=24.0.0` → 22.17.0). */
 const FLOOR_NODE = /\^(\d+\.\d+\.\d+)/.exec(
   (JSON.parse(readFileSync(join(root, 'packages', 'core', 'package.json'), 'utf8')) as { engines: { node: string } })
@@ -68,21 +44,6 @@ const NEWEST_LTS_NODE = '26.10.0';
 
 /** TypeScript 7, the native compiler (`latest` on npm since July 2026): one app is compiled by it. */
 const TYPESCRIPT_7 = '7.0.2';
-
-/**
- * Fetches Node.js `version` for this machine from the npm registry into `dir`, as ./pnpm fetches Node 24 (npm's cache
- * keeps the tarball).
- */
-async function fetchNode(version: string, dir: string): Promise<string> {
-  mkdirSync(dir);
-  const { stdout } = await run(
-    'npm',
-    ['pack', '--silent', `node-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}@${version}`],
-    { cwd: dir },
-  );
-  await run('tar', ['xzf', stdout.trim(), '--strip-components=1'], { cwd: dir });
-  return join(dir, 'bin', 'node');
-}
 
 /**
  * The other server runtimes Node.js apps move to, whose binaries come from the npm registry: the ESM apps run
@@ -267,13 +228,7 @@ describePostgres('packed packages installed with npm outside the workspace', (db
     ]);
     fetching.catch(() => undefined); // awaited below, after the packing
     packing = (async () => {
-      // pnpm is on PATH: ./pnpm runs this suite
-      await Promise.all(
-        published.map((dir) =>
-          run('pnpm', ['pack', '--pack-destination', packs], { cwd: join(root, 'packages', dir) }),
-        ),
-      );
-      for (const file of readdirSync(packs)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')] = join(packs, file);
+      Object.assign(tarballs, await packPublished(packs));
     })();
     await packing;
     linting = lintTarballs();

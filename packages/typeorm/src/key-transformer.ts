@@ -101,8 +101,8 @@ export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string
           `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
             `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +
             `\`withHiLo(new DataSource(options))\` before \`initialize()\` (import { withHiLo } from ` +
-            `'hilo-typeorm'), or \`await installHiLo(dataSource)\` after it; with @nestjs/typeorm, in ` +
-            `\`dataSourceFactory\` of TypeOrmModule.forRootAsync().`,
+            `'hilo-typeorm'), or \`await installHiLo(dataSource)\` after it; with @nestjs/typeorm, ` +
+            `\`dataSourceFactory: hiloDataSourceFactory()\` in TypeOrmModule.forRootAsync().`,
         );
       }
       return base.to(value);

@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { withHiLo } from 'hilo-typeorm';
+import { hiloDataSourceFactory } from 'hilo-typeorm';
 import { Customer, Order } from './entities';
 import { TypeOrmShopController } from './shop.controller';
 import { TypeOrmShopService } from './shop.service';
@@ -16,8 +15,9 @@ import { databaseUrl } from '../database-url';
         entities: [Customer, Order],
         synchronize: true, // the example creates its tables; use migrations in a real app
       }),
-      // withHiLo() makes initialize() reserve a block per hi/lo entity before Nest injects the DataSource
-      dataSourceFactory: async (options) => withHiLo(new DataSource(options!)).initialize(),
+      // builds the DataSource with hilo and initializes it: a block per hi/lo entity is reserved before Nest
+      // injects the DataSource and the repositories
+      dataSourceFactory: hiloDataSourceFactory(),
     }),
     TypeOrmModule.forFeature([Customer, Order]),
   ],
