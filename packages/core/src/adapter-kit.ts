@@ -126,7 +126,10 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
  * `create` — documented once in {@link CreateHiLoOptions} and passed to `createHiLo` as the user gave them,
  * so every adapter offers the same options with the same meaning.
  */
-export type HiSourceLayout = Pick<CreateHiLoOptions<'bigint'>, 'source' | 'table' | 'schema' | 'strategy' | 'create'>;
+export type HiSourceLayout = Pick<
+  CreateHiLoOptions<'bigint'>,
+  'source' | 'table' | 'schema' | 'strategy' | 'create' | 'synchronousStandby'
+>;
 
 /** The option names of {@link HiSourceLayout}. */
 export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set([
@@ -135,6 +138,7 @@ export const HI_SOURCE_LAYOUT_OPTION_NAMES: ReadonlySet<string> = new Set([
   'schema',
   'strategy',
   'create',
+  'synchronousStandby',
 ]);
 
 /**

@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { Column, DataSource, Entity } from 'typeorm';
+import { describePostgres } from '@hilo/testing';
+import { openKeySupply } from 'hilo-core/adapter-kit';
+import { HiLoGeneratedColumn, withHiLo } from 'hilo-typeorm';
+
+// Issue 40: `synchronousStandby` reaches hilo-core from the adapters, with the other hi source options. The
+// suite's PostgreSQL has no standby, so the option must refuse at start with the error that names the fix
+// (the failover suites prove what it does with a real synchronous standby).
+
+@Entity('sync_standby_orders')
+class Order {
+  @HiLoGeneratedColumn() id!: number;
+  @Column({ type: 'int' }) total!: number;
+}
+
+describePostgres('synchronousStandby through the adapters', (db) => {
+  it('TypeORM: withHiLo() with synchronousStandby refuses a server without a synchronous standby at start', async () => {
+    const dataSource = withHiLo(
+      new DataSource({ type: 'postgres', url: db.url, entities: [Order], synchronize: true }),
+      { synchronousStandby: true },
+    );
+    await expect(dataSource.initialize()).rejects.toMatchObject({ code: 'HILO_NO_SYNC_STANDBY' });
+    expect(dataSource.isInitialized).toBe(false);
+  });
+
+  it('the adapter kit (Prisma, Drizzle, Kysely) passes it through, and leaves it off by default', async () => {
+    const strict = openKeySupply({ url: db.url, synchronousStandby: true }, 'test()');
+    try {
+      await expect((await strict.generator()).next('sync_standby_kit')).rejects.toMatchObject({
+        code: 'HILO_NO_SYNC_STANDBY',
+      });
+    } finally {
+      await strict.close();
+    }
+    const plain = openKeySupply({ url: db.url }, 'test()');
+    try {
+      expect(await (await plain.generator()).next('sync_standby_kit')).toBeGreaterThan(0);
+    } finally {
+      await plain.close();
+    }
+  });
+});
