@@ -3,6 +3,8 @@
 export {
   adapterStoredKeys,
   checkVerifyBlocks,
+  installationCounter,
+  type InstallationCounter,
   openKeySupply,
   ownGenerator,
   type OwnedGenerator,

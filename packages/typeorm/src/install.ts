@@ -17,7 +17,6 @@ import {
   type HiLoGenerator,
   type HiSource,
   type SqlClient,
-  type StoredKeyColumn,
 } from 'hilo-core';
 import {
   adapterStoredKeys,
@@ -36,7 +35,7 @@ import {
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
-import { keyTransformer, markInstalled } from './key-transformer.js';
+import { installedKeyColumns, keyTransformer } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import {
   dataSourceOf,
@@ -229,7 +228,8 @@ export class HiLoTypeOrm {
   attach(): void {
     for (const { column } of this.#columns.values()) {
       const transformer = column.transformer;
-      if (transformer !== undefined && !Array.isArray(transformer)) this.#unmark.push(markInstalled(transformer));
+      if (transformer !== undefined && !Array.isArray(transformer))
+        this.#unmark.push(installedKeyColumns.mark(transformer));
     }
     this.dataSource.subscribers.push(this.#subscriber);
     hookManager(this.dataSource.manager);
@@ -431,21 +431,6 @@ function hookDataSource(dataSource: DataSource): void {
   };
 }
 
-/** Where a key column's keys are stored, for verified blocks: its table (with schema or database) and column. */
-function storedKeyColumn(dataSource: DataSource, key: KeyColumn): StoredKeyColumn {
-  const metadata = key.column.entityMetadata;
-  // TypeORM keeps a MySQL database in `database` and a PostgreSQL schema in `schema`; both qualify the table
-  const type = dataSource.driver.options.type;
-  const schema =
-    type === 'postgres' ? metadata.schema : type === 'mysql' || type === 'mariadb' ? metadata.database : undefined;
-  return {
-    segment: key.segment,
-    table: metadata.tableName,
-    column: key.column.databaseName,
-    ...(schema === undefined ? {} : { schema }),
-  };
-}
-
 function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColumn> {
   const columns = new Map<EntityMetadata, KeyColumn>();
   for (const metadata of dataSource.entityMetadatas) {
@@ -539,7 +524,13 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     verifyBlocks: _verifyBlocks,
     ...generatorOptions
   } = options;
-  const stored = [...columns.values()].map((key) => storedKeyColumn(dataSource, key));
+  // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
+  const stored = [...columns.values()].map(({ segment, column: { entityMetadata: metadata, databaseName } }) => ({
+    segment,
+    table: metadata.tableName,
+    column: databaseName,
+    schema: metadata.schema ?? metadata.database,
+  }));
   const segments = segmentsForColumns(
     [...columns.values()].map(({ segment, blockSize, limits, where }) => ({
       segment,
@@ -567,19 +558,17 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
     const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()');
-    const verified = storedKeys === undefined ? {} : { storedKeys };
-    if (typeof source === 'function') {
+    if (typeof source === 'function')
       return createHiLoGenerator({
         ...generatorOptions,
-        ...verified,
+        storedKeys,
         source: source(client!),
         keyType: 'bigint',
         segments,
       });
-    }
     return createHiLo({
       ...generatorOptions,
-      ...verified,
+      storedKeys,
       client: client!,
       keyType: 'bigint',
       segments,

@@ -1,5 +1,6 @@
 import type { ValueTransformer } from 'typeorm';
 import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
+import { installationCounter } from 'hilo-core/adapter-kit';
 
 function toDatabase(value: unknown): unknown {
   // bigint as text: both pg and mysql2 accept it for bigint columns, and precision is never lost.
@@ -59,30 +60,8 @@ export function keyTransformer(keyType: 'number' | 'bigint'): ValueTransformer {
   return keyType === 'bigint' ? hiloBigIntKeyTransformer : hiloKeyTransformer;
 }
 
-/**
- * Key columns with a live installation, by their transformer, counted (an entity may serve several
- * DataSources). Kept on `globalThis` under a registered symbol, so that a CommonJS and an ES module copy of
- * hilo-typeorm in one process (entities from one, withHiLo from the other) see the same installations.
- */
-const INSTALLED = Symbol.for('hilo-typeorm.installed-key-columns');
-function installedKeyColumns(): Map<ValueTransformer, number> {
-  const holder = globalThis as unknown as Record<symbol, Map<ValueTransformer, number> | undefined>;
-  return (holder[INSTALLED] ??= new Map<ValueTransformer, number>());
-}
-
-/** Counts an installation of the key column whose transformer this is; the returned function uncounts it. */
-export function markInstalled(transformer: ValueTransformer): () => void {
-  const installed = installedKeyColumns();
-  installed.set(transformer, (installed.get(transformer) ?? 0) + 1);
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    const left = (installed.get(transformer) ?? 1) - 1;
-    if (left > 0) installed.set(transformer, left);
-    else installed.delete(transformer);
-  };
-}
+/** Key columns with a live installation, by their transformer (an entity may serve several DataSources). */
+export const installedKeyColumns = installationCounter<ValueTransformer>('hilo-typeorm.installed-key-columns');
 
 /**
  * The transformer of one hi/lo key column (`where` names it, e.g. `Order.id`): the key type's, plus the check
@@ -96,7 +75,7 @@ export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string
   const base = keyTransformer(keyType);
   const transformer: ValueTransformer = {
     to(value: unknown): unknown {
-      if (value === undefined && !installedKeyColumns().has(transformer)) {
+      if (value === undefined && !installedKeyColumns.has(transformer)) {
         throw new HiLoConfigurationError(
           `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
             `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +

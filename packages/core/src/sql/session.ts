@@ -20,6 +20,27 @@ export interface PinnedSessions<C> {
 }
 
 /**
+ * Runs one statement on the session's connection with `executor`; a connection error (`isBroken`) marks the
+ * connection broken and unpins it, so the rest of the session (a retry) goes to the pool and the connection is
+ * destroyed when the session ends.
+ */
+export async function onPinned<C, R>(
+  pinned: PinnedConnection<C>,
+  run: (connection: C) => Promise<R>,
+  isBroken: (error: unknown) => boolean,
+): Promise<R> {
+  try {
+    return await run(pinned.connection!);
+  } catch (error) {
+    if (isBroken(error)) {
+      pinned.broken = true;
+      pinned.connection = undefined;
+    }
+    throw error;
+  }
+}
+
+/**
  * Sessions for a pooled client: `run(work)` takes one connection from the pool and every statement the client
  * sends from inside `work` goes to it, so a reservation and the probes that verify it need one connection, not
  * one per statement. That matters where hilo shares the application's pool (TypeORM): transactions that

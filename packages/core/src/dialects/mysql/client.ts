@@ -1,7 +1,7 @@
 import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
-import { pinnedSessions, type PinnedConnection } from '../../sql/session.js';
+import { onPinned, pinnedSessions } from '../../sql/session.js';
 import { driverParams } from '../postgres/client.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
@@ -121,28 +121,17 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
     () => pool.getConnection(),
     (connection, broken) => (broken ? connection.destroy() : connection.release()),
   );
-  /** A statement on the session's connection; a connection error marks it broken. */
-  const onPinned = async <Row>(
-    pinned: PinnedConnection<MysqlPoolConnectionLike>,
-    sql: string,
-    params?: readonly unknown[],
-  ) => {
-    try {
-      return await executor(pinned.connection!).query<Row>(sql, params);
-    } catch (error) {
-      if (isTransientError(error, mysqlDialect)) {
-        // broken: the rest of the session (a retry) goes to the pool; the connection is destroyed at its end
-        pinned.broken = true;
-        pinned.connection = undefined;
-      }
-      throw error;
-    }
-  };
   return {
     dialect: 'mysql',
     query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
       const pinned = sessions.current();
-      return pinned === undefined ? direct.query<Row>(sql, params) : onPinned<Row>(pinned, sql, params);
+      return pinned === undefined
+        ? direct.query<Row>(sql, params)
+        : onPinned(
+            pinned,
+            (c) => executor(c).query<Row>(sql, params),
+            (e) => isTransientError(e, mysqlDialect),
+          );
     },
     session: (work) => sessions.run(work),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
-import { pinnedSessions, type PinnedConnection } from '../../sql/session.js';
+import { onPinned, pinnedSessions } from '../../sql/session.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {
@@ -64,28 +64,17 @@ export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlCl
     () => pool.connect(),
     (connection, broken) => connection.release(broken ? true : undefined),
   );
-  /** A statement on the session's connection; a connection error marks it broken. */
-  const onPinned = async <Row>(
-    pinned: PinnedConnection<PgPoolClientLike>,
-    sql: string,
-    params?: readonly unknown[],
-  ) => {
-    try {
-      return await executor(pinned.connection!).query<Row>(sql, params);
-    } catch (error) {
-      if (isTransientError(error, postgresDialect)) {
-        // broken: the rest of the session (a retry) goes to the pool; the connection is destroyed at its end
-        pinned.broken = true;
-        pinned.connection = undefined;
-      }
-      throw error;
-    }
-  };
   return {
     dialect: 'postgres',
     query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
       const pinned = sessions.current();
-      return pinned === undefined ? direct.query<Row>(sql, params) : onPinned<Row>(pinned, sql, params);
+      return pinned === undefined
+        ? direct.query<Row>(sql, params)
+        : onPinned(
+            pinned,
+            (c) => executor(c).query<Row>(sql, params),
+            (e) => isTransientError(e, postgresDialect),
+          );
     },
     session: (work) => sessions.run(work),
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
