@@ -172,6 +172,27 @@ describeMysql('prisma: createManyAndReturn on MariaDB', (db) => {
     expect(await countRows('mysql', db.url, `orders where reference = 'skip-1'`)).toBe(0);
   });
 
+  it('comes with metadata written by hand when it names the provider, and not without', async () => {
+    const models = { Order: { key: { field: 'id', type: 'BigInt', segment: 'orders' } } } as const;
+    const byHand = c.base.$extends(hilo({ metadata: { provider: 'mysql', models }, url: db.url }));
+    const withoutProvider = c.base.$extends(hilo({ metadata: { models }, url: db.url }));
+    try {
+      const rows = await byHand.order.createManyAndReturn({
+        data: [2, 1].map((n) => ({ reference: `by-hand-${n}`, customerId })),
+        select: { reference: true },
+      });
+      expect(rows).toEqual([{ reference: 'by-hand-2' }, { reference: 'by-hand-1' }]);
+      // @ts-expect-error without the provider the client is Prisma's: no createManyAndReturn for mysql
+      const plain = withoutProvider.order.createManyAndReturn as (args: unknown) => Promise<unknown>;
+      await expect(
+        plain.call(withoutProvider.order, { data: [{ reference: 'no-provider', customerId }] }),
+      ).rejects.toThrow(/createManyAndReturn/);
+    } finally {
+      await byHand.$hilo.close();
+      await withoutProvider.$hilo.close();
+    }
+  });
+
   it('refuses a model without a hi/lo key', async () => {
     // @ts-expect-error Tag's key comes from the database: no keys to find the rows by
     await expect(c.prisma.tag.createManyAndReturn({ data: [{ label: 'a' }] })).rejects.toThrow(
