@@ -44,6 +44,30 @@ describeMysql('README programs run as written on MariaDB: hilo-typeorm', (db) =>
   });
 });
 
+describeMysql('README programs run as written on MariaDB: hilo-drizzle', (db) => {
+  it("hilo-drizzle's orders-mysql.ts stores parents and children under the keys it took before the insert", async () => {
+    const run = await runReadmeProgram(program('packages/drizzle/README.md:orders-mysql.ts'), { DATABASE_URL: db.url });
+    try {
+      expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      const printed = /^orders (\d+), (\d+), (\d+) stored with 6 items\n$/.exec(run.stdout);
+      expect(printed).not.toBeNull();
+      const ids = printed!.slice(1).map(Number);
+      expect(await query(db.url, 'select id, reference from orders order by reference')).toEqual(
+        ids.map((id, i) => ({ id, reference: `A-${i + 1}` })),
+      );
+      const items = await query(db.url, 'select order_id o, sku from order_items order by id');
+      expect(items).toEqual(
+        ids.flatMap((o) => [
+          { o, sku: 'TEA' },
+          { o, sku: 'CAKE' },
+        ]),
+      );
+    } finally {
+      run.remove();
+    }
+  });
+});
+
 describeMysql('README programs run as written on MariaDB: hilo-core', (db) => {
   it("hilo-core's sources.ts reserves a block in hilo_segments and hands out key 1", async () => {
     const run = await runReadmeProgram(program('packages/core/README.md:sources.ts'), { DATABASE_URL: db.url });

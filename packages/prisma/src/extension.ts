@@ -12,6 +12,7 @@ import {
 } from './metadata.js';
 import { collectKeySlots, type KeySlot } from './walk-args.js';
 import { createKeyTaker, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeyTaker } from './key-supply.js';
+import { inInputOrder, insertThenSelect, type CreateManyAndReturnArgs, type Projection } from './many-and-return.js';
 
 /** Options of {@link hilo}. */
 export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
@@ -47,11 +48,12 @@ const fields = new WeakMap<HiLoModelKey, { as: 'bigint' | 'number'; where: strin
 function keyedModel(
   models: ReadonlyMap<string, ResolvedModel>,
   name: string | undefined,
+  why = '',
 ): ResolvedModel & { key: HiLoModelKey } {
   const model = name === undefined ? undefined : models.get(name);
   if (model?.key === undefined) {
     throw new HiLoConfigurationError(
-      `Model ${name ?? '(unknown)'} has no hi/lo key; tag it with \`/// @hilo\` in schema.prisma (or ` +
+      `Model ${name ?? '(unknown)'} has no hi/lo key${why}; tag it with \`/// @hilo\` in schema.prisma (or ` +
         `add it to \`metadata.models\`) and run \`prisma generate\`.`,
     );
   }
@@ -111,6 +113,43 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
         (client as { _runtimeDataModel?: RuntimeDataModelLike })._runtimeDataModel,
       ));
 
+    /** Fills the missing keys of a top-level operation's arguments, in a copy. */
+    const fill = async (model: string, operation: string, args: unknown): Promise<Record<string, unknown>> => {
+      const prepared = collectKeySlots(getModels(), model, operation, args);
+      if (prepared.slots.length > 0) await fillSlots(supply, prepared.slots);
+      return prepared.args as Record<string, unknown>;
+    };
+
+    const manyAndReturn = {
+      /**
+       * hilo's `createManyAndReturn` for MySQL and MariaDB, where Prisma has none: the keys are filled before the
+       * insert, so one `createMany` and one `findMany` by those keys (in one transaction) return the rows, in the
+       * order of `data`. `select`, `include` and `omit` are `findMany`'s; `skipDuplicates` is refused. Only for
+       * models with a hi/lo key.
+       * @example
+       * ```ts
+       * const orders = await prisma.order.createManyAndReturn({ data: [{ number: 'A-1', customerId }] });
+       * ```
+       */
+      async createManyAndReturn<T, A>(
+        this: T,
+        args: [HiLoKeyOf<M, PrismaModelName<T>>] extends [never] ? never : Prisma.Exact<A, CreateManyAndReturnArgs<T>>,
+      ): Promise<Prisma.Result<T, A, 'findMany'>> {
+        const delegate = Prisma.getExtensionContext(this) as unknown as Parameters<typeof insertThenSelect>[0];
+        const model = keyedModel(getModels(), delegate.$name, ' (Prisma has no createManyAndReturn on MySQL)');
+        const { select, include, omit, ...insert } = args as Projection & { skipDuplicates?: boolean };
+        if (insert.skipDuplicates === true) {
+          throw new HiLoConfigurationError(
+            `createManyAndReturn on MySQL/MariaDB does not take \`skipDuplicates\`: INSERT IGNORE does not say ` +
+              `which rows it skipped. Use createMany({ skipDuplicates: true }) and read the rows you need.`,
+          );
+        }
+        const filled = await fill(model.name, 'createMany', insert);
+        const rows = await insertThenSelect(delegate, filled, model.key.field, { select, include, omit });
+        return rows as Prisma.Result<T, A, 'findMany'>;
+      },
+    };
+
     return client.$extends({
       name: 'hilo',
       model: {
@@ -141,15 +180,20 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
             const keys = await supply.take(model.key.segment, count);
             return keys.map((k) => toFieldKey(model.name, model.key, k)) as HiLoKeyOf<M, PrismaModelName<T>>[];
           },
+          ...((metadata.provider === 'mysql' ? manyAndReturn : {}) as M extends { readonly provider: 'mysql' }
+            ? typeof manyAndReturn
+            : Record<never, never>),
         },
       },
       query: {
         $allModels: {
           async $allOperations({ model, operation, args, query }) {
             if (!FILLED.has(operation)) return query(args);
-            const prepared = collectKeySlots(getModels(), model, operation, args);
-            if (prepared.slots.length > 0) await fillSlots(supply, prepared.slots);
-            return query(prepared.args as typeof args);
+            const filled = await fill(model, operation, args);
+            const key = getModels().get(model)?.key;
+            if (operation !== 'createManyAndReturn' || key === undefined) return query(filled as typeof args);
+            // PostgreSQL's INSERT … RETURNING: the rows in the order of `data`, which Prisma does not promise
+            return inInputOrder(filled.data, filled, key.field, (shape) => query(shape as typeof args));
           },
         },
       },

@@ -43,7 +43,10 @@ export interface HiLoModelMetadata {
  * ```
  */
 export interface HiLoPrismaMetadata {
-  /** The datasource provider (`postgresql`, `mysql`, …); informational. */
+  /**
+   * The datasource provider (`postgresql`, `mysql`, …). `mysql` (MySQL and MariaDB) gives each model hilo's
+   * `createManyAndReturn`, which Prisma has not on that provider; write it in metadata you write by hand.
+   */
   readonly provider?: string;
   /** Per model name, as written in the schema (`Order`, not `order`). */
   readonly models: Readonly<Record<string, HiLoModelMetadata>>;
