@@ -19,8 +19,15 @@ export function keyGuardSuite(kind: 'postgres' | 'mysql'): void {
 
     it('should reject a row without a key with the hilo message, accept one with a key, and install twice', async () => {
       for (let i = 0; i < 2; i++) await ensureKeyGuard(client, [{ segment: 'orders', table: 'guarded' }]);
+      // PostgreSQL names each adapter's install line; MariaDB's MESSAGE_TEXT (128 characters) only says where
       await expect(client.query("insert into guarded (name) values ('keyless')")).rejects.toThrow(
-        /hilo: a row of segment 'orders' arrived without a key/,
+        kind === 'postgres'
+          ? new RegExp(
+              "^hilo: a row of segment 'orders' arrived without a key, so hilo is not installed on the client that " +
+                'inserted it\\. Install it where that client is created: TypeORM withHiLo\\(new DataSource\\(options\\)\\);' +
+                ".*Drizzle \\.\\$defaultFn\\(hilo\\.key\\('orders'\\)\\).*generator\\.next\\('orders'\\)",
+            )
+          : /^hilo: a row of segment 'orders' arrived without a key: install hilo on the client that inserts it$/,
       );
       await client.query("insert into guarded (id, name) values (101, 'keyed')");
       const { rows } = await client.query<{ id: unknown }>('select id from guarded');

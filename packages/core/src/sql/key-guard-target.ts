@@ -44,6 +44,20 @@ export function checkTarget(target: KeyGuardTarget): CheckedTarget {
   };
 }
 
+/**
+ * What a key guard says when a row arrives without a key, with `segment` as given (a literal, or a placeholder the
+ * database fills in): the row came through a client hilo is not installed on, and each adapter's install line.
+ */
+export function missingKeyMessage(segment: string): string {
+  return (
+    `hilo: a row of segment ${segment} arrived without a key, so hilo is not installed on the client that ` +
+    `inserted it. Install it where that client is created: TypeORM withHiLo(new DataSource(options)); Prisma ` +
+    `prisma.$extends(hilo({ metadata })); MikroORM extensions: [HiLo] in its config; Kysely plugins: ` +
+    `[hilo.plugin]; Drizzle .$defaultFn(hilo.key(${segment})) on the key column. Or assign the key from hilo ` +
+    `(generator.next(${segment})) before the INSERT.`
+  );
+}
+
 /** What a guarded table's trigger is called on MariaDB/MySQL and SQLite: `<table>_hilo_key` (at most 59 characters). */
 export function keyGuardTriggerName(table: string): string {
   return `${validateIdentifier('table', table).slice(0, 50)}_hilo_key`;

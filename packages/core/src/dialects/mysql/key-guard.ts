@@ -28,8 +28,8 @@ const DDL_LOCK_WAIT_SECONDS = 60;
 export function missingKeyTriggerSql(target: KeyGuardTarget): [string, string] {
   const { segment, table, column, schema } = checkTarget(target);
   const trigger = qualifiedTable(mysqlDialect, keyGuardTriggerName(table), schema);
-  // MESSAGE_TEXT holds at most 128 characters
-  const message = `hilo: a row of segment '${segment.slice(0, 40)}' arrived without a key; assign it from hilo`;
+  // MESSAGE_TEXT holds at most 128 characters: no room for the install lines PostgreSQL and SQLite name
+  const message = `hilo: a row of segment '${segment.slice(0, 36)}' arrived without a key: install hilo on the client that inserts it`;
   const key = `NEW.${mysqlDialect.quote(column)}`;
   return [
     `drop trigger if exists ${trigger}`,

@@ -1,5 +1,10 @@
 import { validateIdentifier } from '../../sql/identifiers.js';
-import { qualifiedTable, type KeyGuardStatements, type MissingKeyFunctionOptions } from '../../sql/key-guard-target.js';
+import {
+  missingKeyMessage,
+  qualifiedTable,
+  type KeyGuardStatements,
+  type MissingKeyFunctionOptions,
+} from '../../sql/key-guard-target.js';
 import { postgresDialect } from './dialect.js';
 
 /** Name of the PostgreSQL function that the guarded key columns use as their default. */
@@ -15,7 +20,8 @@ function functionName(schema: string | undefined): string {
 
 /**
  * PostgreSQL: `create or replace function hilo_missing_key(segment text) returns bigint` that raises
- * (SQLSTATE P0001) `hilo: a row of segment 'orders' arrived without a key`. As a key column's default it
+ * (SQLSTATE P0001) `hilo: a row of segment 'orders' arrived without a key, so hilo is not installed on the client
+ * that inserted it. Install it where that client is created: …` (each adapter's line). As a key column's default it
  * runs only when an INSERT leaves the key out, so the column stays optional for ORMs while no row can
  * reach the table without a key. Idempotent.
  *
@@ -30,8 +36,7 @@ export function missingKeyFunctionSql(options: MissingKeyFunctionOptions = {}): 
     `language plpgsql volatile as $hilo$`,
     `begin`,
     `  raise exception using`,
-    `    message = format('hilo: a row of segment %s arrived without a key', quote_literal(segment)),`,
-    `    hint = 'Assign the key from hilo before the INSERT (e.g. generator.next(segment), or an ORM extended with hilo).';`,
+    `    message = format(${postgresDialect.literal(missingKeyMessage('%1$s'))}, quote_literal(segment));`,
     `end`,
     `$hilo$`,
   ].join('\n');

@@ -2,6 +2,7 @@ import { HiLoConfigurationError } from '../../errors.js';
 import {
   checkTarget,
   keyGuardTriggerName,
+  missingKeyMessage,
   type CheckedTarget,
   type KeyGuardStatements,
   type KeyGuardTarget,
@@ -26,7 +27,7 @@ export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, str
     throw HiLoConfigurationError.invalidOption('schema', 'left out: hilo uses no SQLite schemas', schema);
   const trigger = sqliteDialect.quote(keyGuardTriggerName(table));
   const key = `new.${sqliteDialect.quote(column)}`;
-  const message = `hilo: a row of segment '${segment}' arrived without a key; assign it from hilo`;
+  const message = missingKeyMessage(`'${segment}'`);
   return [
     `drop trigger if exists ${trigger}`,
     `create trigger ${trigger} before insert on ${sqliteDialect.quote(table)} when ${key} is null ` +
