@@ -245,8 +245,11 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
 
   /** Set while insert() asks the plugin what an insert would need, instead of drawing keys. */
   let counting: Array<{ segment: string; rows: number }> | undefined;
+  /** Set by the plugin whenever it sees a query while insert() looks: the query's Kysely runs this plugin. */
+  let reached = false;
   const plugin: KyselyPlugin = {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+      if (counting !== undefined) reached = true;
       if (!InsertQueryNode.is(args.node)) return args.node;
       if (counting !== undefined) {
         const found = missingKeys(args.node, tables);
@@ -267,10 +270,22 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       // keys here would take them twice, and throw when the block is empty — the very case insert() is for.
       const wanted: Array<{ segment: string; rows: number }> = [];
       counting = wanted;
+      reached = false;
+      let node: OperationNode;
       try {
-        query.toOperationNode();
+        node = query.toOperationNode();
       } finally {
         counting = undefined;
+      }
+      // a query built on a Kysely without this plugin would reach the database without keys (NOT NULL, or
+      // on SQLite a rowid hilo hands out again later): say which line is missing instead
+      if (!reached && InsertQueryNode.is(node) && (missingKeys(node, tables)?.rows ?? 0) > 0) {
+        throw new HiLoConfigurationError(
+          `hilo.insert() got an insert into "${unqualified(node.into!)}" built on a Kysely instance that does not ` +
+            `run this hilo's plugin, so its rows would reach the database without keys. Pass the plugin where ` +
+            `the instance is created: \`new Kysely<DB>({ dialect, plugins: [hilo.plugin] })\`, or ` +
+            `\`db.withPlugin(hilo.plugin)\`.`,
+        );
       }
       const generator = wanted.length > 0 ? await supply.generator() : undefined;
       for (const { segment, rows } of wanted) await generator!.ensure(segment, rows);

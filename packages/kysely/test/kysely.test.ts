@@ -94,6 +94,30 @@ function suite(kind: Kind, db: { url: string }): void {
     expect(selected.map((row) => Number(row.id))).toEqual([key]);
   });
 
+  it('refuses, naming the plugin line, an insert() built on a Kysely that does not run this hilo', async () => {
+    const { db, hilo } = shop;
+    await hilo.warm();
+    const without = db.withoutPlugins();
+    const named = 'forgotten plugin';
+    const error = await hilo.insert(without.insertInto('customers').values({ name: named })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HiLoConfigurationError);
+    expect((error as Error).message).toMatch(
+      /"customers" built on a Kysely instance that does not run this hilo's plugin.*plugins: \[hilo\.plugin\].*withPlugin\(hilo\.plugin\)/,
+    );
+    // another hilo's plugin is not this one's
+    const other = hiloKysely({ generator: await hilo.generator(), tables: { unrelated: true } });
+    await expect(
+      hilo.insert(without.withPlugin(other.plugin).insertInto('customers').values({ name: named })),
+    ).rejects.toThrow(HiLoConfigurationError);
+    expect(await db.selectFrom('customers').select('id').where('name', '=', named).execute()).toEqual([]);
+    // rows that carry their keys, and tables hilo does not key, need no plugin
+    const key = (await hilo.nextId('customers')) as number;
+    await hilo.insert(without.insertInto('customers').values({ id: key, name: named }));
+    expect(
+      (await db.selectFrom('customers').select('id').where('name', '=', named).execute()).map((r) => Number(r.id)),
+    ).toEqual([key]);
+  });
+
   it('leaves tables it does not know alone', async () => {
     const { hilo } = shop;
     const other = hiloKysely({ generator: await hilo.generator(), tables: { unrelated: true } });
