@@ -5,7 +5,7 @@
 // (hilo-typeorm's 898 lines were 7,080 tokens). Raised to 7,300 in session 21 for three things only TypeORM's
 // adapter can say, each measured: hiloDataSourceFactory() for @nestjs/typeorm (124 tokens), the key columns' own
 // transformers that name a forgotten withHiLo() (about 90), and the entity tables verified blocks probe (about 60);
-// their shared parts (adapterStoredKeys, installationCounter) went to the adapter kit.
+// the shared part (adapterStoredKeys) went to the adapter kit.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -339,44 +339,6 @@ export function openKeySupply(
   };
 }
 
-/** What {@link installationCounter} returns. */
-export interface InstallationCounter<T extends object> {
-  /** Counts one live installation that uses `object`; the function it returns uncounts it (once). */
-  mark(object: T): () => void;
-  /** Whether some live installation uses `object`. */
-  has(object: T): boolean;
-}
-
-/**
- * Counts, per object (a key column's transformer, an entity class), the live installations of an adapter that use
- * it, so that the adapter can tell "hilo is not installed" from "installed elsewhere". The counts live on
- * `globalThis` under `Symbol.for(name)`: a CommonJS and an ES module copy of the adapter in one process (entities
- * from one, the installation from the other) see the same ones.
- * @example
- * ```ts
- * const installed = installationCounter<object>('hilo-typeorm.installed-key-columns');
- * const unmark = installed.mark(transformer); // at install; unmark() at close
- * ```
- */
-export function installationCounter<T extends object>(name: string): InstallationCounter<T> {
-  const holder = globalThis as unknown as Record<symbol, Map<T, number> | undefined>;
-  const counts = (holder[Symbol.for(name)] ??= new Map<T, number>());
-  return {
-    mark(object) {
-      counts.set(object, (counts.get(object) ?? 0) + 1);
-      let done = false;
-      return () => {
-        if (done) return;
-        done = true;
-        const left = (counts.get(object) ?? 1) - 1;
-        if (left > 0) counts.set(object, left);
-        else counts.delete(object);
-      };
-    },
-    has: (object) => counts.has(object),
-  };
-}
-
 /** How a key is stored in a field: a JavaScript number, a bigint, or a decimal string. */
 export type KeyField = 'number' | 'bigint' | 'string';
 

@@ -3,8 +3,6 @@
 export {
   adapterStoredKeys,
   checkVerifyBlocks,
-  installationCounter,
-  type InstallationCounter,
   openKeySupply,
   ownGenerator,
   type OwnedGenerator,

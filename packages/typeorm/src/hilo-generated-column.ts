@@ -1,7 +1,7 @@
 import { PrimaryColumn, type EntitySchemaColumnOptions, type ValueTransformer } from 'typeorm';
 import { HiLoConfigurationError } from 'hilo-core';
 import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
-import { keyColumnTransformer } from './key-transformer.js';
+import { installedForm, keyColumnTransformer } from './key-transformer.js';
 
 /** The TypeORM column options of a key column, for the decorator and for entity schemas alike. */
 const keyColumnOptions = (resolved: ResolvedColumnOptions, transformer: ValueTransformer) => ({
@@ -84,6 +84,8 @@ export function hiloColumn(options?: HiLoColumnOptions): EntitySchemaColumnOptio
   // the entity's name is not known here: the column is named by what the user wrote
   const base = keyColumnTransformer(resolved.keyType, 'A hiloColumn() column');
   const transformer: MarkedTransformer = Object.assign(base, { [SCHEMA_OPTIONS]: resolved });
+  // the form an installation swaps in keeps the options too
+  Object.assign(installedForm(base)!, { [SCHEMA_OPTIONS]: resolved });
   return { ...keyColumnOptions(resolved, transformer), primary: true };
 }
 

@@ -35,7 +35,7 @@ import {
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import { dataSourceClient } from './driver-client.js';
-import { installedKeyColumns, keyTransformer } from './key-transformer.js';
+import { installedForm, keyTransformer } from './key-transformer.js';
 import { findHiLoColumn, hiloColumnOptionsOf } from './hilo-generated-column.js';
 import {
   dataSourceOf,
@@ -226,10 +226,11 @@ export class HiLoTypeOrm {
 
   /** @internal registers the subscriber and the create() hook. */
   attach(): void {
+    // on this DataSource's metadata only, the key columns drop the check for a forgotten installation
     for (const { column } of this.#columns.values()) {
-      const transformer = column.transformer;
-      if (transformer !== undefined && !Array.isArray(transformer))
-        this.#unmark.push(installedKeyColumns.mark(transformer));
+      const declared = column.transformer;
+      column.transformer = installedForm(declared) ?? declared;
+      this.#unmark.push(() => (column.transformer = declared));
     }
     this.dataSource.subscribers.push(this.#subscriber);
     hookManager(this.dataSource.manager);

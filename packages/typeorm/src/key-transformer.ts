@@ -1,6 +1,5 @@
 import type { ValueTransformer } from 'typeorm';
 import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
-import { installationCounter } from 'hilo-core/adapter-kit';
 
 function toDatabase(value: unknown): unknown {
   // bigint as text: both pg and mysql2 accept it for bigint columns, and precision is never lost.
@@ -60,22 +59,24 @@ export function keyTransformer(keyType: 'number' | 'bigint'): ValueTransformer {
   return keyType === 'bigint' ? hiloBigIntKeyTransformer : hiloKeyTransformer;
 }
 
-/** Key columns with a live installation, by their transformer (an entity may serve several DataSources). */
-export const installedKeyColumns = installationCounter<ValueTransformer>('hilo-typeorm.installed-key-columns');
+/** Where a checking key transformer keeps its installed form (a registered symbol: both builds of the package share it). */
+const INSTALLED_FORM = Symbol.for('hilo-typeorm.installed-form');
 
 /**
  * The transformer of one hi/lo key column (`where` names it, e.g. `Order.id`): the key type's, plus the check
- * for a forgotten installation. TypeORM passes the column's value through `to()` when it writes a row, and
- * hilo has assigned the key by then wherever it is installed; a key still missing there, while no DataSource
- * has hilo installed for this column, means the DataSource writing the row was never wrapped. That is a hilo
- * error naming the line that installs it, instead of the database's NOT NULL or default-value error.
+ * for a forgotten installation. TypeORM passes the column's value through `to()` when it writes a row. Every
+ * DataSource builds its column metadata with this transformer, and installing hilo on a DataSource swaps it,
+ * on that DataSource's metadata only, for its {@link installedForm} (the same conversions without the check):
+ * so a key still missing here is a row written through a DataSource hilo is not installed on, and that is a
+ * hilo error naming the line that installs it, instead of the database's NOT NULL error (or SQLite's rowid).
  * (A query's `where` never passes `undefined` through `to()`: TypeORM drops undefined conditions.)
  */
 export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string): ValueTransformer {
   const base = keyTransformer(keyType);
-  const transformer: ValueTransformer = {
+  const installed: ValueTransformer = { to: base.to, from: base.from };
+  return {
     to(value: unknown): unknown {
-      if (value === undefined && !installedKeyColumns.has(transformer)) {
+      if (value === undefined) {
         throw new HiLoConfigurationError(
           `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
             `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +
@@ -86,7 +87,12 @@ export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string
       }
       return base.to(value);
     },
-    from: (value: unknown): unknown => base.from(value),
-  };
-  return transformer;
+    from: base.from,
+    [INSTALLED_FORM]: installed,
+  } as ValueTransformer;
+}
+
+/** What a column declared with a hi/lo key uses on a DataSource hilo is installed on, or `undefined` for any other transformer. */
+export function installedForm(transformer: unknown): ValueTransformer | undefined {
+  return (transformer as Partial<Record<symbol, ValueTransformer>> | undefined)?.[INSTALLED_FORM];
 }

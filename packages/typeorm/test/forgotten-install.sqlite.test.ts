@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { Column, DataSource, Entity, EntitySchema, ManyToOne } from 'typeorm';
 import { HiLoConfigurationError } from 'hilo-core';
-import { HiLoGeneratedColumn, hiloColumn, withHiLo } from 'hilo-typeorm';
+import { HiLoGeneratedColumn, hiloColumn, hiloOf, withHiLo } from 'hilo-typeorm';
 
 // Issue 41: a DataSource created without withHiLo() leaves every hi/lo key undefined, and the database used to
 // answer with its generic NOT NULL error, naming nothing of hilo. Now the write stops in TypeORM's own
-// value conversion with a hilo error that names the column and the line that installs hilo.
+// value conversion with a hilo error that names the column and the line that installs hilo, on every
+// DataSource without hilo, also while another one with hilo serves the same entities.
 
 @Entity('forgotten_customers')
 class Customer {
@@ -82,14 +83,40 @@ describe('a DataSource hilo is not installed on', () => {
     await plain.getRepository(Customer).delete(41);
   });
 
-  it('is quiet while a DataSource with hilo serves the same entities, and speaks again once it is destroyed', async () => {
+  it('speaks for the DataSource without hilo while one with hilo serves the same entities, which stays quiet', async () => {
     const installed = await withHiLo(new DataSource(options), { blockSize: 5 }).initialize();
     try {
       const order = await installed.manager.save(installed.manager.create(Order, { total: 1 }));
       expect(order.id).toBeGreaterThan(0);
+      // the check is per DataSource: the plain one, open at the same time, still names the missing line
+      await expect(plain.manager.save(plain.manager.create(Order, { total: 2 }))).rejects.toThrow(
+        /^Order\.id is a hi\/lo key.*withHiLo/s,
+      );
+      await expect(plain.getRepository(NoteSchema).save({ text: 'y' })).rejects.toThrow(
+        /hiloColumn\(\) column.*withHiLo/s,
+      );
+      // and the installed one keys every path, EntitySchema included
+      const note = await installed.getRepository(NoteSchema).save({ text: 'z' });
+      expect(note.id).toBeGreaterThan(0);
+      await installed.createQueryBuilder().insert().into(Customer).values({ name: 'qb' }).execute();
+      expect(await installed.getRepository(Customer).countBy({ name: 'qb' })).toBe(1);
     } finally {
       await installed.destroy();
     }
     await expect(plain.manager.save(plain.manager.create(Order, { total: 2 }))).rejects.toThrow(/withHiLo/);
+    expect(await plain.getRepository(Order).count()).toBe(0);
+  });
+
+  it('speaks again on a DataSource whose hilo was closed', async () => {
+    const ds = await withHiLo(new DataSource(options), { blockSize: 5 }).initialize();
+    try {
+      await ds.manager.save(ds.manager.create(Customer, { name: 'before close' }));
+      await hiloOf(ds).close();
+      await expect(ds.manager.save(ds.manager.create(Customer, { name: 'after close' }))).rejects.toThrow(
+        /^Customer\.id is a hi\/lo key.*withHiLo/s,
+      );
+    } finally {
+      await ds.destroy();
+    }
   });
 });
