@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SqlClient, SqlExecutor, SqlResult } from './sql-client.js';
 
 /** One connection pinned to a session, and whether a statement on it found it broken. */
 export interface PinnedConnection<C> {
@@ -84,6 +85,69 @@ export function pinnedSessions<C>(
         release(connection, pinned.broken);
         // after release: the pool's own idle listener takes over (a destroyed connection may still report)
         setImmediate(() => emitter.off?.('error', onError));
+      }
+    },
+  };
+}
+
+/** What {@link pooledClient} needs of a driver's pool. */
+export interface PooledDriver<C> {
+  /** Statements on the pool, one pooled connection each. */
+  readonly direct: SqlExecutor;
+  /** Statements on one connection. */
+  executor(connection: C): SqlExecutor;
+  acquire(): Promise<C>;
+  /** Returns a connection to the pool, or destroys it when `broken`. */
+  release(connection: C, broken: boolean): void;
+  /** Runs one statement without parameters on a connection (`begin`, `commit`, `rollback`). */
+  run(connection: C, sql: string): Promise<unknown>;
+  /** The statement that starts a transaction. */
+  readonly begin: string;
+  /** Whether an error means the connection is lost. */
+  isBroken(error: unknown): boolean;
+}
+
+/**
+ * The statement, session and transaction parts of a client over a driver's pool: a statement inside a session
+ * goes to the session's connection, and so does a transaction (which then leaves the connection to the session);
+ * a connection found broken is destroyed, not returned to the pool.
+ */
+export function pooledClient<C>(driver: PooledDriver<C>): Pick<SqlClient, 'query' | 'session' | 'transaction'> {
+  const sessions = pinnedSessions(driver.acquire, driver.release);
+  return {
+    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+      const pinned = sessions.current();
+      return pinned === undefined
+        ? driver.direct.query<Row>(sql, params)
+        : onPinned(pinned, (c) => driver.executor(c).query<Row>(sql, params), driver.isBroken);
+    },
+    session: (work) => sessions.run(work),
+    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      const pinned = sessions.current();
+      const connection = pinned?.connection ?? (await driver.acquire());
+      let broken = false;
+      try {
+        await driver.run(connection, driver.begin);
+        let result: T;
+        try {
+          result = await work(driver.executor(connection));
+        } catch (error) {
+          await driver.run(connection, 'rollback').catch(() => {
+            broken = true;
+          });
+          throw error;
+        }
+        await driver.run(connection, 'commit');
+        return result;
+      } catch (error) {
+        if (driver.isBroken(error)) broken = true;
+        throw error;
+      } finally {
+        // a session's connection goes back when the session ends
+        if (pinned !== undefined && broken) {
+          pinned.broken = true;
+          pinned.connection = undefined;
+        } else if (pinned === undefined) driver.release(connection, broken);
       }
     },
   };

@@ -1,7 +1,7 @@
 import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
-import { onPinned, pinnedSessions } from '../../sql/session.js';
+import { pooledClient } from '../../sql/session.js';
 import { driverParams } from '../postgres/client.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
@@ -116,53 +116,17 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
  */
 export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, options: MysqlClientOptions = {}): SqlClient {
   const pool = promisePool(given);
-  const direct = executor(pool);
-  const sessions = pinnedSessions(
-    () => pool.getConnection(),
-    (connection, broken) => (broken ? connection.destroy() : connection.release()),
-  );
   return {
     dialect: 'mysql',
-    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
-      const pinned = sessions.current();
-      return pinned === undefined
-        ? direct.query<Row>(sql, params)
-        : onPinned(
-            pinned,
-            (c) => executor(c).query<Row>(sql, params),
-            (e) => isTransientError(e, mysqlDialect),
-          );
-    },
-    session: (work) => sessions.run(work),
-    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      const pinned = sessions.current();
-      const connection = pinned?.connection ?? (await pool.getConnection());
-      let broken = false;
-      try {
-        await connection.query('start transaction');
-        let result: T;
-        try {
-          result = await work(executor(connection));
-        } catch (error) {
-          await connection.query('rollback').catch(() => {
-            broken = true;
-          });
-          throw error;
-        }
-        await connection.query('commit');
-        return result;
-      } catch (error) {
-        if (isTransientError(error, mysqlDialect)) broken = true;
-        throw error;
-      } finally {
-        // a session's connection goes back when the session ends
-        if (pinned !== undefined && broken) {
-          pinned.broken = true;
-          pinned.connection = undefined;
-        } else if (broken) connection.destroy();
-        else connection.release();
-      }
-    },
+    ...pooledClient<MysqlPoolConnectionLike>({
+      direct: executor(pool),
+      executor,
+      acquire: () => pool.getConnection(),
+      release: (connection, broken) => (broken ? connection.destroy() : connection.release()),
+      run: (connection, sql) => connection.query(sql),
+      begin: 'start transaction',
+      isBroken: (error) => isTransientError(error, mysqlDialect),
+    }),
     async close(): Promise<void> {
       // a connection the network already broke is closed as far as we are concerned
       if (options.ownsPool) await pool.end().catch(() => undefined);

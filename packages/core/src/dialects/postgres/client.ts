@@ -1,7 +1,7 @@
 import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
-import { onPinned, pinnedSessions } from '../../sql/session.js';
+import { pooledClient } from '../../sql/session.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {
@@ -59,53 +59,17 @@ function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
  * ```
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
-  const direct = executor(pool);
-  const sessions = pinnedSessions(
-    () => pool.connect(),
-    (connection, broken) => connection.release(broken ? true : undefined),
-  );
   return {
     dialect: 'postgres',
-    query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
-      const pinned = sessions.current();
-      return pinned === undefined
-        ? direct.query<Row>(sql, params)
-        : onPinned(
-            pinned,
-            (c) => executor(c).query<Row>(sql, params),
-            (e) => isTransientError(e, postgresDialect),
-          );
-    },
-    session: (work) => sessions.run(work),
-    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      const pinned = sessions.current();
-      const connection = pinned?.connection ?? (await pool.connect());
-      let broken: unknown;
-      try {
-        await connection.query('begin');
-        const tx = executor(connection);
-        let result: T;
-        try {
-          result = await work(tx);
-        } catch (error) {
-          await connection.query('rollback').catch((rollbackError: unknown) => {
-            broken = rollbackError;
-          });
-          throw error;
-        }
-        await connection.query('commit');
-        return result;
-      } catch (error) {
-        if (isTransientError(error, postgresDialect)) broken ??= error;
-        throw error;
-      } finally {
-        // a session's connection goes back when the session ends
-        if (pinned !== undefined && broken !== undefined) {
-          pinned.broken = true;
-          pinned.connection = undefined;
-        } else connection.release(broken === undefined ? undefined : true);
-      }
-    },
+    ...pooledClient<PgPoolClientLike>({
+      direct: executor(pool),
+      executor,
+      acquire: () => pool.connect(),
+      release: (connection, broken) => connection.release(broken ? true : undefined),
+      run: (connection, sql) => connection.query(sql),
+      begin: 'begin',
+      isBroken: (error) => isTransientError(error, postgresDialect),
+    }),
     async close(): Promise<void> {
       // a connection the network already broke is closed as far as we are concerned
       if (options.ownsPool) await pool.end().catch(() => undefined);
