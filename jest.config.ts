@@ -240,11 +240,11 @@ const mikroOrmOldest = () => {
 };
 
 /**
- * MikroORM 7.2.2, the newest release of hilo-mikro-orm's peer range, was published for `@mikro-orm/core`, `sql`
- * and `sqlite` only: the PostgreSQL and MariaDB drivers and `@mikro-orm/decorators` stop at 7.2.1 and require
- * core 7.2.1 exactly, so the workspace runs 7.2.1, and a SQLite app is the one that can run 7.2.2. This project
- * reruns hilo-mikro-orm's SQLite suites (and the check of the internals it relies on) with core and the SQLite
- * driver mapped to 7.2.2, installed in packages/mikro-orm-sqlite-compat.
+ * MikroORM 7.2.2 was published for `@mikro-orm/core`, `sql` and `sqlite` only: the PostgreSQL and MariaDB drivers
+ * and `@mikro-orm/decorators` have no 7.2.2, and each of those releases requires its own core exactly, so the
+ * workspace runs 7.2.1, and a SQLite app is the one that can run 7.2.2 (the SQLite driver's newest release). This
+ * project reruns hilo-mikro-orm's SQLite suites (and the check of the internals it relies on) with core and the
+ * SQLite driver mapped to 7.2.2, installed in packages/mikro-orm-sqlite-compat.
  */
 const MIKRO_ORM_SQLITE_NEWEST = '7.2.2';
 const mikroOrmSqliteNewest = () => {
@@ -261,6 +261,49 @@ const mikroOrmSqliteNewest = () => {
     ],
     moduleNameMapper: {
       '^@mikro-orm/(core|sqlite)$': `${dir}/$1/index.js`,
+      ...project.moduleNameMapper,
+    },
+  };
+};
+
+/**
+ * MikroORM 7.2.5, the newest release of hilo-mikro-orm's peer range, was published for `@mikro-orm/core`, `sql`
+ * and `postgresql` only (the SQLite driver stops at 7.2.2, MariaDB and `@mikro-orm/decorators` at 7.2.1, each
+ * requiring core of its own version exactly), so a PostgreSQL app with `defineEntity` (no decorators) is the one
+ * that can run it. This project reruns hilo-mikro-orm's PostgreSQL suites that need neither decorators nor another
+ * driver with core and the PostgreSQL driver mapped to 7.2.5, installed in packages/mikro-orm-postgres-compat
+ * (whose test also checks, on PostgreSQL, the internals internals.test.ts checks on SQLite); the cross-process
+ * workers get the same mapping from packages/mikro-orm-postgres-compat/child/tsconfig.json. Left out:
+ * legacy-decorators.postgres and fallback.postgres (`@mikro-orm/decorators`, no 7.2.5), and the files that open
+ * SQLite or MariaDB ORMs, whose drivers would be another release on core 7.2.5: internals, configuration and
+ * schema-diff (the SQLite and MariaDB drivers resolve as in the workspace, loaded by support/orm.ts but unused
+ * by the files here).
+ */
+const MIKRO_ORM_POSTGRES_NEWEST = '7.2.5';
+const mikroOrmPostgresNewest = () => {
+  const dir = '<rootDir>/packages/mikro-orm-postgres-compat/node_modules/@mikro-orm';
+  return {
+    ...project,
+    displayName: `mikro-orm ${MIKRO_ORM_POSTGRES_NEWEST} (PostgreSQL)`,
+    globals: {
+      HILO_MIKRO_ORM_VERSION: MIKRO_ORM_POSTGRES_NEWEST,
+      HILO_MIKRO_ORM_COMPAT: 'mikro-orm-postgres-compat',
+    },
+    testMatch: [
+      '<rootDir>/packages/mikro-orm-postgres-compat/test/**/*.test.ts',
+      ...[
+        'conformance.postgres',
+        'define-entity.postgres',
+        'processes.postgres',
+        'upsert.postgres',
+        'close.postgres',
+        'reliability.postgres',
+        'replicas.postgres',
+        'source-layout.postgres',
+      ].map((name) => `<rootDir>/packages/mikro-orm/test/${name}.test.ts`),
+    ],
+    moduleNameMapper: {
+      '^@mikro-orm/(core|postgresql)$': `${dir}/$1/index.js`,
       ...project.moduleNameMapper,
     },
   };
@@ -348,6 +391,7 @@ const config: Config = {
         drizzle('1.0.0-rc.5'),
         mikroOrmOldest(),
         mikroOrmSqliteNewest(),
+        mikroOrmPostgresNewest(),
         mikroOrm6(),
         kyselyOldest(),
         prismaOldest(),

@@ -8,9 +8,9 @@ import { Customer, defineEntities } from '../fixtures/define-entities.js';
 const here = dirname(fileURLToPath(import.meta.url));
 
 /**
- * The MikroORM release a compat Jest project (packages/mikro-orm-compat, mikro-orm-sqlite-compat or
- * mikro-orm-6-compat) maps `@mikro-orm/*` to, and that folder's name (jest.config.ts sets both globals), or
- * `undefined` in the workspace's own project.
+ * The MikroORM release a compat Jest project (packages/mikro-orm-compat, mikro-orm-sqlite-compat,
+ * mikro-orm-postgres-compat or mikro-orm-6-compat) maps `@mikro-orm/*` to, and that folder's name
+ * (jest.config.ts sets both globals), or `undefined` in the workspace's own project.
  */
 export const compatVersion = (globalThis as { HILO_MIKRO_ORM_VERSION?: string }).HILO_MIKRO_ORM_VERSION;
 const compatFolder = (globalThis as { HILO_MIKRO_ORM_COMPAT?: string }).HILO_MIKRO_ORM_COMPAT;
