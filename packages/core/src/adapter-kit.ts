@@ -62,12 +62,14 @@ export function adapterStoredKeys(
 ): StoredKeys | undefined {
   checkVerifyBlocks(options, owner);
   if (options.verifyBlocks === false) return undefined;
-  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns));
+  // the tables come from the ORM's metadata: one not created yet is no typo
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables: 'ignore' });
   let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
   const current = (): StoredKeys => {
     const list = uniqueColumns(columns());
     const signature = JSON.stringify(list);
-    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list) };
+    if (known?.signature !== signature)
+      known = { signature, keys: sqlStoredKeys(client, list, { missingTables: 'ignore' }) };
     return known.keys;
   };
   return {

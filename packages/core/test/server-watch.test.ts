@@ -1,7 +1,15 @@
 // The engine side of failover (issue #40, DESIGN rule 7), over memory sources standing for servers: a source that
 // says which server it reached, and "servers" whose counters differ as a primary's and a lagging standby's do.
 // What happens to the blocks in memory, in what order, and that keys only grow. Real servers: failover.postgres.test.ts.
-import { createHiLoGenerator, HiLoSourceError, memorySource, type HiLoEvent, type HiSource } from 'hilo-core';
+import {
+  createHiLoGenerator,
+  HiLoSourceError,
+  HiLoStoreBehindError,
+  memorySource,
+  type HiLoEvent,
+  type HiSource,
+  type StoredKeys,
+} from 'hilo-core';
 
 const fixed = { adaptive: false, prefetchAt: false, blockSize: 10 } as const;
 
@@ -207,6 +215,163 @@ describe('failover in the engine', () => {
     expect(servers.get('standby').reservations.get('slow')).toBe(1);
     await generator.close();
   }, 15_000);
+
+  it('keeps the floor until a block above it is kept: a late block discarded by the failover cannot lift it', async () => {
+    // a source whose reservations do not say which server answered (as MariaDB's table source): only checks tell
+    const servers = new Servers('primary', 'standby');
+    const source = servers.source();
+    let hold: Promise<void> | undefined;
+    let release: (() => void) | undefined;
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({
+      source: {
+        ...source,
+        reserve: async (segment, request) => {
+          const blocks = await source.reserve(segment, { ...request, server: undefined });
+          if (hold !== undefined) await hold;
+          return blocks;
+        },
+      },
+      ...fixed,
+      serverCheckMs: 20,
+      retryBaseDelayMs: 1,
+      onEvent: (e) => events.push(e),
+    });
+    await generator.warm(['a']);
+    await until('the first server known', () => servers.checks > 0);
+    const before = await generator.reserve('a', 10); // 1…10, the whole block
+    hold = new Promise<void>((resolve) => (release = resolve));
+    const next = generator.next('a'); // reserves 11…20 on the primary, held back
+    await until('the reservation started', () => servers.get('primary').reservations.get('a') === 2);
+    servers.current = 'standby'; // it saw none of a's blocks
+    await until('the failover', () => events.some((e) => e.type === 'failover'));
+    hold = undefined;
+    release!();
+    // the primary's 11…20 is discarded (a failover came during its attempt, so it may be the old server's), and the
+    // retry on the standby, whose counter is at 1, is raised above the 10 keys handed out, not served from 1 again
+    const key = await next;
+    expect(before).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(key).toBe(11);
+    expect(servers.get('standby').counters.get('a')).toBeGreaterThan(10n);
+    expect(events).toContainEqual({ type: 'lost', segment: 'a', keys: 10, reason: 'failover' });
+    // hilo's own discard is no sign of a lost server: the keys were never parked for it
+    expect(events.some((e) => e.type === 'server-unconfirmed')).toBe(false);
+    await generator.close();
+  });
+
+  it('hands out no key reserved while the server is unconfirmed, and keeps keys ascending once it is confirmed', async () => {
+    const servers = new Servers('primary');
+    const source = servers.source();
+    let checksDown = false;
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({
+      source: {
+        ...source,
+        // reservations work and do not say where they ran; checks fail for a while
+        reserve: (segment, request) => source.reserve(segment, { ...request, server: undefined }),
+        server: async (signal) => {
+          if (checksDown) throw unreachable();
+          return source.server!(signal);
+        },
+      },
+      ...fixed,
+      serverCheckMs: 20,
+      onEvent: (e) => events.push(e),
+    });
+    await generator.warm(['a']);
+    await until('the first server known', () => servers.checks > 0);
+    const keys = [generator.nextSync('a')];
+    checksDown = true;
+    await until('parked', () => events.some((e) => e.type === 'server-unconfirmed'));
+    // a caller waiting now gets its key only once the server is confirmed, whatever was reserved meanwhile
+    let answered = false;
+    const waiting = generator.next('a').then((key) => {
+      answered = true;
+      return key;
+    });
+    await until('a reservation while parked', () => servers.get('primary').reservations.get('a')! >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered).toBe(false);
+    checksDown = false;
+    keys.push(await waiting);
+    for (let i = 0; i < 18; i++) keys.push(await generator.next('a'));
+    // the parked block's keys first (2…10), then the block reserved while parked: no gap, never backwards
+    expect(keys).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    await generator.close();
+  });
+
+  it("reads the new server's largest stored key after a failover, before its first block is used", async () => {
+    const servers = new Servers('primary', 'standby');
+    const stored: Record<string, bigint[]> = { primary: [], standby: [100n] };
+    const largestOn: string[] = [];
+    const storedKeys: StoredKeys = {
+      largest: async () => {
+        largestOn.push(servers.current);
+        const key = stored[servers.current]!.at(-1);
+        return key === undefined ? undefined : { key, table: 't', column: 'id' };
+      },
+      within: async (_segment, block) => {
+        const key = stored[servers.current]!.find((k) => k >= block.first && k <= block.last);
+        return key === undefined ? undefined : { key, table: 't', column: 'id' };
+      },
+    };
+    const generator = createHiLoGenerator({ source: servers.source(), ...fixed, serverCheckMs: false, storedKeys });
+    await generator.warm(['a']);
+    expect(await generator.reserve('a', 10)).toHaveLength(10);
+    await servers.get('standby').reserve('a', { size: 10, signal: new AbortController().signal });
+    servers.current = 'standby'; // it stores key 100, above its hi store: a store behind its rows
+    await expect(generator.next('a')).rejects.toBeInstanceOf(HiLoStoreBehindError);
+    expect(largestOn).toEqual(['primary', 'standby']);
+    await generator.close();
+  });
+
+  it('takes a later switch back to a server it left as another failover, not as a dead server', async () => {
+    const servers = new Servers('primary', 'standby');
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({
+      source: servers.source(),
+      ...fixed,
+      serverCheckMs: 20,
+      retries: 2,
+      onEvent: (e) => events.push(e),
+    });
+    await generator.warm(['a']);
+    const keys = await generator.reserve('a', 10);
+    servers.current = 'standby';
+    keys.push(...(await generator.reserve('a', 10)));
+    servers.current = 'primary'; // back: as after a failback, or on another node of a cluster
+    await until('the second failover', () => events.filter((e) => e.type === 'failover').length === 2);
+    keys.push(...(await generator.reserve('a', 10)));
+    expect(
+      events.filter((e) => e.type === 'failover').map((e) => e.type === 'failover' && `${e.from}→${e.to}`),
+    ).toEqual(['primary→standby', 'standby→primary']);
+    expect(new Set(keys).size).toBe(30);
+    expect(keys).toEqual([...keys].sort((x, y) => x - y));
+    await generator.close();
+  });
+
+  it('checks again after a failed check, with no periodic checks: the same server gives the parked keys back', async () => {
+    const servers = new Servers('primary');
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({
+      source: servers.source(),
+      ...fixed,
+      serverCheckMs: false,
+      retries: 0,
+      onEvent: (e) => events.push(e),
+    });
+    await generator.warm(['a', 'b']);
+    servers.down = unreachable();
+    await expect(generator.reserve('b', 20)).rejects.toThrow();
+    await until('parked', () => events.some((e) => e.type === 'server-unconfirmed'));
+    const checks = servers.checks;
+    await until('a check that failed', () => servers.checks > checks);
+    servers.down = undefined;
+    // nobody asks for keys, and no periodic check runs: the re-check after the failed one confirms the server
+    await until('confirmed', () => events.some((e) => e.type === 'server-confirmed'));
+    expect(generator.nextSync('a')).toBe(1);
+    await generator.close();
+  });
 
   it('refuses serverCheckMs out of range, and never checks a source that cannot tell servers apart', async () => {
     expect(() => createHiLoGenerator({ source: memorySource(), serverCheckMs: 5 })).toThrow(/serverCheckMs/);

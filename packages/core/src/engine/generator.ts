@@ -109,7 +109,7 @@ class Segment extends SegmentBlocks {
         ),
       accept: (blocks, ms) => owner.accept(this, blocks, ms),
       lose: (blocks, reason) => owner.lose(this, blocks, reason),
-      observe: (identity) => owner.watch.observe(identity),
+      observe: (identity, since) => owner.watch.observe(identity, since),
       suspect: (error) => owner.watch.suspect(error),
       failovers: () => owner.watch.failovers,
       unidentified: () => owner.watch.unidentified(),
@@ -142,7 +142,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       restore: () => {
         for (const s of this.segments.values()) {
           if (s.parked.length === 0) continue;
-          s.queue.unshift(...s.parked.splice(0));
+          // the parked keys are the lower ones: they go first, ascending
+          const inHand = s.drain();
+          s.queue.push(...s.parked.splice(0), ...inHand);
           s.advanceIfEmpty();
         }
       },
@@ -205,7 +207,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         if (this.closed) throw new HiLoClosedError();
         const key = s.take(this.bigint, s.low) as K | undefined;
         if (key !== undefined) return key;
-        await this.refill(s);
+        await this.refillOrConfirm(s);
       }
     } finally {
       s.demand -= 1;
@@ -225,7 +227,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         s.takeMany(count - keys.length, keys, this.bigint, s.low);
         s.demand -= keys.length - before;
         wanted -= keys.length - before;
-        if (keys.length < count) await this.refill(s);
+        if (keys.length < count) await this.refillOrConfirm(s);
       }
       return keys;
     } finally {
@@ -243,7 +245,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       // counted as waiting demand, so that the next reservation covers the whole shortfall
       s.demand += count;
       try {
-        await this.refill(s);
+        await this.refillOrConfirm(s);
       } finally {
         s.demand -= count;
       }
@@ -332,6 +334,15 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     return flight;
   }
 
+  /**
+   * For a caller waiting for keys: a reservation, then, when the keys are parked (the server is unconfirmed), a
+   * check of the server, which hands them out or discards them, instead of reserving block after block.
+   */
+  private async refillOrConfirm(s: Segment): Promise<void> {
+    await this.refill(s);
+    if (this.watch.parked) await this.watch.confirm();
+  }
+
   /** Queues the blocks of a successful reservation and reports them. */
   accept(s: Segment, blocks: readonly Block[], ms: number): void {
     const refused = s.accept(blocks, this.bigint, this.options.source.description, s.maxKey);
@@ -351,7 +362,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       s.highestKey = highest;
       if (!s.headroomWarned && highest * 10n >= s.maxKey * 9n) this.warnHeadroom(s);
     }
-    s.advanceIfEmpty();
+    // while the server is unconfirmed, new keys wait with the parked ones: the check decides for all of them
+    if (this.watch.parked) s.parked.push(...s.drain());
+    else s.advanceIfEmpty();
   }
 
   /**

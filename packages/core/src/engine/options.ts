@@ -161,13 +161,16 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
   onStoreBehind?: 'error' | 'lift';
   /**
    * How often, in ms, hilo asks the database which server it is (PostgreSQL: system identifier, WAL timeline
-   * and postmaster start time; one small query per generator, never per key), so that blocks reserved on a
+   * and postmaster start time; MariaDB/MySQL: `@@server_id`; one small query per generator, never per key), so
+   * that blocks reserved on a
    * server that is gone are not handed out from another one (a standby promoted after it missed the last
    * reservations): see "Failover" in the README. The same identity is read with every reservation and right
    * after hilo's own connection fails; until a server answers again, the keys in memory are not handed out. The
    * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus
    * `timeoutMs` at most. `false` checks only with reservations and after connection errors. Sources that cannot
-   * tell servers apart (MariaDB, SQLite, memory) are never checked.
+   * tell servers apart (SQLite, memory, a role that may not read the identity) are never checked. Another server
+   * answering a request sent after the last failover is a failover again, a switch back included: each one
+   * discards the keys in memory and raises the store above every key reserved.
    * @default 1000
    * @example
    * ```ts

@@ -1,4 +1,11 @@
-import { HiLoClosedError, HiLoError, HiLoExhaustedError, HiLoSourceError, HiLoTimeoutError } from '../errors.js';
+import {
+  HiLoClosedError,
+  HiLoError,
+  HiLoExhaustedError,
+  HiLoSourceError,
+  HiLoSynchronousStandbyError,
+  HiLoTimeoutError,
+} from '../errors.js';
 import type { HiLoEvent, LostReason } from './events.js';
 import type { Observed } from './server-watch.js';
 import type { ResolvedOptions } from './options.js';
@@ -31,8 +38,11 @@ export interface ReservationHooks {
    * the stored keys refused them, or they were reserved on a server hilo left (failover).
    */
   lose(blocks: readonly Block[], reason: LostReason): void;
-  /** A reservation reached the server `identity` (read in its own statement); `retired`: one hilo has left. */
-  observe(identity: string): Observed;
+  /**
+   * A reservation reached the server `identity` (read in its own statement); `since`: the failovers seen when it was
+   * sent. `retired`: a late answer from a server hilo has left.
+   */
+  observe(identity: string, since: number): Observed;
   /** A reservation failed in a way that may mean the server went away: look at the server now. */
   suspect(error: unknown): void;
   /** A reservation reported no server: the generator may learn it from a check instead. */
@@ -48,6 +58,21 @@ export interface ReservationHooks {
   /** Whether the generator has been closed. */
   closed(): boolean;
   emit(event: HiLoEvent): void;
+}
+
+/** Errors the engine raises itself to discard blocks and try again: they say nothing about the connection. */
+const discards = new WeakSet<object>();
+
+/** A retryable error that discards an attempt's blocks; it does not make the server suspect. */
+function discard(message: string): HiLoSourceError {
+  const error = new HiLoSourceError(message, { retryable: true });
+  discards.add(error);
+  return error;
+}
+
+/** Whether a retryable error may mean the server went away (a lost connection, a timeout), not a decision of ours. */
+function mayBeServerGone(error: unknown): boolean {
+  return !discards.has(error as object) && !(error instanceof HiLoSynchronousStandbyError);
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -90,7 +115,7 @@ export async function reserveWithRetry(
       segment.stats.failedAttempts++;
       if (hooks.closed()) throw new HiLoClosedError();
       const retryable = error instanceof HiLoError ? error.retryable : false;
-      if (retryable) hooks.suspect(error);
+      if (retryable && mayBeServerGone(error)) hooks.suspect(error);
       if (!retryable) {
         hooks.emit({ type: 'failed', segment: segment.name, error });
         throw error;
@@ -165,6 +190,7 @@ async function reserveOnce(
       const reserve = () => reserveOnServer(options, segment, hooks, attempt.signal, (n) => (epoch = n));
       const storedKeys = options.storedKeys;
       if (storedKeys === undefined) return await reserve();
+      const failoversBefore = hooks.failovers();
       const blocks = await reserveVerified(
         options,
         storedKeys,
@@ -174,6 +200,14 @@ async function reserveOnce(
         hooks,
         attempt.signal,
       );
+      if (hooks.failovers() !== failoversBefore) {
+        // the checks may have read the server hilo left (or skipped the new one's start check): check again there
+        hooks.lose(blocks, 'failover');
+        throw discard(
+          `A failover was noticed while keys for segment "${segment.name}" were being reserved and checked; they ` +
+            `are discarded and reserved again on the new server, after its stored keys are read.`,
+        );
+      }
       segment.startVerified = true;
       return blocks;
     })();
@@ -193,12 +227,14 @@ async function reserveOnce(
     if (hooks.failovers() !== epoch) {
       // a failover was noticed while these blocks were being checked: they may come from the server hilo left
       hooks.lose(blocks, 'failover');
-      throw new HiLoSourceError(
+      throw discard(
         `A failover was noticed while keys for segment "${segment.name}" were being reserved; they are discarded ` +
           `and the reservation is tried again on the new server.`,
-        { retryable: true },
       );
     }
+    // the blocks lie above the floor (reserveOnServer saw to it, and no failover came since): it is done with only
+    // now, once they are kept, so that blocks discarded above cannot lift it for a retry on a server behind
+    segment.floor = undefined;
     hooks.accept(blocks, performance.now() - started);
   } catch (error) {
     settled = true;
@@ -227,33 +263,32 @@ async function reserveOnServer(
   const source = options.source;
   for (let raises = 0; ; raises++) {
     const seen: { server?: string } = {};
+    const since = hooks.failovers();
     const blocks = await source.reserve(segment.name, {
       size: hooks.size(),
       signal,
       server: (identity) => (seen.server = identity),
     });
-    if (seen.server !== undefined && hooks.observe(seen.server) === 'retired') {
+    if (seen.server !== undefined && hooks.observe(seen.server, since) === 'retired') {
       hooks.lose(blocks, 'failover');
-      throw new HiLoSourceError(
+      throw discard(
         `Hi source ${source.description} reserved keys for segment "${segment.name}" on a server hilo left after a ` +
           `failover (${seen.server}); they are discarded and the reservation is tried again.`,
-        { retryable: true },
       );
     }
     if (seen.server !== undefined) onServer(hooks.failovers());
     else hooks.unidentified();
     const floor = segment.floor;
-    if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) {
-      segment.floor = undefined;
-      return blocks;
-    }
+    if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) return blocks;
     hooks.lose(blocks, 'failover');
     if (source.raiseAbove === undefined || raises >= MAX_RAISES) {
       throw new HiLoSourceError(
         `Hi source ${source.description} returned block [${blocks[0]!.first}, ${blocks[blocks.length - 1]!.last}] ` +
           `for segment "${segment.name}" after a failover, not above key ${floor} reserved before it` +
           (source.raiseAbove === undefined ? ', and it cannot raise its store. ' : ` after ${raises} raises. `) +
-          `Raise it with \`hilo floor\` above the keys the old server handed out.`,
+          `Move the store of segment "${segment.name}" above key ${floor} by hand (the sequence's next value, or ` +
+          `the hi table's row); \`hilo floor ${segment.name} --from TABLE.COLUMN\` does it once every key handed ` +
+          `out before is stored in that column.`,
       );
     }
     await source.raiseAbove(segment.name, floor, signal);

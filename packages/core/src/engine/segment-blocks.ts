@@ -52,6 +52,12 @@ export class SegmentBlocks {
     return n;
   }
 
+  /**
+   * The highest key of every block accepted, never reset: a block must lie above it (keys only grow in a process),
+   * also after the blocks in hand were dropped (a failover, parked keys).
+   */
+  private reservedUpTo = 0n;
+
   /** The highest key in hand (queued or current), or 0 when nothing was ever reserved. */
   private lastInHand(): bigint {
     return this.queue.at(-1)?.last ?? (this.bigEnd >= this.bigNext ? this.bigEnd : BigInt(this.end));
@@ -128,7 +134,7 @@ export class SegmentBlocks {
   }
 
   /**
-   * Checks that `blocks` are well formed and above every key in hand (keys only grow: a source that went back
+   * Checks that `blocks` are well formed and above every key reserved before (keys only grow: a source that went back
    * would hand out duplicates), then queues them. A block crossing `maxKey` (the largest key the column holds)
    * or, with number keys, Number.MAX_SAFE_INTEGER is cut there and the rest refused (that block's part above it
    * and every later block): the ranges refused are returned, and `overflow` is set. Throws `HiLoSourceError`
@@ -138,7 +144,8 @@ export class SegmentBlocks {
     if (blocks.length === 0) {
       throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
     }
-    let previous = this.lastInHand();
+    const inHand = this.lastInHand();
+    let previous = inHand > this.reservedUpTo ? inHand : this.reservedUpTo;
     for (const b of blocks) {
       if (typeof b.first !== 'bigint' || typeof b.last !== 'bigint' || b.last < b.first) {
         throw new HiLoSourceError(
@@ -148,12 +155,13 @@ export class SegmentBlocks {
       if (b.first <= previous && previous >= 1n) {
         throw new HiLoSourceError(
           `Hi source ${source} returned block [${b.first}, ${b.last}] for segment "${this.name}", not ` +
-            `above key ${previous} already handed out. Something moved the sequence or table row backwards; ` +
+            `above key ${previous} already reserved. Something moved the sequence or table row backwards; ` +
             `raise it with \`hilo floor\` before continuing.`,
         );
       }
       previous = b.last;
     }
+    this.reservedUpTo = previous;
     const refused: Block[] = [];
     const byKeyType = !bigint && (maxKey === undefined || maxKey >= SAFE);
     const limit = byKeyType ? SAFE : (maxKey ?? SAFE);

@@ -13,6 +13,9 @@ export interface ServerWatchHooks {
   emit(event: HiLoEvent): void;
 }
 
+/** The pause before a check asked for while another was finishing, at most (a shorter `serverCheckMs` wins). */
+const RECHECK_MS = 250;
+
 /** How a reservation's server compares with the one the blocks in memory came from. */
 export type Observed = 'same' | 'retired';
 
@@ -30,8 +33,6 @@ export type Observed = 'same' | 'retired';
 export class ServerWatch {
   /** The server the blocks in memory (and parked) were reserved on. */
   private known: string | undefined;
-  /** Servers hilo left: a late answer from one of them is never used. */
-  private readonly retired = new Set<string>();
   /** How many times hilo found itself on another server. */
   failovers = 0;
   /** Whether the keys in memory are parked until a server answers. */
@@ -43,6 +44,8 @@ export class ServerWatch {
   private stopped = false;
   /** The source answered a check without an identity (it cannot tell): reservations no longer ask. */
   private unknowable = false;
+  /** A check asked for while one was finishing (a failed check suspects the server again): runs after a pause. */
+  private recheck: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly source: HiSource,
@@ -52,17 +55,19 @@ export class ServerWatch {
   ) {}
 
   /**
-   * A reservation (or a check) reached `identity`. `retired`: a server hilo already left answered (a connection
-   * opened before the failover); its blocks must not be used.
+   * A reservation (or a check) reached `identity`; `since` is {@link failovers} when it was sent. Another server than
+   * the known one is a failover, unless the request was sent before the last failover: then it is a late answer
+   * (`retired`), from the server hilo left or one it cannot place, and its blocks must not be used. A server hilo
+   * left earlier that answers a request sent after is a failover again (a failback, or another node of a cluster):
+   * the floor rises above every key reserved, so keys still only grow.
    */
-  observe(identity: string): Observed {
-    if (this.retired.has(identity)) return 'retired';
+  observe(identity: string, since: number = this.failovers): Observed {
     if (this.known === undefined) {
       this.known = identity;
       this.startTimer();
     } else if (identity !== this.known) {
+      if (since !== this.failovers) return 'retired';
       const from = this.known;
-      this.retired.add(from);
       this.known = identity;
       this.parked = false;
       this.failovers++;
@@ -88,7 +93,21 @@ export class ServerWatch {
       this.hooks.park();
       this.hooks.emit({ type: 'server-unconfirmed', server: this.known, error });
     }
-    void this.check();
+    if (this.checking === undefined) {
+      void this.check();
+      return;
+    }
+    // a check is finishing (it may be the one that failed): look again after a pause, not never, and not in a
+    // tight loop against a server that refuses at once
+    if (this.recheck !== undefined) return;
+    this.recheck = setTimeout(
+      () => {
+        this.recheck = undefined;
+        if (!this.stopped) void this.check();
+      },
+      Math.min(this.intervalMs ?? RECHECK_MS, RECHECK_MS),
+    );
+    this.recheck.unref();
   }
 
   /**
@@ -111,6 +130,7 @@ export class ServerWatch {
     if (server === undefined || this.stopped) return;
     const attempt = new AbortController();
     this.attempt = attempt;
+    const since = this.failovers;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -125,15 +145,33 @@ export class ServerWatch {
     } catch (error) {
       if (this.stopped) return;
       // only a failure that may be the server going away parks the keys; a refusal that stays (a bug, a
-      // permission) would park them for good
+      // permission) would park them for good: the server cannot be told, as with a source without an identity
       if (!(error instanceof HiLoError) || error.retryable) this.suspect(error);
+      else this.cannotTell();
       return;
     } finally {
       clearTimeout(timer);
       this.attempt = undefined;
     }
-    if (identity === undefined) this.unknowable = true;
-    else if (!this.stopped) this.observe(identity);
+    if (identity === undefined) this.cannotTell();
+    else if (!this.stopped) this.observe(identity, since);
+  }
+
+  /** The source cannot say which server it reaches: parked keys go back, as nothing will ever confirm them. */
+  private cannotTell(): void {
+    this.unknowable = true;
+    if (!this.parked) return;
+    this.parked = false;
+    this.hooks.restore();
+  }
+
+  /**
+   * For a caller waiting for keys while they are parked: one check of the server, then, if that did not settle
+   * it, a pause, so that waiting callers neither spin nor reserve block after block.
+   */
+  async confirm(): Promise<void> {
+    await this.check();
+    if (this.parked && !this.stopped) await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
   }
 
   private startTimer(): void {
@@ -147,5 +185,6 @@ export class ServerWatch {
     this.stopped = true;
     this.attempt?.abort(new Error('the generator closed'));
     clearInterval(this.timer);
+    clearTimeout(this.recheck);
   }
 }

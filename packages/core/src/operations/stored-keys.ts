@@ -8,10 +8,27 @@ import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 
+/** Options of {@link sqlStoredKeys}. */
+export interface SqlStoredKeysOptions {
+  /**
+   * What a table that does not exist does: counted as empty either way (migrations still to run); `'warn'` also
+   * says so once per table in a process warning (`HILO_STORED_KEYS_MISSING`), since a mistyped name would
+   * otherwise turn the check off in silence. The adapters, whose tables come from the ORM's own metadata, pass
+   * `'ignore'`.
+   * @default 'warn'
+   */
+  readonly missingTables?: 'warn' | 'ignore';
+}
+
 /** One configured column with its statements built once. */
 interface Probe {
   readonly table: string;
   readonly column: string;
+  /** Where the column was named (`storedKeys[2]`), for the warning about a missing table. */
+  readonly where: string;
+  readonly segment: string;
+  /** Set once the warning about its missing table was given. */
+  warned: boolean;
   readonly largest: string;
   readonly within: string;
   readonly count: string;
@@ -29,7 +46,11 @@ interface Probe {
  * const hilo = createHiLoGenerator({ source: sequenceSource(client, { increment: 100 }), storedKeys });
  * ```
  */
-export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColumn[]): StoredKeys {
+export function sqlStoredKeys(
+  client: SqlClient,
+  columns: readonly StoredKeyColumn[],
+  options: SqlStoredKeysOptions = {},
+): StoredKeys {
   const given: unknown = columns;
   if (!Array.isArray(given)) {
     throw HiLoConfigurationError.invalidOption(
@@ -51,6 +72,9 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
     probes.push({
       table: c.schema === undefined ? c.table : `${c.schema}.${c.table}`,
       column: c.column,
+      where: `storedKeys[${i}]`,
+      segment: c.segment,
+      warned: false,
       largest: `select ${rules.asText(`max(${column})`)} as m from ${table}`,
       within:
         `select ${rules.asText(`max(${column})`)} as m from ${table} where ${column} between ` +
@@ -69,8 +93,19 @@ export function sqlStoredKeys(client: SqlClient, columns: readonly StoredKeyColu
       const raw = rows[0]?.m;
       return raw === null || raw === undefined ? undefined : toBigInt(raw, `max(${probe.column})`);
     } catch (error) {
-      // a table not created yet (migrations still to run) holds no keys
-      if (isMissingObject(error, rules)) return undefined;
+      // a table not created yet (migrations still to run) holds no keys; a mistyped one would never hold any
+      if (isMissingObject(error, rules)) {
+        if (options.missingTables !== 'ignore' && !probe.warned) {
+          probe.warned = true;
+          process.emitWarning(
+            `hilo: ${probe.where} names ${probe.table}.${probe.column}, and ${probe.table} does not exist, so the ` +
+              `blocks of segment "${probe.segment}" are not checked against it until it does. Fix the table name ` +
+              `(or its schema) if it is mistyped.`,
+            { code: 'HILO_STORED_KEYS_MISSING' },
+          );
+        }
+        return undefined;
+      }
       throw convertDriverError(error, { dialect: rules, action });
     }
   }
