@@ -173,7 +173,7 @@ const coreDriversOldest = () => {
 
 /**
  * hilo-prisma's peer range is Prisma 6.16.1 to 7.x; the workspace installs the newest 7.x. This project reruns
- * hilo-prisma's suites against 6.16.1, installed in packages/prisma-compat, whose build generates the test clients
+ * hilo-prisma's suites against 6.16.1, installed in packages/prisma-compat, whose build:test generates the test clients
  * (and runs hilo's generator) with Prisma 6.16.1's CLI (the schemas in Prisma 6's form, see its
  * scripts/generate.mjs): the generated clients, `@prisma/client/extension` and the driver
  * adapters map there. The suites' worker processes load the same through packages/prisma-compat/child-hooks.mjs

@@ -1,13 +1,35 @@
-// `pnpm demo`: runs the example apps against HILO_PG_URL, or an embedded PostgreSQL started for the
-// demo, and prints per ORM the keys known before flush and the statements issued, hilo vs identity path.
+// `pnpm demo`: builds what the demo runs if it changed, runs the example apps against HILO_PG_URL, or an embedded
+// PostgreSQL started for the demo, and prints per ORM the keys known before flush and the statements issued, hilo vs
+// identity path; then how long it took, from the start of `./pnpm demo` (install and build included).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPostgresDatabase, startEmbeddedPostgres, type RunningPostgres } from '@hilo/testing';
+import type { RunningPostgres } from '@hilo/testing';
+// @ts-expect-error -- a plain ESM script of the repository, without type declarations
+import * as buildScript from './build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const examples = ['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely', 'nestjs'] as const;
+
+// ./pnpm passes when it started, and when its install started and ended (seconds since the epoch); run otherwise,
+// the demo counts from its own start and reports no install
+const [started, installStarted, installEnded] = (process.env['HILO_DEMO_TIMES'] ?? '').split(' ').map(Number);
+const wrapped = [started, installStarted, installEnded].every((t) => t !== undefined && Number.isFinite(t));
+const t0 = wrapped ? started! * 1000 : performance.timeOrigin;
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+const buildStarted = Date.now();
+const { buildIfChanged } = buildScript as {
+  buildIfChanged(options: { scope: 'demo' }): { built: boolean; status: number };
+};
+if (buildIfChanged({ scope: 'demo' }).status !== 0) {
+  process.stderr.write('demo: the build failed (above)\n');
+  process.exit(1);
+}
+const appsStarted = Date.now();
+// imported after the build, which makes its dist
+const { createPostgresDatabase, startEmbeddedPostgres } = await import('@hilo/testing');
 
 let embedded: RunningPostgres | undefined;
 if (!process.env.HILO_PG_URL) {
@@ -59,4 +81,10 @@ try {
 console.log('\n| ORM | keys known before flush | SQL statements with hilo | with the ORM identity path |');
 console.log('| --- | ---: | ---: | ---: |');
 for (const row of rows) console.log(row);
+const parts = [
+  ...(wrapped ? [`install ${seconds((installEnded! - installStarted!) * 1000)}`] : []),
+  `build ${seconds(appsStarted - buildStarted)}`,
+  `apps ${seconds(Date.now() - appsStarted)}`,
+];
+console.log(`\ndemo: ${seconds(Date.now() - t0)} (${parts.join(', ')})`);
 process.exitCode = failed ? 1 : 0;
