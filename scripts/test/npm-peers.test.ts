@@ -158,6 +158,13 @@ const INSTALLS: Install[] = [
     resolves: { '@mikro-orm/core': /^7\.2\.2$/, 'better-sqlite3': /^13\./ },
   },
   {
+    // 7.2.5, the newest release, was published for core, sql and postgresql only (no decorators)
+    title: 'hilo-mikro-orm on MikroORM 7.2.5 with @mikro-orm/postgresql',
+    hilo: ['hilo-mikro-orm'],
+    peers: ['@mikro-orm/core@7.2.5', '@mikro-orm/postgresql@7.2.5'],
+    resolves: { '@mikro-orm/core': /^7\.2\.5$/, '@mikro-orm/sql': /^7\.2\.5$/ },
+  },
+  {
     // what the README says about unpinned installs: the newest of each package need different cores, hilo or not
     title: 'MikroORM 7 unpinned, without hilo: ERESOLVE from MikroORM’s exact pins',
     hilo: [],
