@@ -168,9 +168,9 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * after hilo's own connection fails; until a server answers again, the keys in memory are not handed out. The
    * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus
    * `timeoutMs` at most. `false` checks only with reservations and after connection errors. Sources that cannot
-   * tell servers apart (SQLite, memory, a role that may not read the identity) are never checked. Another server
-   * answering a request sent after the last failover is a failover again, a switch back included: each one
-   * discards the keys in memory and raises the store above every key reserved.
+   * tell servers apart (SQLite, memory, a role that may not read the identity) are never checked. On MariaDB, a
+   * server hilo left that answers again (a failback) is a failover again: each one discards the keys in memory and
+   * raises the store above every key reserved.
    * @default 1000
    * @example
    * ```ts

@@ -33,6 +33,8 @@ export type Observed = 'same' | 'retired';
 export class ServerWatch {
   /** The server the blocks in memory (and parked) were reserved on. */
   private known: string | undefined;
+  /** Servers hilo left: unless the source says a server may return, their answers are never used. */
+  private readonly retired = new Set<string>();
   /** How many times hilo found itself on another server. */
   failovers = 0;
   /** Whether the keys in memory are parked until a server answers. */
@@ -57,17 +59,20 @@ export class ServerWatch {
   /**
    * A reservation (or a check) reached `identity`; `since` is {@link failovers} when it was sent. Another server than
    * the known one is a failover, unless the request was sent before the last failover: then it is a late answer
-   * (`retired`), from the server hilo left or one it cannot place, and its blocks must not be used. A server hilo
-   * left earlier that answers a request sent after is a failover again (a failback, or another node of a cluster):
-   * the floor rises above every key reserved, so keys still only grow.
+   * (`retired`), from the server hilo left or one it cannot place, and its blocks must not be used. So is an answer
+   * from a server hilo left, over a connection to it still open, unless the source says a server may return under
+   * the same identity (`serverMayReturn`, MariaDB): then it is a failover again (a failback), and the floor rises
+   * above every key reserved, so keys still only grow.
    */
   observe(identity: string, since: number = this.failovers): Observed {
     if (this.known === undefined) {
       this.known = identity;
       this.startTimer();
     } else if (identity !== this.known) {
-      if (since !== this.failovers) return 'retired';
+      if (since !== this.failovers || (this.retired.has(identity) && this.source.serverMayReturn !== true))
+        return 'retired';
       const from = this.known;
+      this.retired.add(from);
       this.known = identity;
       this.parked = false;
       this.failovers++;

@@ -60,6 +60,14 @@ export interface HiSource {
    * {@link ReserveRequest.server} with each reservation.
    */
   server?(signal: AbortSignal): Promise<string | undefined>;
+  /**
+   * Whether a server the generator left may be the current one again under the same identity (MariaDB's
+   * `@@server_id` after a failback). Without it an identity once left never is: its answers, from connections to
+   * the old server still open, are discarded. With it, that server answering a request sent after the last
+   * failover is another failover.
+   * @default false
+   */
+  readonly serverMayReturn?: boolean;
   /** Frees the source's own resources (not a pool the caller passed in). */
   close?(): Promise<void>;
 }

@@ -10,6 +10,8 @@ import type { SqlClient } from '../sql/sql-client.js';
 export interface SourceReplication {
   /** `HiSource.server`: the identity of the server the source reaches now; absent where the database has none. */
   readonly server: ((signal: AbortSignal) => Promise<string | undefined>) | undefined;
+  /** `HiSource.serverMayReturn`: a server hilo left may be current again under the same identity. */
+  readonly serverMayReturn: boolean;
   /** With `synchronousStandby`: rejects with `HiLoSynchronousStandbyError` unless a synchronous standby is there. */
   check(signal?: AbortSignal): Promise<void>;
   /** What the next reservation statement reads and waits for (its server, a synchronous standby). */
@@ -94,6 +96,7 @@ export function sourceReplication(
 
   return {
     server: sql === undefined ? undefined : server,
+    serverMayReturn: sql?.identityMayReturn === true,
     check,
     async statementOptions(request) {
       if (synchronous) {

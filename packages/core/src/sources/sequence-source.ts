@@ -321,7 +321,9 @@ export function createSequenceSource(
     description,
     prepare,
     reserve,
-    ...(replication.server === undefined ? {} : { server: replication.server }),
+    ...(replication.server === undefined
+      ? {}
+      : { server: replication.server, ...(replication.serverMayReturn ? { serverMayReturn: true } : {}) }),
     raiseAbove,
     raiseFloor,
     status,

@@ -325,7 +325,9 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     description,
     prepare,
     reserve,
-    ...(replication.server === undefined ? {} : { server: replication.server }),
+    ...(replication.server === undefined
+      ? {}
+      : { server: replication.server, ...(replication.serverMayReturn ? { serverMayReturn: true } : {}) }),
     release,
     raiseAbove,
     raiseFloor,

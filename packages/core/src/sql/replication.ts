@@ -13,6 +13,13 @@ export interface ReplicationSql {
    */
   readonly identity: string;
   /**
+   * Whether a server may answer again under an identity hilo already left: MariaDB's `@@server_id` stays the same
+   * when a server that was primary before becomes primary again (a failback). PostgreSQL's never does (a
+   * promotion starts a timeline, a restart changes the start time), so there an answer from a server hilo left
+   * comes from a connection to the old primary that is still open, and is discarded.
+   */
+  readonly identityMayReturn?: boolean;
+  /**
    * An SQL expression, evaluated once in a reservation's statement, that makes the statement's commit wait until
    * a synchronous standby has it (and has every earlier WAL record, such as a sequence's logged-ahead values).
    */

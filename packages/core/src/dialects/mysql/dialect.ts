@@ -57,7 +57,7 @@ export const mysqlDialect: Dialect = {
   defaultSource: 'table',
   // replication requires every server to have its own server_id, so a promoted replica has another one; a restart
   // of the same server keeps it (MariaDB has no server_uuid; MySQL's would do as well, but MariaDB refuses it)
-  replication: { identity: `concat('server_id ', @@server_id)` },
+  replication: { identity: `concat('server_id ', @@server_id)`, identityMayReturn: true },
   isTransient(error) {
     if (error.fatal === true) return true;
     if (typeof error.errno === 'number' && RETRYABLE.has(error.errno)) return true;
