@@ -407,10 +407,24 @@ async function launch(register: (stop: () => Promise<void>) => void): Promise<Re
     }
     stillWanted();
     const onPrimary = await connectTo(primary, false);
+    let position: string;
     try {
       await onPrimary.query(`CREATE DATABASE ${MARIADB_REPLICATION_DATABASE}`);
+      const [rows] = await onPrimary.query('select @@gtid_binlog_pos as pos');
+      position = String((rows as { pos: string }[])[0]!.pos);
     } finally {
       await onPrimary.end();
+    }
+    stillWanted();
+    // ready when the replica has the database too: the URLs name it
+    const onReplica = await connectTo(replica, false);
+    try {
+      const [rows] = await onReplica.query('select master_gtid_wait(?, 30) as r', [position]);
+      if ((rows as { r: number | null }[])[0]?.r !== 0) {
+        throw new Error(`the replica did not replicate CREATE DATABASE (${position}) within 30 s`);
+      }
+    } finally {
+      await onReplica.end();
     }
     stillWanted();
     forwarder = await startForwarder(primary.port);
