@@ -13,8 +13,9 @@
  * mid-test leaves no server behind. As root, `--user=root` tells mariadbd that running as root is meant (it refuses
  * otherwise); the data folders are this process's own, so no `chown` and no other OS user is needed.
  *
- * One `mariadb-install-db` per process makes a template data folder (a few seconds); each pair copies it twice, so
- * primary and replica start from the same system tables and the primary's binary log starts empty.
+ * One `mariadb-install-db` per test file makes a template data folder (a few seconds; removed after the file, or at
+ * exit); each pair copies it twice, so primary and replica start from the same system tables and the primary's binary
+ * log starts empty.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -210,6 +211,18 @@ function templateData(bins: Binaries): Promise<string> {
     });
   }
   return template.data;
+}
+
+/**
+ * Removes the template data folder (after a test file: Jest's sandboxed `process` does not pass the real exit event
+ * on, so the exit hook alone would leave one folder per test file in the temporary folder).
+ */
+async function removeTemplate(): Promise<void> {
+  const current = template;
+  if (current === undefined) return;
+  template = undefined;
+  await current.data.catch(() => undefined);
+  rmSync(current.dir, { recursive: true, force: true });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -557,6 +570,7 @@ export function describeMariadbReplication(
     afterEach(async () => {
       for (const stop of stops.splice(0)) await stop();
     });
+    afterAll(removeTemplate);
     body({ start: () => launch((stop) => stops.push(stop)) });
   });
 }
