@@ -1,10 +1,25 @@
-// What the failover suites share (failover.postgres.test.ts, failover.sync.postgres.test.ts): an application
-// process as a key loop with a pool of its own, its recorded keys, and the key arithmetic the checks use.
+// What the failover suites share (failover.postgres.test.ts, failover.sync.postgres.test.ts, failover.mysql.test.ts):
+// an application process as a key loop with a pool of its own, its recorded keys, and the key arithmetic the checks use.
 import type { ReplicatedPostgres } from '@hilo/testing';
 import type { HiLoEvent, HiLoGenerator, HiSource } from 'hilo-core';
+import type mysql from 'mysql2/promise';
 import pg from 'pg';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `condition()` holds (asked every 20 ms); rejects after `timeoutMs`, naming `what` and `state()`. */
+export async function until(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  state: () => string = () => '',
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms ${state()}`.trim());
+    await sleep(20);
+  }
+}
 
 export function pool(url: string): pg.Pool {
   const p = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 2000 });
@@ -30,19 +45,37 @@ export function stopAppsAfterEach(): void {
   });
 }
 
-/** An application process: hands out keys in a loop and (with `table`) saves a row for each, once. */
+/** Where an app saves its rows: a PostgreSQL pool (`pg`) or a MariaDB one (`mysql2/promise`). */
+export type RowPool = pg.Pool | mysql.Pool;
+
+/** Inserts the row of `key` into `orders`; resolves `'duplicate'` when its primary key is taken already. */
+async function save(db: RowPool, key: number, app: string): Promise<'saved' | 'duplicate'> {
+  try {
+    if (db instanceof pg.Pool) await db.query('insert into orders (id, app) values ($1, $2)', [key, app]);
+    else await db.query('insert into orders (id, app) values (?, ?)', [key, app]);
+    return 'saved';
+  } catch (error) {
+    const { code } = error as { code?: unknown };
+    if (code === '23505' || code === 'ER_DUP_ENTRY') return 'duplicate';
+    throw error;
+  }
+}
+
+/** An application process: hands out keys in a loop and (with a pool) saves a row for each, once. */
 export class App {
   readonly handed: Handed[] = [];
   readonly events: { readonly event: HiLoEvent; readonly at: number }[] = [];
   readonly duplicateSaves: number[] = [];
   saved = 0;
+  /** Saves that failed for another reason than a taken key (the server was away), with their time. */
+  readonly failedSaves: number[] = [];
   private running = true;
   private loop: Promise<void> | undefined;
 
   constructor(
     readonly name: string,
     readonly hilo: HiLoGenerator,
-    private readonly db: pg.Pool | undefined,
+    private readonly db: RowPool | undefined,
   ) {
     apps.push(this);
   }
@@ -63,11 +96,11 @@ export class App {
           continue;
         }
         try {
-          await this.db.query('insert into orders (id, app) values ($1, $2)', [key, this.name]);
-          this.saved++;
-        } catch (error) {
-          if ((error as { code?: unknown }).code === '23505') this.duplicateSaves.push(key);
-          else await sleep(20); // the save failed with the server: the request fails, its key is a gap
+          if ((await save(this.db, key, this.name)) === 'saved') this.saved++;
+          else this.duplicateSaves.push(key);
+        } catch {
+          this.failedSaves.push(performance.now());
+          await sleep(20); // the save failed with the server: the request fails, its key is a gap
         }
       }
     })();

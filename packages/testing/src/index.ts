@@ -61,3 +61,12 @@ export {
   type ReplicaRole,
   type ServerIdentity,
 } from './replication.ts';
+export {
+  startReplicatedMariadb,
+  describeMariadbReplication,
+  mariadbReplicationProblem,
+  MARIADB_REPLICATION_DATABASE,
+  type ReplicatedMariadb,
+  type MariadbReplicationPerTest,
+  type MariadbRole,
+} from './mariadb-replication.ts';

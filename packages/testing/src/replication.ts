@@ -25,13 +25,13 @@ import {
   writeFileSync,
   appendFileSync,
 } from 'node:fs';
-import { createServer, Socket, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './embedded-postgres.ts';
 import { isCI } from './environment.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
+import { startForwarder, type Forwarder } from './forwarder.ts';
 
 /** The programs the pair needs, from one PostgreSQL installation. */
 const PROGRAMS = ['initdb', 'postgres', 'pg_basebackup'] as const;
@@ -362,51 +362,6 @@ async function killServer(server: Server1): Promise<void> {
     // already gone
   }
   await server.exited;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// the application's address
-
-interface Forwarder {
-  readonly port: number;
-  switchTo(port: number): void;
-  close(): Promise<void>;
-}
-
-/** A loopback TCP forwarder whose target can move; moving resets the live connections. */
-async function startForwarder(initial: number): Promise<Forwarder> {
-  let target = initial;
-  const pairs = new Set<[Socket, Socket]>();
-  const reset = (pair: [Socket, Socket]) => {
-    pairs.delete(pair);
-    for (const socket of pair) if (!socket.destroyed) socket.resetAndDestroy();
-  };
-  const server: Server = createServer((client) => {
-    const upstream = new Socket();
-    const pair: [Socket, Socket] = [client, upstream];
-    pairs.add(pair);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    for (const socket of pair) socket.on('error', () => reset(pair)).on('close', () => reset(pair));
-    upstream.connect(target, '127.0.0.1');
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('forwarder: no TCP address');
-  return {
-    port: address.port,
-    switchTo(port) {
-      target = port;
-      for (const pair of [...pairs]) reset(pair);
-    },
-    async close() {
-      for (const pair of [...pairs]) reset(pair);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

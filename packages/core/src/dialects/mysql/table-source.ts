@@ -1,4 +1,6 @@
-import type { SqlClient } from '../../sql/sql-client.js';
+import { HiLoSourceUnavailableError } from '../../errors.js';
+import type { ReserveStatementOptions } from '../../sql/replication.js';
+import type { SqlClient, SqlExecutor } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import {
@@ -21,11 +23,58 @@ function reportedValue(insertId: number | string | bigint | undefined): bigint |
 }
 
 /**
+ * A reservation that also reports the server it ran on (issue #40): the UPDATE, then the server's identity and
+ * `LAST_INSERT_ID()` read on the same connection, so the identity is that of the server that made the reservation.
+ * `@@server_id` cannot go into the UPDATE itself: with statement-based binary logging a replica would evaluate it
+ * again and find its own. Inside a session (one pinned connection, two round trips) `LAST_INSERT_ID()` must equal
+ * the OK packet's value, which proves the SELECT ran on the UPDATE's connection (a pinned connection that broke in
+ * between sends the SELECT to another one); otherwise, and for clients without sessions or without the OK packet's
+ * value, in a transaction of its own (four round trips).
+ */
+async function advanceOnServer(
+  client: SqlClient,
+  update: string,
+  params: readonly unknown[],
+  report: (identity: string) => void,
+): Promise<bigint | undefined> {
+  const read = `select cast(last_insert_id() as char) as v, ${mysqlDialect.replication!.identity} as srv`;
+  const identify = async (executor: SqlExecutor, expected: bigint | undefined): Promise<bigint> => {
+    const { rows } = await executor.query<{ v: unknown; srv: unknown }>(read);
+    const value = toBigInt(rows[0]?.v, 'LAST_INSERT_ID()');
+    if (expected !== undefined && value !== expected) {
+      // the SELECT did not run where the UPDATE did: the block's server is unknown, so the block is a gap
+      throw new HiLoSourceUnavailableError(
+        `The connection changed between reserving keys (value ${expected}) and reading the server that reserved ` +
+          `them; the block is discarded.`,
+      );
+    }
+    if (typeof rows[0]?.srv === 'string') report(rows[0].srv);
+    return value;
+  };
+  const inTransaction = () =>
+    client.transaction(async (tx) => {
+      const { affectedRows } = await tx.query(update, params);
+      return affectedRows === 0 ? undefined : identify(tx, undefined);
+    });
+  if (client.session === undefined || withoutInsertId.has(client)) return inTransaction();
+  return client.session(async () => {
+    const { affectedRows, insertId } = await client.query(update, params);
+    if (affectedRows === 0) return undefined;
+    const reported = reportedValue(insertId);
+    if (reported !== undefined) return identify(client, reported);
+    // the driver did not report the value: this block is a gap, and this client reserves in transactions from now
+    withoutInsertId.add(client);
+    return inTransaction();
+  });
+}
+
+/**
  * MariaDB/MySQL SQL of the table source. MariaDB 10.x has no `update … returning`, so the new value is
  * remembered with `LAST_INSERT_ID(expr)`. The OK packet of that UPDATE carries it (mysql2's `insertId`, a
  * string past 2^53), so a reservation is one autocommit statement, one round trip. A client that does not
  * report it reads `LAST_INSERT_ID()` back on the same connection in a transaction of its own (four round
- * trips); the block whose value went unreported is a gap, never reused.
+ * trips); the block whose value went unreported is a gap, never reused. When the generator asks which server a
+ * reservation ran on, the identity is read right after the UPDATE on its connection (see {@link advanceOnServer}).
  */
 export const mysqlTableStatements: TableStatements = {
   dialect: mysqlDialect,
@@ -33,8 +82,9 @@ export const mysqlTableStatements: TableStatements = {
     `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
   insertRow: (t, s, v) =>
     `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
-  async advance(client, t, s, v, key, amount) {
+  async advance(client, t, s, v, key, amount, options?: ReserveStatementOptions) {
     const update = `update ${t} set ${v} = last_insert_id(${v} + cast(? as signed)) where ${s} = ?`;
+    if (options?.server !== undefined) return advanceOnServer(client, update, [amount, key], options.server);
     if (!withoutInsertId.has(client)) {
       const { affectedRows, insertId } = await client.query(update, [amount, key]);
       if (affectedRows === 0) return undefined;
