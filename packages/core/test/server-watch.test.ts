@@ -217,7 +217,7 @@ describe('failover in the engine', () => {
   }, 15_000);
 
   it('keeps the floor until a block above it is kept: a late block discarded by the failover cannot lift it', async () => {
-    // a source whose reservations do not say which server answered (as MariaDB's table source): only checks tell
+    // a source whose reservations do not say which server answered (a source of your own): only checks tell
     const servers = new Servers('primary', 'standby');
     const source = servers.source();
     let hold: Promise<void> | undefined;

@@ -116,8 +116,8 @@ export class ServerWatch {
   }
 
   /**
-   * A reservation reported no server (a source that reads the identity only through `server()`, as MariaDB's
-   * table source): learn the first server from a check, so that the periodic checks start.
+   * A reservation reported no server (a source of your own that reads the identity only through `server()`): learn
+   * the first server from a check, so that the periodic checks start.
    */
   unidentified(): void {
     if (this.source.server === undefined || this.known !== undefined || this.unknowable || this.stopped) return;
