@@ -160,12 +160,15 @@ function postgresUser(): { uid: number; gid: number } {
   };
 }
 
-/** Runs a PostgreSQL program as `postgres`, from a folder it can enter; resolves with its exit code and output. */
-function runAs(
-  user: { uid: number; gid: number },
+/**
+ * Runs a short-lived program in the C locale (as `user` when given) and resolves with its exit code and output,
+ * stdout and stderr together.
+ */
+export function runProgram(
   program: string,
   args: readonly string[],
   cwd: string,
+  user?: { uid: number; gid: number },
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, {
@@ -181,6 +184,10 @@ function runAs(
     child.on('close', (code) => resolve({ code, output }));
   });
 }
+
+/** Runs a PostgreSQL program as `postgres`, from a folder it can enter; resolves with its exit code and output. */
+const runAs = (user: { uid: number; gid: number }, program: string, args: readonly string[], cwd: string) =>
+  runProgram(program, args, cwd, user);
 
 async function startAsPostgresUser(): Promise<RunningPostgres> {
   const bin = reachableBinaries();

@@ -23,7 +23,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { freePort } from './embedded-postgres.ts';
+import { freePort, runProgram } from './embedded-postgres.ts';
 import { isCI } from './environment.ts';
 import { startForwarder, type Forwarder } from './forwarder.ts';
 
@@ -148,25 +148,11 @@ function userFlag(): string[] {
 }
 
 /** Runs a short-lived program; rejects with its last output lines when it fails. */
-function run(program: string, args: readonly string[], cwd: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const child = spawn(program, args, {
-      cwd,
-      env: { ...process.env, LC_ALL: 'C' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(output);
-      else {
-        const tail = output.trim().split('\n').slice(-3).join(' | ');
-        reject(new Error(`${program.split('/').pop()} exited with ${code}: ${tail}`));
-      }
-    });
-  });
+async function run(program: string, args: readonly string[], cwd: string): Promise<string> {
+  const { code, output } = await runProgram(program, args, cwd);
+  if (code === 0) return output;
+  const tail = output.trim().split('\n').slice(-3).join(' | ');
+  throw new Error(`${program.split('/').pop()} exited with ${code}: ${tail}`);
 }
 
 /** Settings both servers share: small, fast, loopback only, nothing from the machine's configuration. */
