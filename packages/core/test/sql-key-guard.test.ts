@@ -24,6 +24,26 @@ describe('keyGuardSql', () => {
     expect(create).toMatch(/NEW\.`id` is null or NEW\.`id` = 0/);
   });
 
+  it("should fit MariaDB/MySQL's message in 128 characters, naming the caller's install line when given", () => {
+    const message = (sql: string) => /message_text = '((?:[^']|'')*)'/.exec(sql)![1]!.replaceAll("''", "'");
+    const [, generic] = keyGuardSql('mysql', [{ segment: 'orders', table: 'orders' }]);
+    expect(message(generic!)).toBe(
+      "hilo: a row of segment 'orders' arrived without a key: install hilo on the client that inserts it",
+    );
+    const long = 's'.repeat(60);
+    const [, named] = keyGuardSql('mysql', [
+      { segment: long, table: 'orders', installLine: 'prisma.$extends(hilo(...))' },
+    ]);
+    expect(message(named!)).toMatch(
+      /^hilo: a row of segment 's+' arrived without a key: use prisma\.\$extends\(hilo\(\.\.\.\)\)$/,
+    );
+    expect(message(named!)).toHaveLength(128);
+    for (const bad of ['', 'x'.repeat(61), 'a\\b', 'line\nbreak'])
+      expect(() => keyGuardSql('mysql', [{ segment: 'orders', table: 'orders', installLine: bad }])).toThrow(
+        /installLine/,
+      );
+  });
+
   it('should write a drop and a create of a trigger per table on SQLite, refusing a schema', () => {
     const [drop, create] = keyGuardSql('sqlite', [{ segment: "it's", table: 'orders' }]);
     expect(drop).toBe('drop trigger if exists "orders_hilo_key"');

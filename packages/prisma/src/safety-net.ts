@@ -80,6 +80,8 @@ export function safetyNetSql(
       table: model.table ?? name,
       column: model.key.column ?? model.key.field,
       ...(options.schema === undefined ? {} : { schema: options.schema }),
+      // what a client created without the extension is told (MariaDB's message has room for one line)
+      installLine: 'prisma.$extends(hilo(...))',
     });
   }
   // with no keyed model, what belongs to the schema is still installed, as before (PostgreSQL's function)

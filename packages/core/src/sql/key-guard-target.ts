@@ -23,6 +23,13 @@ export interface KeyGuardTarget {
    * @default the search path's first schema (PostgreSQL), the connection's database (MySQL)
    */
   readonly schema?: string;
+  /**
+   * The line that installs hilo where this table's rows are written, for MariaDB/MySQL's message, which has room
+   * for one (at most 60 characters), e.g. `prisma.$extends(hilo(...))`. PostgreSQL's and SQLite's messages name
+   * every adapter's line.
+   * @default "install hilo on the client that inserts it"
+   */
+  readonly installLine?: string;
 }
 
 /** A {@link KeyGuardTarget} whose names are checked, with the column's default filled in. */
@@ -31,6 +38,15 @@ export interface CheckedTarget {
   readonly table: string;
   readonly column: string;
   readonly schema: string | undefined;
+  readonly installLine: string | undefined;
+}
+
+function checkInstallLine(line: unknown): string | undefined {
+  if (line === undefined) return undefined;
+  // printable ASCII without backslashes: the message reads the same in every client and log
+  if (typeof line !== 'string' || !/^[\x20-\x5b\x5d-\x7e]{1,60}$/.test(line))
+    throw HiLoConfigurationError.invalidOption('installLine', 'a line of at most 60 characters', line);
+  return line;
 }
 
 export function checkTarget(target: KeyGuardTarget): CheckedTarget {
@@ -41,6 +57,7 @@ export function checkTarget(target: KeyGuardTarget): CheckedTarget {
     table: validateIdentifier('table', target.table),
     column: validateIdentifier('column', target.column ?? 'id'),
     schema: target.schema === undefined ? undefined : validateIdentifier('schema', target.schema),
+    installLine: checkInstallLine(target.installLine),
   };
 }
 

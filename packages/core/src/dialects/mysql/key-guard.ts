@@ -26,10 +26,13 @@ const DDL_LOCK_WAIT_SECONDS = 60;
  * ```
  */
 export function missingKeyTriggerSql(target: KeyGuardTarget): [string, string] {
-  const { segment, table, column, schema } = checkTarget(target);
+  const { segment, table, column, schema, installLine } = checkTarget(target);
   const trigger = qualifiedTable(mysqlDialect, keyGuardTriggerName(table), schema);
-  // MESSAGE_TEXT holds at most 128 characters: no room for the install lines PostgreSQL and SQLite name
-  const message = `hilo: a row of segment '${segment.slice(0, 36)}' arrived without a key: install hilo on the client that inserts it`;
+  // MESSAGE_TEXT holds at most 128 characters: room for one install line (the caller's), not for every adapter's
+  // as PostgreSQL and SQLite give; the segment is cut to what is left
+  const fix = installLine === undefined ? 'install hilo on the client that inserts it' : `use ${installLine}`;
+  const frame = `hilo: a row of segment '' arrived without a key: ${fix}`;
+  const message = `hilo: a row of segment '${segment.slice(0, 128 - frame.length)}' arrived without a key: ${fix}`;
   const key = `NEW.${mysqlDialect.quote(column)}`;
   return [
     `drop trigger if exists ${trigger}`,
