@@ -74,8 +74,7 @@ class Segment extends SegmentBlocks {
   refused: HiLoError | undefined;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
   demand = 0;
-  /** The highest key reserved, and whether reaching 90 % of `maxKey` (the largest key the column holds) was reported. */
-  highestKey = 0n;
+  /** Whether reaching 90 % of `maxKey` (the largest key the column holds) with `highestKey` was reported. */
   headroomWarned = false;
   readonly stats = {
     keysReserved: 0,
@@ -88,6 +87,11 @@ class Segment extends SegmentBlocks {
     totalReservationMs: 0,
     maxReservationMs: 0,
   };
+  /** Removes and returns every key not handed out, parked ones first (they are the lower ones), ascending. */
+  dropAll(): Block[] {
+    return [...this.parked.splice(0), ...this.drain()];
+  }
+
   /** Starts the background reservation; bound once, called by the block state when the prefetch mark is crossed. */
   readonly low: () => void;
   /** What this segment's reservations report back. */
@@ -142,9 +146,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       restore: () => {
         for (const s of this.segments.values()) {
           if (s.parked.length === 0) continue;
-          // the parked keys are the lower ones: they go first, ascending
-          const inHand = s.drain();
-          s.queue.push(...s.parked.splice(0), ...inHand);
+          s.queue.push(...s.dropAll());
           s.advanceIfEmpty();
         }
       },
@@ -345,6 +347,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   /** Queues the blocks of a successful reservation and reports them. */
   accept(s: Segment, blocks: readonly Block[], ms: number): void {
+    const before = s.highestKey;
     const refused = s.accept(blocks, this.bigint, this.options.source.description, s.maxKey);
     const st = s.stats;
     st.reservations++;
@@ -357,11 +360,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     st.keysReserved += keys;
     if (refused.length > 0) this.lose(s, refused, 'overflow');
     this.emit({ type: 'reserved', segment: s.name, blocks, keys, durationMs: ms });
-    const highest = blocks[blocks.length - 1]!.last;
-    if (highest > s.highestKey) {
-      s.highestKey = highest;
-      if (!s.headroomWarned && highest * 10n >= s.maxKey * 9n) this.warnHeadroom(s);
-    }
+    if (s.highestKey > before && !s.headroomWarned && s.highestKey * 10n >= s.maxKey * 9n) this.warnHeadroom(s);
     // while the server is unconfirmed, new keys wait with the parked ones: the check decides for all of them
     if (this.watch.parked) s.parked.push(...s.drain());
     else s.advanceIfEmpty();
@@ -374,7 +373,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private failover(from: string, to: string): void {
     let keysLost = 0;
     for (const s of this.segments.values()) {
-      const lost = [...s.parked.splice(0), ...s.drain()];
+      const lost = s.dropAll();
       if (lost.length > 0) {
         keysLost += keysIn(lost);
         this.lose(s, lost, 'failover');
@@ -407,7 +406,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   /** Refuses `s` for good (a peer reads the shared store differently): its keys in hand are never handed out. */
   refuse(s: Segment, error: HiLoError): void {
     s.refused = error;
-    const unused = [...s.parked.splice(0), ...s.drain()];
+    const unused = s.dropAll();
     if (unused.length > 0) this.lose(s, unused, 'mismatch');
   }
 
@@ -471,7 +470,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     await beforeDeadline(Promise.all(pending), deadline);
     const source = this.options.source;
     for (const s of this.segments.values()) {
-      const unused = [...s.parked.splice(0), ...s.drain()];
+      const unused = s.dropAll();
       if (unused.length === 0) continue;
       const latest = unused[unused.length - 1]!;
       let returned = 0;

@@ -53,15 +53,10 @@ export class SegmentBlocks {
   }
 
   /**
-   * The highest key of every block accepted, never reset: a block must lie above it (keys only grow in a process),
-   * also after the blocks in hand were dropped (a failover, parked keys).
+   * The highest key reserved (of every block accepted), 0 before the first; never reset: a block must lie above
+   * it (keys only grow in a process), also after the blocks in hand were dropped (a failover, parked keys).
    */
-  private reservedUpTo = 0n;
-
-  /** The highest key in hand (queued or current), or 0 when nothing was ever reserved. */
-  private lastInHand(): bigint {
-    return this.queue.at(-1)?.last ?? (this.bigEnd >= this.bigNext ? this.bigEnd : BigInt(this.end));
-  }
+  highestKey = 0n;
 
   /** One key from the current block, the big block or the queue, or undefined; calls `low` when it is time to prefetch. */
   take(bigint: boolean, low: () => void): number | bigint | undefined {
@@ -144,8 +139,7 @@ export class SegmentBlocks {
     if (blocks.length === 0) {
       throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
     }
-    const inHand = this.lastInHand();
-    let previous = inHand > this.reservedUpTo ? inHand : this.reservedUpTo;
+    let previous = this.highestKey;
     for (const b of blocks) {
       if (typeof b.first !== 'bigint' || typeof b.last !== 'bigint' || b.last < b.first) {
         throw new HiLoSourceError(
@@ -161,7 +155,7 @@ export class SegmentBlocks {
       }
       previous = b.last;
     }
-    this.reservedUpTo = previous;
+    this.highestKey = previous;
     const refused: Block[] = [];
     const byKeyType = !bigint && (maxKey === undefined || maxKey >= SAFE);
     const limit = byKeyType ? SAFE : (maxKey ?? SAFE);
