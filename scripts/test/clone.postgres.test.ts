@@ -63,6 +63,8 @@ const installedCount = (output: string) => {
 // Issue #41: the demo comes first, with an empty pnpm store of the clone's own (every package downloaded from the
 // registry), and installs and builds only what the demo runs; `./pnpm test` after it installs and builds the rest,
 // and the demo after that installs and builds nothing.
+// Skip reason: a test run this file starts inside its clone (it sets INSIDE_CLONE) must not clone again, or a full
+// tier there would recurse; the workspace's own runs, CI's included, never set it.
 (process.env[INSIDE_CLONE] ? describe.skip : describe)('a clone in a mode-700 folder', () => {
   let parent: string;
   let clone: string;
