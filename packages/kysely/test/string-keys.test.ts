@@ -94,7 +94,7 @@ function suite(kind: Kind, url: () => string): void {
     await behind.close();
 
     const emitWarning = process.emitWarning;
-    process.emitWarning = (() => undefined);
+    process.emitWarning = () => undefined;
     try {
       const lifted = open(table, hi, { onStoreBehind: 'lift' });
       expect(BigInt(await lifted.nextId(table))).toBeGreaterThan(1010n);
