@@ -162,7 +162,7 @@ export function runStoredKeyKindsSuite(database: Database): void {
       }
     });
 
-    it('formatted ids are read back as their number; other rows are ignored', async () => {
+    it('formatted ids are read back as their number (refused, or lifted); other rows are ignored', async () => {
       const { segment, table } = await fresh(`id ${textKey}`);
       const ids = [1, 2, 9, 10, 11].map((n) => `${segment}/${n}-A`);
       await store(table, [
@@ -184,6 +184,14 @@ export function runStoredKeyKindsSuite(database: Database): void {
         expect(await after.next(segment)).toBe(13n);
       } finally {
         await after.close();
+      }
+      const lifted = verified(segment, table, 'format', 5n, { onStoreBehind: 'lift' });
+      const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      try {
+        expect(await lifted.next(segment)).toBeGreaterThan(12n);
+      } finally {
+        warn.mockRestore();
+        await lifted.close();
       }
     });
 
