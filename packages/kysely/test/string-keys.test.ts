@@ -55,7 +55,7 @@ function suite(kind: Kind, url: () => string): void {
       url: kind === 'sqlite' ? `sqlite:${url()}` : url(),
       source: 'table',
       table: hi,
-      blockSize: 10,
+      blockSize: 100,
       adaptive: false,
       prefetchAt: false,
       tables: { [table]: { as: 'string' } },
@@ -65,14 +65,15 @@ function suite(kind: Kind, url: () => string): void {
     return hilo;
   }
 
-  /** Saves `rows` rows through the plugin, one block at a time. */
+  /** Saves `rows` rows through the plugin, one block of 100 at a time (each block probed after the last is stored). */
   async function save(hilo: HiLoKysely, table: string, rows: number): Promise<void> {
     const withPlugin = db.withPlugin(hilo.plugin);
-    for (let done = 0; done < rows; done += 10) {
-      await hilo.ensure(table, 10);
+    for (let done = 0; done < rows; done += 100) {
+      const batch = Math.min(100, rows - done);
+      await hilo.ensure(table, batch);
       await withPlugin
         .insertInto(table)
-        .values(Array.from({ length: 10 }, () => ({ body: 'x' }) as never))
+        .values(Array.from({ length: batch }, () => ({ body: 'x' }) as never))
         .execute();
     }
   }
