@@ -56,9 +56,6 @@ export interface ProbeSql {
   count(first: bigint, last: bigint): readonly ProbeQuery[];
 }
 
-/** The largest key a probe looks for: 2^63 − 1, the largest bigint column; longer digit strings are not hilo's. */
-const MAX_DIGITS = 19;
-
 /**
  * A block split by number of digits, the longest first: `[95, 104]` → `[100, 104]` (3 digits), `[95, 99]`
  * (2 digits). Keys written as decimal text without leading zeros sort by (length, text), so that each piece is a
@@ -68,8 +65,7 @@ export function byDigits(first: bigint, last: bigint): { digits: number; low: st
   const pieces: { digits: number; low: string; high: string }[] = [];
   const from = first < 1n ? 1n : first;
   if (last < from) return pieces;
-  const longest = Math.min(String(last).length, MAX_DIGITS);
-  for (let digits = longest; digits >= String(from).length; digits--) {
+  for (let digits = String(last).length; digits >= String(from).length; digits--) {
     const smallest = 10n ** BigInt(digits - 1);
     const largest = 10n ** BigInt(digits) - 1n;
     const low = from > smallest ? from : smallest;

@@ -49,7 +49,10 @@ interface Probe {
  * The stored keys of SQL tables, for the generator's `storedKeys` option: `columns` names, per segment, each
  * table and key column its keys are stored in. `largest` runs `select max(column) from table` per table;
  * `within` runs `select max(column) from table where column between first and last` per table and block, an
- * indexed range probe on a primary key. A table that does not exist yet counts as empty.
+ * indexed range probe on a primary key. A table that does not exist yet counts as empty. At a segment's first
+ * check each column's type and indexes are read from the catalog: decimal keys in a text column are compared as
+ * numbers (`kind: 'string'`, or any text column), formatted ids are read back as their number (`kind: 'format'`),
+ * and a column no index leads with is a process warning `HILO_PROBE_SCANS` naming the `CREATE INDEX` that fixes it.
  *
  * @example
  * ```ts
