@@ -197,18 +197,18 @@ export function runStoredKeyKindsSuite(database: Database): void {
 
     it("createHiLo takes a formatted id's prefix from idFormat and creates its store above the ids", async () => {
       const { segment, table } = await fresh(`id ${textKey}`);
-      await store(table, [`${segment.toUpperCase()}:41-B`, `${segment.toUpperCase()}:7-A`]);
+      await store(table, [`${segment.toUpperCase()}?41-B`, `${segment.toUpperCase()}?7-A`]);
       const hiTable = `${segment}_hi`;
       const hilo = createHiLo({
         client,
         source: 'table',
         table: hiTable,
         blockSize: 10,
-        idFormat: { prefix: (s) => s.toUpperCase(), separator: ':', nodeTag: 'A' },
+        idFormat: { prefix: (s) => s.toUpperCase(), separator: '?', nodeTag: 'A' }, // a '?' in SQL text is no placeholder
         storedKeys: [{ segment, table, column: 'id', kind: 'format' }],
       });
       try {
-        expect(await hilo.nextFullId(segment)).toBe(`${segment.toUpperCase()}:42-A`);
+        expect(await hilo.nextFullId(segment)).toBe(`${segment.toUpperCase()}?42-A`);
       } finally {
         await hilo.close();
       }

@@ -30,7 +30,10 @@ export const mysqlStoredKeyProbe: StoredKeyProbeRules = {
   isDecimal: (expression) => `${expression} regexp binary '^[1-9][0-9]*$'`,
   length: (expression) => `char_length(${expression})`,
   formatNumber(expression, prefix) {
-    const pattern = mysqlDialect.literal(`^${escapeRegExp(prefix)}([1-9][0-9]*)(-[A-Za-z0-9]{1,16})?$`);
+    // no `?` in the statement's text: drivers that put parameters in on the client (mysql2 before 3.x's
+    // prepared statements, `mysql`) would take one inside a literal for a placeholder
+    const escaped = escapeRegExp(prefix).replaceAll('\\?', '\\x3f');
+    const pattern = mysqlDialect.literal(`^${escaped}([1-9][0-9]*)(-[A-Za-z0-9]{1,16}){0,1}$`);
     return (
       `case when ${expression} regexp binary ${pattern} ` +
       `then regexp_replace(${expression}, ${pattern}, ${mysqlDialect.literal('\\1')}) end`
