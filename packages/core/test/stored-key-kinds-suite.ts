@@ -260,6 +260,17 @@ export function runStoredKeyKindsSuite(database: Database): void {
         expect(said).toHaveLength(1);
         expect(said[0]).toContain('create index');
       });
+
+      if (database === 'postgres') {
+        it('warns for a text column whose only index cannot serve a range (text_pattern_ops, another collation)', async () => {
+          const pattern = await fresh('id text not null');
+          await client.query(`create index on ${pattern.table} (id text_pattern_ops)`);
+          expect(await warningsOf(pattern.table, pattern.segment, 'string')).toHaveLength(1);
+          const collated = await fresh('id text collate "C" not null');
+          await client.query(`create index on ${collated.table} (id collate "POSIX")`);
+          expect(await warningsOf(collated.table, collated.segment, 'string')).toHaveLength(1);
+        });
+      }
     });
   };
 
