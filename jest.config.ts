@@ -120,6 +120,7 @@ const CORE_DRIVER_SUITES = [
   'mariadb-client.mysql',
   'postgres-js-client.postgres',
   'private-source',
+  'stored-key-kinds.*',
   'otel.postgres',
 ];
 

@@ -29,6 +29,7 @@ export type {
   StoredKeys,
   StoredKey,
   StoredKeyColumn,
+  StoredKeyKind,
   SharedStore,
   StoreOverlap,
 } from './engine/types.js';

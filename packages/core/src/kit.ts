@@ -28,7 +28,7 @@ export {
   type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
-export type { StoredKeys, StoredKey } from './engine/types.js';
+export type { StoredKeys, StoredKey, StoredKeyKind } from './engine/types.js';
 export {
   privateDatabaseSource,
   type PrivateDatabaseQuery,

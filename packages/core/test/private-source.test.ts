@@ -31,6 +31,18 @@ describe('privateDatabaseSource', () => {
     }
   });
 
+  it('compares keys stored as decimal text as numbers (10 above 9)', async () => {
+    const { db, query } = memoryDatabase();
+    db.exec(`create table orders (id text primary key); insert into orders values ('9'), ('10'), ('2')`);
+    const generator = createHiLoGenerator({ source: privateDatabaseSource({}, [columns[0]!], query), blockSize: 10 });
+    try {
+      expect(await generator.next('orders')).toBe(11);
+    } finally {
+      await generator.close();
+      db.close();
+    }
+  });
+
   it('never goes back for the same owner: a second generator continues, even after rows were deleted', async () => {
     const { db, query } = memoryDatabase();
     db.exec('create table orders (id integer primary key); insert into orders values (100)');

@@ -106,7 +106,15 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   const fields = new Map<string, KeyField>();
   const learn = (target: SegmentTarget): string => {
     if (typeof target === 'string') return target;
-    if (!stored.has(target)) stored.set(target, keyColumnsOf(target));
+    // `hilo.key(segment, 'string')` keys are decimal digits: hilo-core compares them as numbers in a text column
+    if (!stored.has(target))
+      stored.set(
+        target,
+        keyColumnsOf(target).map((c): StoredKeyColumn => ({
+          ...c,
+          kind: fields.get(c.segment) === 'string' ? 'string' : 'number',
+        })),
+      );
     return segmentOf(target);
   };
 

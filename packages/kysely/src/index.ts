@@ -23,7 +23,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
-import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator } from 'hilo-core';
+import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyKind } from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
 /** How one table gets its keys. */
@@ -173,11 +173,13 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     tables.set(segmentOfTable(table), { table, column, segment: s.segment ?? segmentOfTable(table), as });
   }
   // verified blocks probe each registered table's key column (`shop.orders` is table orders in schema shop)
-  const stored = [...tables.values()].map(({ table, column, segment }) => {
+  // (`as: 'string'` keys are decimal digits: hilo-core compares them as numbers in a text column)
+  const stored = [...tables.values()].map(({ table, column, segment, as }) => {
     const dot = table.lastIndexOf('.');
+    const kind: StoredKeyKind = as === 'string' ? 'string' : 'number';
     return dot === -1
-      ? { segment, table, column }
-      : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot) };
+      ? { segment, table, column, kind }
+      : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot), kind };
   });
   const supply = openKeySupply(supplyOptions, 'hiloKysely()', {}, stored);
   const lookup = (table: string): Registered => {

@@ -77,7 +77,7 @@ export async function createGeneratorFor(
   const storedKeys = adapterStoredKeys(
     client,
     options,
-    columns.map(({ segment, table, column, schema }) => ({ segment, table, column, schema })),
+    columns.map(({ segment, table, column, schema, kind }) => ({ segment, table, column, schema, kind })),
     'HiLo.configure()',
   );
   const build = () =>

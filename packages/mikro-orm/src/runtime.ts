@@ -7,6 +7,7 @@ import {
   type KeyColumnLimit,
   type OwnedGenerator,
   type StoredKeyColumn,
+  type StoredKeyKind,
 } from 'hilo-core/adapter-kit';
 import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
 
@@ -35,6 +36,8 @@ export interface KeyedEntity {
   readonly column: string;
   /** The table's schema, when the entity names one. */
   readonly schema?: string;
+  /** How the keys are written (`'string'` for a string property), for the stored-keys probe. */
+  readonly kind: StoredKeyKind;
 }
 
 /**
@@ -133,6 +136,8 @@ export class HiLoRuntime {
       where: `${meta.className}.${prop.name}`,
       table: root.tableName ?? meta.tableName,
       column: prop.fieldNames?.[0] ?? prop.name,
+      // a string property's keys are decimal digits: hilo-core compares them as numbers in a text column
+      kind: runtimeOf(prop) === 'string' ? 'string' : 'number',
       // an entity's own schema qualifies its table in the stored-keys probe; '*' (any schema) cannot
       ...(typeof (root.schema ?? meta.schema) === 'string' && (root.schema ?? meta.schema) !== '*'
         ? { schema: root.schema ?? meta.schema }

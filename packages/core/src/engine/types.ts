@@ -79,7 +79,27 @@ export interface StoredKeyColumn {
   readonly column: string;
   /** The table's schema (PostgreSQL) or database (MySQL); default: the connection's. */
   readonly schema?: string | undefined;
+  /**
+   * How the keys are written in the column. `'number'` and `'string'` (decimal digits, as hilo writes a key
+   * kept as a string, e.g. Kysely's `as: 'string'`): the column's SQL type, read from the catalog at the first
+   * check, decides how they are compared, so a key in a text column is compared as a number (`'9'` below `'10'`)
+   * and a numeric column stays a numeric probe; the kind only counts while the type cannot be read.
+   * `'format'`: ids made by `nextFullId()` (`orders/10-A`): the probe reads the number out of each id that
+   * starts with `prefix` and ends in the number or the number, a dash and a node tag of 1 to 16 letters or
+   * digits (any tag, since every node draws from the same store); rows of any other form cannot equal an id
+   * hilo makes and are ignored. Only decimal numbers without leading zeros count, as hilo writes them.
+   * @default 'number'
+   */
+  readonly kind?: StoredKeyKind | undefined;
+  /**
+   * With `kind: 'format'`: the text before the number, e.g. `'orders/'`.
+   * @default the generator's `idFormat` for the segment (`createHiLo`), else the segment and `/`
+   */
+  readonly prefix?: string | undefined;
 }
+
+/** How keys are written in a stored-key column: see {@link StoredKeyColumn.kind}. */
+export type StoredKeyKind = 'number' | 'string' | 'format';
 
 /** A key found in a segment's table, with where it is. */
 export interface StoredKey {

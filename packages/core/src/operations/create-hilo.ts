@@ -117,7 +117,11 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     ...generatorOptions
   } = options;
   const storedKeys: StoredKeys | undefined =
-    stored === undefined ? undefined : isColumnList(stored) ? sqlStoredKeys(client, stored) : stored;
+    stored === undefined
+      ? undefined
+      : isColumnList(stored)
+        ? sqlStoredKeys(client, stored, { idFormat: options.idFormat })
+        : stored;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {
     throw new HiLoConfigurationError(

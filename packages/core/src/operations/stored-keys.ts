@@ -7,6 +7,10 @@ import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
+import type { IdFormat } from '../engine/options.js';
+import { inspectProbe } from './probe-index.js';
+import { buildProbeSql, defaultPrefix, type ProbeQuery, type ProbeSql } from './probe-sql.js';
+import { STORED_KEY_PROBES } from '../dialects/stored-key-probes.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
@@ -18,6 +22,12 @@ export interface SqlStoredKeysOptions {
    * @default 'warn'
    */
   readonly missingTables?: 'warn' | 'ignore';
+  /**
+   * The generator's `idFormat`: where a column says `kind: 'format'` without a `prefix`, its ids are taken to
+   * start with this format's prefix of the segment and its separator (`orders/`).
+   * @default { separator: '/' } (the segment and `/`)
+   */
+  readonly idFormat?: IdFormat | undefined;
 }
 
 /** One configured column with its statements built once. */
@@ -29,16 +39,20 @@ interface Probe {
   readonly segment: string;
   /** Set once the warning about its missing table was given. */
   warned: boolean;
-  readonly largest: string;
-  readonly within: string;
-  readonly count: string;
+  /** The statements; built from `kind` until the catalog was read (`inspected`), then from the column's type. */
+  sql: ProbeSql;
+  inspected: boolean;
+  readonly inspect: (signal: AbortSignal) => Promise<void>;
 }
 
 /**
  * The stored keys of SQL tables, for the generator's `storedKeys` option: `columns` names, per segment, each
  * table and key column its keys are stored in. `largest` runs `select max(column) from table` per table;
  * `within` runs `select max(column) from table where column between first and last` per table and block, an
- * indexed range probe on a primary key. A table that does not exist yet counts as empty.
+ * indexed range probe on a primary key. A table that does not exist yet counts as empty. At a segment's first
+ * check each column's type and indexes are read from the catalog: decimal keys in a text column are compared as
+ * numbers (`kind: 'string'`, or any text column), formatted ids are read back as their number (`kind: 'format'`),
+ * and a column no index leads with is a process warning `HILO_PROBE_SCANS` naming the `CREATE INDEX` that fixes it.
  *
  * @example
  * ```ts
@@ -68,21 +82,43 @@ export function sqlStoredKeys(
     validateSegment(c.segment);
     const table = qualifiedName(rules, `storedKeys[${i}].table`, c.table, rules.hasSchemas ? c.schema : undefined);
     const column = rules.quote(validateIdentifier(`storedKeys[${i}].column`, c.column));
+    const kind = c.kind ?? 'number';
+    if (kind !== 'number' && kind !== 'string' && kind !== 'format') {
+      throw HiLoConfigurationError.invalidOption(`storedKeys[${i}].kind`, '"number", "string" or "format"', kind);
+    }
+    if (c.prefix !== undefined && (typeof c.prefix !== 'string' || c.prefix === '' || kind !== 'format')) {
+      throw HiLoConfigurationError.invalidOption(
+        `storedKeys[${i}].prefix`,
+        "a non-empty string, with kind: 'format' (e.g. 'orders/')",
+        c.prefix,
+      );
+    }
+    const prefix = c.prefix ?? defaultPrefix(c.segment, options.idFormat);
+    const target = { schema: rules.hasSchemas ? c.schema : undefined, table: c.table, column: c.column };
+    const quoted = { table, column };
     const probes = bySegment.get(c.segment) ?? [];
-    probes.push({
+    const probe: Probe = {
       table: c.schema === undefined ? c.table : `${c.schema}.${c.table}`,
       column: c.column,
       where: `storedKeys[${i}]`,
       segment: c.segment,
       warned: false,
-      largest: `select ${rules.asText(`max(${column})`)} as m from ${table}`,
-      within:
-        `select ${rules.asText(`max(${column})`)} as m from ${table} where ${column} between ` +
-        `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
-      count:
-        `select ${rules.asText('count(*)')} as m from ${table} where ${column} between ` +
-        `${rules.asSigned(rules.placeholder(1))} and ${rules.asSigned(rules.placeholder(2))}`,
-    });
+      sql: buildProbeSql(rules, STORED_KEY_PROBES[client.dialect], table, column, kind, prefix),
+      inspected: false,
+      // the column's type and indexes, read at the segment's first check (again while its table is missing)
+      async inspect(signal) {
+        if (probe.inspected) return;
+        const action = `reading the catalog entry of ${probe.table}.${probe.column}`;
+        const found = await abortable(inspectProbe(client, rules, target, quoted, kind, prefix), signal, action).catch(
+          (error: unknown) => {
+            throw convertDriverError(error, { dialect: rules, action });
+          },
+        );
+        probe.sql = found.sql;
+        probe.inspected = found.facts !== undefined;
+      },
+    };
+    probes.push(probe);
     bySegment.set(c.segment, probes);
   }
 
@@ -110,15 +146,24 @@ export function sqlStoredKeys(
     }
   }
 
+  /** The first key the queries find (they come the longest keys first), or `undefined`. */
+  async function first(probe: Probe, queries: readonly ProbeQuery[], signal: AbortSignal) {
+    for (const { sql, params } of queries) {
+      const key = await max(probe, sql, params, signal);
+      if (key !== undefined) return key;
+    }
+    return undefined;
+  }
+
   async function largestOf(
     segment: string,
-    sql: (probe: Probe) => string,
-    params: readonly unknown[],
+    queries: (sql: ProbeSql) => readonly ProbeQuery[],
     signal: AbortSignal,
   ): Promise<StoredKey | undefined> {
     let found: StoredKey | undefined;
     for (const probe of bySegment.get(segment) ?? []) {
-      const key = await max(probe, sql(probe), params, signal);
+      await probe.inspect(signal);
+      const key = await first(probe, queries(probe.sql), signal);
       if (key !== undefined && (found === undefined || key > found.key)) {
         found = { key, table: probe.table, column: probe.column };
       }
@@ -128,16 +173,19 @@ export function sqlStoredKeys(
 
   const session = client.session;
   return {
-    largest: (segment, signal) => largestOf(segment, (p) => p.largest, [], signal),
-    within: (segment, block: Block, signal) => largestOf(segment, (p) => p.within, [block.first, block.last], signal),
+    largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
+    within: (segment, block: Block, signal) => largestOf(segment, (sql) => sql.within(block.first, block.last), signal),
     ...(session === undefined
       ? {}
       : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
     async counts(segment, block: Block, signal) {
       const counts: StoredCount[] = [];
       for (const probe of bySegment.get(segment) ?? []) {
-        const keys = await max(probe, probe.count, [block.first, block.last], signal);
-        counts.push({ table: probe.table, column: probe.column, keys: keys ?? 0n });
+        await probe.inspect(signal);
+        let keys = 0n;
+        for (const { sql, params } of probe.sql.count(block.first, block.last))
+          keys += (await max(probe, sql, params, signal)) ?? 0n;
+        counts.push({ table: probe.table, column: probe.column, keys });
       }
       return counts;
     },

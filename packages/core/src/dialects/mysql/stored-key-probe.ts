@@ -1,0 +1,42 @@
+import { escapeRegExp, type StoredKeyProbeRules } from '../../operations/probe-sql.js';
+import { mysqlDialect } from './dialect.js';
+
+const TEXT_TYPES = new Set(['char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext']);
+
+/**
+ * The column's data type and whether a B-tree index leads with it (a primary key counts), for the table the
+ * probe reads: in the named database, else the connection's.
+ */
+const INSPECT =
+  `select c.data_type as type, exists (select 1 from information_schema.statistics s ` +
+  `where s.table_schema = c.table_schema and s.table_name = c.table_name and s.column_name = c.column_name ` +
+  `and s.seq_in_index = 1 and s.index_type = 'BTREE') as indexed ` +
+  `from information_schema.columns c ` +
+  `where c.table_schema = coalesce(?, database()) and c.table_name = ? and c.column_name = ?`;
+
+/** MariaDB/MySQL: `regexp`, `regexp_replace()` and `char_length()`. */
+export const mysqlStoredKeyProbe: StoredKeyProbeRules = {
+  async inspect(client, { schema, table, column }) {
+    const { rows } = await client.query<{ type: unknown; indexed: unknown }>(INSPECT, [schema ?? null, table, column]);
+    const row = rows[0];
+    if (row === undefined) return { found: false, textual: false, indexed: false };
+    return {
+      found: true,
+      textual: TEXT_TYPES.has(String(row.type).toLowerCase()),
+      indexed: String(row.indexed) === '1' || row.indexed === true,
+    };
+  },
+  // a binary comparison: a case-insensitive collation must not let the pattern match more than digits
+  isDecimal: (expression) => `${expression} regexp binary '^[1-9][0-9]*$'`,
+  length: (expression) => `char_length(${expression})`,
+  formatNumber(expression, prefix) {
+    // no `?` in the statement's text: drivers that put parameters in on the client (mysql2 before 3.x's
+    // prepared statements, `mysql`) would take one inside a literal for a placeholder
+    const escaped = escapeRegExp(prefix).replaceAll('\\?', '\\x3f');
+    const pattern = mysqlDialect.literal(`^${escaped}([1-9][0-9]*)(-[A-Za-z0-9]{1,16}){0,1}$`);
+    return (
+      `case when ${expression} regexp binary ${pattern} ` +
+      `then regexp_replace(${expression}, ${pattern}, ${mysqlDialect.literal('\\1')}) end`
+    );
+  },
+};

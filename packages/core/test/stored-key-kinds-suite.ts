@@ -1,0 +1,286 @@
+// Issue 46, items 3 and 5: verified blocks for every key type. Keys written as decimal text (Kysely's
+// `as: 'string'`) are compared as numbers, not as text ('9' > '10'); formatted ids (`nextFullId()`, `seg/10-A`)
+// are read back as their number; keys near 2^63 − 1 stay exact; and a probed column that no index leads with is
+// named at its first check in one HILO_PROBE_SCANS warning with the CREATE INDEX that fixes it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
+import { describeDatabase, randomName } from '@hilo/testing';
+import {
+  HiLoStoreBehindError,
+  connect,
+  createHiLo,
+  createHiLoGenerator,
+  memorySource,
+  sqlStoredKeys,
+  type HiLoGenerator,
+  type SqlClient,
+  type StoredKeyKind,
+} from 'hilo-core';
+
+type Database = 'postgres' | 'mysql' | 'sqlite';
+
+const BIG = 9_223_372_036_854_775_806n; // 2^63 − 2
+
+/** Runs the key-type suite on one database. */
+export function runStoredKeyKindsSuite(database: Database): void {
+  const title = `${database}: verified blocks for every key type`;
+  const body = (url: () => string) => {
+    let client: SqlClient;
+    const text = database === 'mysql' ? 'varchar(40)' : 'text';
+    const textKey = database === 'mysql' ? 'varchar(40) primary key' : 'text primary key';
+    beforeAll(async () => {
+      client = await connect(url());
+    });
+    afterAll(async () => {
+      await client.close();
+    });
+
+    /** A fresh segment and its key table, created with `columns`. */
+    async function fresh(columns: string): Promise<{ segment: string; table: string }> {
+      const segment = randomName('k');
+      const table = `${segment}_rows`;
+      await client.query(`create table ${table} (${columns})`);
+      return { segment, table };
+    }
+
+    async function store(table: string, keys: readonly (string | bigint)[]): Promise<void> {
+      for (let i = 0; i < keys.length; i += 500) {
+        const values = keys
+          .slice(i, i + 500)
+          .map((k) => (typeof k === 'bigint' ? `(${k})` : `('${k}')`))
+          .join(', ');
+        await client.query(`insert into ${table} (id) values ${values}`);
+      }
+    }
+
+    const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i));
+
+    /** A generator over a memory store starting at `start`, verified against `table.id` through sqlStoredKeys. */
+    function verified(
+      segment: string,
+      table: string,
+      kind: StoredKeyKind | undefined,
+      start: bigint,
+      more: { onStoreBehind?: 'error' | 'lift'; blockSize?: number } = {},
+    ): HiLoGenerator<bigint> {
+      return createHiLoGenerator({
+        source: memorySource({ start }),
+        keyType: 'bigint',
+        blockSize: more.blockSize ?? 10,
+        adaptive: false,
+        prefetchAt: false,
+        retries: 0,
+        storedKeys: sqlStoredKeys(client, [{ segment, table, column: 'id', ...(kind === undefined ? {} : { kind }) }]),
+        ...(more.onStoreBehind === undefined ? {} : { onStoreBehind: more.onStoreBehind }),
+      });
+    }
+
+    async function refusal(hilo: HiLoGenerator<bigint>, segment: string): Promise<HiLoStoreBehindError> {
+      const error: unknown = await hilo.next(segment).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(HiLoStoreBehindError);
+      return error as HiLoStoreBehindError;
+    }
+
+    it('string keys crossing 9→10, 99→100 and 999→1000 raise no false alarm', async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      const hilo = verified(segment, table, 'string', 1n);
+      try {
+        // one block at a time, stored before the next is reserved and probed
+        for (let block = 0; block < 101; block++) {
+          const keys: bigint[] = [];
+          for (let i = 0; i < 10; i++) keys.push(await hilo.next(segment));
+          await store(table, keys.map(String));
+        }
+        expect(await hilo.next(segment)).toBe(1011n);
+      } finally {
+        await hilo.close();
+      }
+    }, 60_000);
+
+    it('a store set back below string keys is refused naming the largest (1050, not the text largest 999)', async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      await store(table, range(1, 1050));
+      const hilo = verified(segment, table, 'string', 1000n);
+      try {
+        const error = await refusal(hilo, segment);
+        expect(error.storedKey).toBe(1050n);
+      } finally {
+        await hilo.close();
+      }
+      const lifted = verified(segment, table, 'string', 1000n, { onStoreBehind: 'lift' });
+      const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      try {
+        expect(await lifted.next(segment)).toBe(1051n);
+      } finally {
+        warn.mockRestore();
+        await lifted.close();
+      }
+    });
+
+    it('a column of text type is compared as numbers even when its kind is not said', async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      await store(table, ['9', '10', '11', '100']);
+      const hilo = verified(segment, table, undefined, 10n);
+      try {
+        expect((await refusal(hilo, segment)).storedKey).toBe(100n);
+      } finally {
+        await hilo.close();
+      }
+    });
+
+    it('string keys near 2^63 − 1 stay exact (the text largest would be "99")', async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      await store(table, ['99', String(BIG - 806n), String(BIG)]);
+      const hilo = verified(segment, table, 'string', BIG - 806n);
+      try {
+        expect((await refusal(hilo, segment)).storedKey).toBe(BIG);
+      } finally {
+        await hilo.close();
+      }
+    });
+
+    it('bigint keys near 2^63 − 1 stay exact, also with kind "string" on a bigint column', async () => {
+      const { segment, table } = await fresh('id bigint primary key');
+      await store(table, [BIG - 6n, BIG]);
+      const hilo = verified(segment, table, undefined, BIG - 10n, { blockSize: 5 });
+      try {
+        expect((await refusal(hilo, segment)).storedKey).toBe(BIG);
+      } finally {
+        await hilo.close();
+      }
+      // a string kind on a bigint column (Kysely's as: 'string' over a bigint key) is a numeric probe
+      const within = verified(segment, table, 'string', BIG - 9n, { blockSize: 5 });
+      try {
+        expect((await refusal(within, segment)).storedKey).toBe(BIG);
+      } finally {
+        await within.close();
+      }
+    });
+
+    it('formatted ids are read back as their number (refused, or lifted); other rows are ignored', async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      const ids = [1, 2, 9, 10, 11].map((n) => `${segment}/${n}-A`);
+      await store(table, [
+        ...ids,
+        `${segment}/12-B`,
+        `${segment}/8`,
+        'other/99999-A',
+        `${segment}/0099`,
+        `${segment}/x`,
+      ]);
+      const hilo = verified(segment, table, 'format', 5n);
+      try {
+        expect((await refusal(hilo, segment)).storedKey).toBe(12n);
+      } finally {
+        await hilo.close();
+      }
+      const after = verified(segment, table, 'format', 13n);
+      try {
+        expect(await after.next(segment)).toBe(13n);
+      } finally {
+        await after.close();
+      }
+      const lifted = verified(segment, table, 'format', 5n, { onStoreBehind: 'lift' });
+      const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      try {
+        expect(await lifted.next(segment)).toBeGreaterThan(12n);
+      } finally {
+        warn.mockRestore();
+        await lifted.close();
+      }
+    });
+
+    it("createHiLo takes a formatted id's prefix from idFormat and creates its store above the ids", async () => {
+      const { segment, table } = await fresh(`id ${textKey}`);
+      await store(table, [`${segment.toUpperCase()}?41-B`, `${segment.toUpperCase()}?7-A`]);
+      const hiTable = `${segment}_hi`;
+      const hilo = createHiLo({
+        client,
+        source: 'table',
+        table: hiTable,
+        blockSize: 10,
+        idFormat: { prefix: (s) => s.toUpperCase(), separator: '?', nodeTag: 'A' }, // a '?' in SQL text is no placeholder
+        storedKeys: [{ segment, table, column: 'id', kind: 'format' }],
+      });
+      try {
+        expect(await hilo.nextFullId(segment)).toBe(`${segment.toUpperCase()}?42-A`);
+      } finally {
+        await hilo.close();
+      }
+    });
+
+    describe('a probe that would read the whole table', () => {
+      async function warningsOf(table: string, segment: string, kind?: StoredKeyKind): Promise<string[]> {
+        const said: string[] = [];
+        const warn = jest.spyOn(process, 'emitWarning').mockImplementation((message, options) => {
+          const code = typeof options === 'object' && options !== null && 'code' in options ? options.code : undefined;
+          if (code === 'HILO_PROBE_SCANS') said.push(String(message));
+        });
+        const hilo = verified(segment, table, kind, 1n);
+        try {
+          await hilo.next(segment);
+          await hilo.next(segment);
+        } finally {
+          warn.mockRestore();
+          await hilo.close();
+        }
+        return said;
+      }
+
+      it('warns once for a column no index leads with, naming the CREATE INDEX that fixes it', async () => {
+        const { segment, table } = await fresh(`id bigint not null, other ${text}`);
+        const said = await warningsOf(table, segment);
+        expect(said).toHaveLength(1);
+        expect(said[0]).toContain(`${table}.id`);
+        const statement = /(create index .*);$/.exec(said[0]!)?.[1];
+        expect(statement).toBeDefined();
+        await client.query(statement!);
+        const other = await fresh(`id bigint not null`);
+        await client.query(statement!.replaceAll(table, other.table));
+        expect(await warningsOf(other.table, other.segment)).toEqual([]);
+      });
+
+      it('does not warn for a primary key, numeric or text, nor a text column with an index', async () => {
+        const numeric = await fresh(database === 'sqlite' ? 'id integer primary key' : 'id bigint primary key');
+        expect(await warningsOf(numeric.table, numeric.segment)).toEqual([]);
+        const textual = await fresh(`id ${textKey}`);
+        expect(await warningsOf(textual.table, textual.segment, 'string')).toEqual([]);
+        const unique = await fresh(`id ${text} not null, unique (id)`);
+        expect(await warningsOf(unique.table, unique.segment, 'string')).toEqual([]);
+      });
+
+      it('warns for a text key column without an index', async () => {
+        const { segment, table } = await fresh(`id ${text}`);
+        const said = await warningsOf(table, segment, 'string');
+        expect(said).toHaveLength(1);
+        expect(said[0]).toContain('create index');
+      });
+
+      if (database === 'postgres') {
+        it('warns for a text column whose only index cannot serve a range (text_pattern_ops, another collation)', async () => {
+          const pattern = await fresh('id text not null');
+          await client.query(`create index on ${pattern.table} (id text_pattern_ops)`);
+          expect(await warningsOf(pattern.table, pattern.segment, 'string')).toHaveLength(1);
+          const collated = await fresh('id text collate "C" not null');
+          await client.query(`create index on ${collated.table} (id collate "POSIX")`);
+          expect(await warningsOf(collated.table, collated.segment, 'string')).toHaveLength(1);
+        });
+      }
+    });
+  };
+
+  if (database === 'sqlite') {
+    describe(title, () => {
+      const folder = mkdtempSync(join(tmpdir(), 'hilo-key-kinds-'));
+      afterAll(() => rmSync(folder, { recursive: true, force: true }));
+      body(() => `sqlite:${join(folder, 'keys.db')}`);
+    });
+  } else {
+    describeDatabase(database, title, (db) => body(() => db.url));
+  }
+}

@@ -1,0 +1,3 @@
+import { runStoredKeyKindsSuite } from './stored-key-kinds-suite.js';
+
+runStoredKeyKindsSuite('sqlite');
