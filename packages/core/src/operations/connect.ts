@@ -42,7 +42,9 @@ const OPENERS: Readonly<Record<string, (url: string, settings: OpenSettings) => 
 /**
  * Opens a connection pool of its own from a URL and wraps it as a {@link SqlClient}; `close()` ends it.
  * Accepts `postgres://`, `postgresql://`, `mysql://`, `mariadb://` and `sqlite:PATH`. The driver (`pg`,
- * `mysql2`, `better-sqlite3` or the built-in `node:sqlite`) is loaded only when its scheme is used.
+ * `mysql2`, `better-sqlite3` or the built-in `node:sqlite`) is loaded only when its scheme is used. A PostgreSQL
+ * URL may list several hosts as libpq does (`postgres://u@db1,db2/shop?target_session_attrs=read-write`): the pool
+ * uses the first host that accepts writes and looks again when that server stops accepting them (a failover).
  *
  * @example
  * ```ts

@@ -9,6 +9,7 @@ import {
 } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { pgClient, type PgPoolLike } from './client.js';
+import { multiHostPool, parsePostgresHosts } from './multi-host.js';
 import { postgresJsClient, type PostgresJsSqlLike } from './postgres-js.js';
 
 interface PgModule {
@@ -38,6 +39,8 @@ export async function openPostgres(url: string, settings: OpenSettings): Promise
 
 /** A postgres.js instance of its own on `url`, with {@link connect}'s pool, timeout and close settings. */
 export function openPostgresJs(postgres: PostgresJsFactory, url: string, settings: OpenSettings): SqlClient {
+  // postgres.js reads a libpq host list and target_session_attrs itself; this refuses what hilo cannot use
+  parsePostgresHosts(url);
   const sql = postgres(url, {
     max: settings.poolSize,
     connect_timeout: settings.timeoutMs / 1000,
@@ -49,14 +52,20 @@ export function openPostgresJs(postgres: PostgresJsFactory, url: string, setting
 
 function openPg(pg: PgModule, url: string, settings: OpenSettings): SqlClient {
   const sockets = socketTracker();
-  const pool = new pg.default.Pool({
-    connectionString: url,
-    max: settings.poolSize,
-    connectionTimeoutMillis: settings.timeoutMs,
-    // pg's own socket (it connects it, and upgrades it to TLS when asked), tracked for a stuck close
-    stream: () => sockets.track(new Socket()),
-  });
-  // a killed idle connection is reported here; the pool drops it and the next query reconnects
-  pool.on('error', () => undefined);
+  const open = (connectionString: string) => {
+    const pool = new pg.default.Pool({
+      connectionString,
+      max: settings.poolSize,
+      connectionTimeoutMillis: settings.timeoutMs,
+      // pg's own socket (it connects it, and upgrades it to TLS when asked), tracked for a stuck close
+      stream: () => sockets.track(new Socket()),
+    });
+    // a killed idle connection is reported here; the pool drops it and the next query reconnects
+    pool.on('error', () => undefined);
+    return pool;
+  };
+  // `pg` reads one host; a libpq host list (`h1,h2?target_session_attrs=read-write`) is chosen from here
+  const hosts = parsePostgresHosts(url);
+  const pool = hosts === undefined ? open(url) : multiHostPool(hosts, open);
   return withBoundedClose(pgClient(pool, { ownsPool: true }), sockets.open, settings.closeTimeoutMs);
 }

@@ -1,8 +1,12 @@
 import { codeOf, type Dialect } from '../../sql/dialect.js';
 import { postgresReplication } from './replication.js';
 
-/** SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock. */
-const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03']);
+/**
+ * SQLSTATEs after which the same reservation may succeed: lost connection, shutdown, serialization, deadlock, and
+ * 25006 (read-only transaction: a standby, or a primary a failover manager demoted, that the address or host list
+ * still leads to until the switch is done).
+ */
+const RETRYABLE = new Set(['57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03', '25006']);
 
 /**
  * postgres.js' own codes for a connection the server or network closed, or that could not be opened in time
