@@ -354,7 +354,7 @@ export function hibernateMismatchSuite(kind: Kind): void {
         expect(await hilo.write(5)).toBeUndefined();
         const reservations = hilo.reserved().length;
         await hib().insert(at(name), rows);
-        for (const deadline = Date.now() + 10_000; !hilo.refused(); ) {
+        for (const deadline = Date.now() + 10_000; !hilo.refused();) {
           if (Date.now() > deadline) throw new Error(`${name}: the peer check did not refuse within 10 s`);
           await new Promise((resolve) => setTimeout(resolve, PEER_CHECK_MS));
         }
@@ -368,7 +368,9 @@ export function hibernateMismatchSuite(kind: Kind): void {
         expect(hilo.keys).toHaveLength(5);
         const { duplicates } = await counted(sql(), t);
         expect(duplicates).toBeLessThanOrEqual(5);
-        process.stdout.write(`${on} ${name}: 0 keys handed out after Hibernate's insert, ${duplicates} keys in ${t} twice\n`);
+        process.stdout.write(
+          `${on} ${name}: 0 keys handed out after Hibernate's insert, ${duplicates} keys in ${t} twice\n`,
+        );
         return error as HiLoMismatchError;
       }
 
@@ -565,7 +567,13 @@ export function hibernateMismatchSuite(kind: Kind): void {
         const on = await sharedWhileBothWrite('maxlo50on', maxLo('hib_key50on', 'p_maxlo50on'), 50, 200, PEER_CHECK_MS);
         await sharedWhileBothWrite('maxlo50off', maxLo('hib_key50off', 'p_maxlo50off'), 50, 200, false);
         expect(on.after).toBeLessThan(40);
-        const pooledOn = await sharedWhileBothWrite('pooledon', pooledLo('pooledon', 'p_pooledon'), 20, 60, PEER_CHECK_MS);
+        const pooledOn = await sharedWhileBothWrite(
+          'pooledon',
+          pooledLo('pooledon', 'p_pooledon'),
+          20,
+          60,
+          PEER_CHECK_MS,
+        );
         await sharedWhileBothWrite('pooledoff', pooledLo('pooledoff', 'p_pooledoff'), 20, 60, false);
         expect(pooledOn.after).toBeLessThanOrEqual(20);
       }, 120_000);

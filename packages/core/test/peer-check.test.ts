@@ -160,7 +160,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     const peer = new PeerStore();
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const idle = timers();
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     expect(await hilo.next('orders')).toBe(1);
     await until('probing', () => peer.withinProbes() >= 2);
     expect(timers()).toBe(idle); // unref'd
@@ -175,7 +180,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
   it('close() waits for a probe in flight, so none runs after close resolves', async () => {
     const peer = new PeerStore();
     let release!: () => void;
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     expect(await hilo.next('orders')).toBe(1);
     peer.gate = new Promise((resolve) => (release = resolve));
     await until('a probe waits', () => peer.inFlight > 0);
@@ -190,7 +200,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
   it('never overlaps itself: a slow probe is not doubled by the next tick', async () => {
     const peer = new PeerStore();
     let release!: () => void;
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     expect(await hilo.next('orders')).toBe(1);
     peer.gate = new Promise((resolve) => (release = resolve));
     await until('a probe waits', () => peer.inFlight > 0);
@@ -205,7 +220,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
 
   it('a failed probe (a lost connection) is unknown, not a refusal; the next one that answers refuses', async () => {
     const peer = new PeerStore();
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     expect(await hilo.next('orders')).toBe(1);
     peer.down = new Error('Connection terminated unexpectedly');
     await sleep(60);
@@ -223,7 +243,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
 
   it('keys hilo hands out while the probe runs are its own: no alarm', async () => {
     const peer = new PeerStore();
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     expect(await hilo.next('orders')).toBe(1);
     let release!: () => void;
     peer.gate = new Promise((resolve) => (release = resolve));
@@ -240,7 +265,12 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
 
   it('probes nothing with no block in hand, and only the keys never handed out', async () => {
     const peer = new PeerStore();
-    const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: peer.storedKeys(), peerCheckMs: 10 });
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
     await sleep(60);
     expect(peer.probes).toEqual([]); // no block yet: no timer
     expect(await hilo.reserve('orders', 10)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -256,13 +286,13 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     const events: HiLoEvent[] = [];
     const memory = memorySource();
     let release!: () => void;
-    let gate: Promise<void> | undefined;
+    const gate: { wait?: Promise<void> } = {};
     const slow: HiSource = {
       ...memory,
       description: 'slow memory source',
       reserve: async (segment, request) => {
         const blocks = await memory.reserve(segment, request);
-        if (gate !== undefined) await gate;
+        if (gate.wait !== undefined) await gate.wait;
         return blocks;
       },
     };
@@ -276,7 +306,7 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
       onEvent: (e) => events.push(e),
     });
     expect(await hilo.reserve('orders', 3)).toEqual([1, 2, 3]);
-    gate = new Promise((resolve) => (release = resolve));
+    gate.wait = new Promise((resolve) => (release = resolve));
     expect(await hilo.reserve('orders', 2)).toEqual([4, 5]); // the prefetch mark: a reservation starts and waits
     await sleep(5);
     peer.keys.add(9n);
@@ -296,9 +326,9 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     const peer = new PeerStore();
     const source = memorySource();
     for (const bad of [5, 0, 1.5, 3_600_001, true, '100']) {
-      expect(() =>
-        createHiLoGenerator({ source, storedKeys: peer.storedKeys(), peerCheckMs: bad as number }),
-      ).toThrow(/Expected `peerCheckMs` to be an integer from 10 to 3600000/);
+      expect(() => createHiLoGenerator({ source, storedKeys: peer.storedKeys(), peerCheckMs: bad as number })).toThrow(
+        /Expected `peerCheckMs` to be an integer from 10 to 3600000/,
+      );
     }
     expect(() => createHiLoGenerator({ source, peerCheckMs: 100 })).toThrow(HiLoConfigurationError);
     expect(() => createHiLoGenerator({ source, storedKeys: peer.storedKeys(false), peerCheckMs: false })).toThrow(
