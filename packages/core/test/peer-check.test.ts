@@ -7,6 +7,7 @@ import {
   createHiLoGenerator,
   HiLoConfigurationError,
   HiLoMismatchError,
+  HiLoSourceError,
   memorySource,
   type Block,
   type HiLoEvent,
@@ -319,6 +320,49 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
       { type: 'lost', segment: 'orders', keys: 10, reason: 'mismatch' },
     ]);
     expect(events.filter((e) => e.type === 'reserved')).toHaveLength(1);
+    await hilo.close();
+  });
+
+  it('probes nothing while the server is unconfirmed (keys parked), and again once it answers', async () => {
+    const peer = new PeerStore();
+    const memory = memorySource();
+    const state: { down?: Error } = {};
+    const source: HiSource = {
+      ...memory,
+      description: 'memory source with a server',
+      reserve: async (segment, request) => {
+        const blocks = await memory.reserve(segment, request);
+        request.server?.('primary');
+        return blocks;
+      },
+      server: async () => {
+        await Promise.resolve();
+        if (state.down !== undefined) throw state.down;
+        return 'primary';
+      },
+    };
+    const events: HiLoEvent[] = [];
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source,
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+      serverCheckMs: 10,
+      onEvent: (e) => events.push(e),
+    });
+    expect(await hilo.next('orders')).toBe(1);
+    await until('probing', () => peer.withinProbes() >= 1);
+    state.down = new HiLoSourceError('connection refused', { retryable: true });
+    await until('parked', () => events.some((e) => e.type === 'server-unconfirmed'));
+    await sleep(15); // a round already running when the keys were parked ends
+    const probes = peer.withinProbes();
+    peer.keys.add(7n);
+    await sleep(60);
+    expect(peer.withinProbes()).toBe(probes);
+    expect(peer.found).toEqual([]);
+    state.down = undefined;
+    await until('refused', () => peer.found.length > 0);
+    expect(peer.found.map((f) => [f.where, f.stored.key])).toEqual([['in-hand', 7n]]);
     await hilo.close();
   });
 

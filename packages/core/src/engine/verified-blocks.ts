@@ -243,7 +243,9 @@ export class PeerCheck {
   start(): void {
     if (this.stopped || this.timer !== undefined || this.intervalMs === undefined) return;
     if (this.storedKeys?.sharedWith === undefined) return;
-    this.timer = setInterval(() => void this.check(), this.intervalMs);
+    // a round that throws (a mismatch builder or an onEvent that throws) refuses nothing here; the reservation's
+    // check, which runs the same, reports it to the caller
+    this.timer = setInterval(() => void this.check().catch(() => undefined), this.intervalMs);
     this.timer.unref();
   }
 
