@@ -12,9 +12,11 @@
 import { describeDatabase, describeHibernate, startHibernateServer, type HibernateServer } from '@hilo/testing';
 import { HiLoMismatchError } from '../src/errors.js';
 import { createHiLoGenerator, type HiLoGenerator } from '../src/engine/generator.js';
+import type { HiLoEvent } from '../src/engine/events.js';
+import type { HiLoGeneratorOptions } from '../src/engine/options.js';
 import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
-import type { StoredKeyColumn } from '../src/engine/types.js';
+import type { Block, StoredKeyColumn } from '../src/engine/types.js';
 import { hibernateSequencePreset, hibernateTablePreset } from '../src/presets/hibernate.js';
 import { nhibernatePreset } from '../src/presets/nhibernate.js';
 import { efCorePreset } from '../src/presets/efcore.js';
@@ -24,6 +26,8 @@ import type { Kind } from './presets-clients.js';
 import { run } from './presets-suite.js';
 
 const TABLE = 'org.hibernate.id.enhanced.TableGenerator';
+/** The peer check's interval in the tests that use it: short, so that its bound shows against a block's. */
+const PEER_CHECK_MS = 10;
 const SEQUENCE = 'org.hibernate.id.enhanced.SequenceStyleGenerator';
 
 /** One Hibernate configuration: the key table it writes and its generator (`class;param=value,…`). */
@@ -45,13 +49,31 @@ function jdbcOf(url: string): string {
 /** hilo's side of one key table: a generator from `preset`, each key inserted as a row (`who = 'hilo'`) at once. */
 class HiloWriter {
   readonly keys: bigint[] = [];
+  readonly events: HiLoEvent[] = [];
   private readonly generator: HiLoGenerator<bigint>;
   constructor(
     private readonly client: SqlClient,
     private readonly table: string,
     preset: InteropPreset,
+    options: Pick<HiLoGeneratorOptions<'bigint'>, 'peerCheckMs'> = {},
   ) {
-    this.generator = createHiLoGenerator({ ...preset, adaptive: false, keyType: 'bigint' });
+    this.generator = createHiLoGenerator({
+      ...preset,
+      ...options,
+      adaptive: false,
+      keyType: 'bigint',
+      onEvent: (e) => this.events.push(e),
+    });
+  }
+
+  /** The blocks hilo reserved so far. */
+  reserved(): Block[] {
+    return this.events.flatMap((e) => (e.type === 'reserved' ? e.blocks : []));
+  }
+
+  /** Whether the segment was refused (its keys in hand lost as `mismatch`), by a reservation or the peer check. */
+  refused(): boolean {
+    return this.events.some((e) => e.type === 'lost' && e.reason === 'mismatch');
   }
 
   /** Takes and stores up to `count` keys; resolves with the error that stopped it, if any. */
@@ -99,6 +121,13 @@ export function hibernateMismatchSuite(kind: Kind): void {
     pooled: { table: 'm_pooled', generator: table('pooled', 'pooled', 20) },
     maxlo100: { table: 'm_maxlo100', generator: 'hilo;table=hib_key100,column=next_hi,max_lo=100' },
     maxlo50: { table: 'm_maxlo50', generator: 'hilo;table=hib_key50,column=next_hi,max_lo=50' },
+    // the peer check (issue #46, item 7): written into while hilo is idle, and while hilo writes with and without it
+    maxlo50idle: { table: 'p_maxlo50idle', generator: 'hilo;table=hib_key50i,column=next_hi,max_lo=50' },
+    maxlo50on: { table: 'p_maxlo50on', generator: 'hilo;table=hib_key50on,column=next_hi,max_lo=50' },
+    maxlo50off: { table: 'p_maxlo50off', generator: 'hilo;table=hib_key50off,column=next_hi,max_lo=50' },
+    pooledidle: { table: 'p_pooledidle', generator: table('pooledidle', 'pooled', 20) },
+    pooledon: { table: 'p_pooledon', generator: table('pooledon', 'pooled', 20) },
+    pooledoff: { table: 'p_pooledoff', generator: table('pooledoff', 'pooled', 20) },
     ...(kind === 'postgres'
       ? {
           seqhilo100: { table: 'm_seqhilo100', generator: 'seqhilo;sequence=seqhilo100_seq,max_lo=100' },
@@ -201,8 +230,8 @@ export function hibernateMismatchSuite(kind: Kind): void {
       const writers: HiloWriter[] = [];
       const hib = () => hibernate!;
       const sql = () => client!;
-      const writer = (t: string, preset: InteropPreset) => {
-        const w = new HiloWriter(sql(), t, preset);
+      const writer = (t: string, preset: InteropPreset, options?: { peerCheckMs: number | false }) => {
+        const w = new HiloWriter(sql(), t, preset, options);
         writers.push(w);
         return w;
       };
@@ -217,8 +246,21 @@ export function hibernateMismatchSuite(kind: Kind): void {
           ...FLY,
           ...FLY_MISMATCH,
         ];
-        // created before Hibernate's schema update, without a primary key, so a repeated key is counted, not refused
-        await run(kind, db.url, ...tables.map((t) => `create table ${t} (id bigint not null, who varchar(255))`));
+        // created before Hibernate's schema update, without a primary key, so a repeated key is counted, not refused;
+        // the peer check's tables note when each row was inserted, on the database's clock (both sides' rows)
+        const at =
+          kind === 'postgres'
+            ? 'at timestamptz not null default clock_timestamp()'
+            : 'at timestamp(6) not null default current_timestamp(6)';
+        await run(
+          kind,
+          db.url,
+          ...tables.map((t) =>
+            t.startsWith('p_')
+              ? `create table ${t} (id bigint not null, who varchar(255), ${at})`
+              : `create table ${t} (id bigint not null, who varchar(255))`,
+          ),
+        );
         const jdbc = jdbcOf(db.url);
         // the JVMs start one after the other: each builds its SessionFactories (schema update) before the next
         hibernate = await startHibernateServer(classpath(), jdbc, dialect, [
@@ -275,12 +317,13 @@ export function hibernateMismatchSuite(kind: Kind): void {
        * Hibernate writes below the preset's reading: into a block hilo holds. hilo takes a few keys of its block,
        * Hibernate inserts `rows`, and hilo goes on: its next reservation finds Hibernate's key among the keys it
        * holds and never handed out, and refuses the segment. Keys hilo handed out from that block before then may be
-       * Hibernate's too (Hibernate never checks): at most one block's worth.
+       * Hibernate's too (Hibernate never checks): at most one block's worth. Without the peer check
+       * (`peerCheckMs: false`), which would find it before: see refusedByPeerCheck below.
        */
       async function refusedAtNextReservation(name: string, preset: InteropPreset, rows: number) {
         const t = mismatched[name]!.table;
         await hib().insert(at(name), 1);
-        const hilo = writer(t, preset);
+        const hilo = writer(t, preset, { peerCheckMs: false });
         expect(await hilo.write(5)).toBeUndefined();
         await hib().insert(at(name), rows);
         const before = hilo.keys.length;
@@ -297,6 +340,77 @@ export function hibernateMismatchSuite(kind: Kind): void {
           `${on} ${name}: ${after} keys handed out after Hibernate's insert until refused, ${duplicates} keys in ${t} twice\n`,
         );
         return { error: error as HiLoMismatchError, handedOutAfter: after, duplicates };
+      }
+
+      /**
+       * The peer check (issue #46, item 7), hilo idle: hilo takes a few keys of its block, Hibernate inserts `rows`
+       * into it, and the peer check refuses the segment within an interval, without a reservation: the next key hilo
+       * asks for is refused, so no key of the block is handed out after Hibernate's insert.
+       */
+      async function refusedByPeerCheck(name: string, preset: InteropPreset, rows: number) {
+        const t = mismatched[name]!.table;
+        await hib().insert(at(name), 1);
+        const hilo = writer(t, preset, { peerCheckMs: PEER_CHECK_MS });
+        expect(await hilo.write(5)).toBeUndefined();
+        const reservations = hilo.reserved().length;
+        await hib().insert(at(name), rows);
+        for (const deadline = Date.now() + 10_000; !hilo.refused();) {
+          if (Date.now() > deadline) throw new Error(`${name}: the peer check did not refuse within 10 s`);
+          await new Promise((resolve) => setTimeout(resolve, PEER_CHECK_MS));
+        }
+        expect(hilo.reserved()).toHaveLength(reservations);
+        const error = await hilo.write(1);
+        expect(error).toBeInstanceOf(HiLoMismatchError);
+        expect((error as Error).message).toMatch(
+          /(had not handed out that key|more than the \d+ hilo handed out of it)\. \S+ writes keys below/,
+        );
+        expect((error as HiLoMismatchError).overlap).toMatchObject({ segment: t, table: t, column: 'id' });
+        expect(hilo.keys).toHaveLength(5);
+        const { duplicates } = await counted(sql(), t);
+        expect(duplicates).toBeLessThanOrEqual(5);
+        process.stdout.write(
+          `${on} ${name}: 0 keys handed out after Hibernate's insert, ${duplicates} keys in ${t} twice\n`,
+        );
+        return error as HiLoMismatchError;
+      }
+
+      /**
+       * Hibernate and hilo write at once, as two applications do: Hibernate uses up its first block (`first` rows, so
+       * that its next insert fetches), hilo reserves and takes a few keys, then Hibernate inserts `rows` (its next fetch
+       * lands in hilo's block) while hilo goes on until refused. Measured on the database's clock: the keys hilo handed
+       * out after Hibernate's first key inside a block hilo reserved, and the keys in the table twice.
+       */
+      async function sharedWhileBothWrite(
+        name: string,
+        preset: InteropPreset,
+        first: number,
+        rows: number,
+        peerCheckMs: number | false,
+      ) {
+        const t = mismatched[name]!.table;
+        await hib().insert(at(name), first);
+        const hilo = writer(t, preset, { peerCheckMs });
+        expect(await hilo.write(5)).toBeUndefined();
+        const [, error] = await Promise.all([hib().insert(at(name), rows), hilo.write(2000)]);
+        // without the peer check, Hibernate's keys may land only in blocks hilo has used up: never refused
+        if (peerCheckMs !== false || error !== undefined) expect(error).toBeInstanceOf(HiLoMismatchError);
+        const inBlocks = hilo
+          .reserved()
+          .map((b) => `(id between ${b.first} and ${b.last})`)
+          .join(' or ');
+        const { rows: found } = await sql().query<{ n: unknown }>(
+          `select count(*) as n from ${t} where who = 'hilo' and at > ` +
+            `(select min(at) from ${t} where who = 'hibernate' and (${inBlocks}))`,
+        );
+        const after = Number(found[0]!.n);
+        const { duplicates } = await counted(sql(), t);
+        const mode = peerCheckMs === false ? 'peerCheckMs: false' : `peerCheckMs: ${peerCheckMs}`;
+        const outcome = error === undefined ? 'never refused' : 'refused';
+        process.stdout.write(
+          `${on} ${name} (${mode}), both writing: ${outcome}, ${after} keys handed out by hilo after Hibernate's first ` +
+            `key in its block, ${duplicates} keys in ${t} twice, ${hilo.keys.length} keys from hilo\n`,
+        );
+        return { after, duplicates };
       }
 
       it("every preset takes storedKeys as createHiLo does; onStoreBehind: 'lift' is refused with them", () => {
@@ -426,6 +540,44 @@ export function hibernateMismatchSuite(kind: Kind): void {
         expect(error.message).toMatch(/max_lo .* is smaller than `maxLo: 100`/);
       }, 60_000);
 
+      it('the peer check: max_lo 50 against maxLo 100 and pooled against pooled-lo are refused between reservations', async () => {
+        const maxLo = (table: string, key: string) =>
+          nhibernatePreset(sql(), { table, maxLo: 100, create: false, storedKeys: keysOf(key) });
+        const pooledLo = (segment: string, key: string) =>
+          hibernateTablePreset(sql(), {
+            table: 'hib_seqs',
+            segmentValue: () => segment,
+            optimizer: 'pooled-lo',
+            incrementSize: 20,
+            storeLastUsed: false,
+            create: false,
+            storedKeys: keysOf(key),
+          });
+        const idle = await refusedByPeerCheck('maxlo50idle', maxLo('hib_key50i', 'p_maxlo50idle'), 200);
+        expect(idle.message).toMatch(/max_lo .* is smaller than `maxLo: 100`/);
+        const pooled = await refusedByPeerCheck('pooledidle', pooledLo('pooledidle', 'p_pooledidle'), 60);
+        expect(pooled.message).toMatch(/Hibernate uses pooled \(its default optimizer\)/);
+
+        // both writing at once (measured with and without the peer check): the keys hilo hands out after Hibernate's
+        // first key in its block are those of one interval and one probe round (a few at 10 ms: at most 40 leaves room
+        // for a loaded machine, where hilo's inserts slow down with the probes) or the rest of a block to its prefetch
+        // mark, whichever comes first (pooled's blocks are 20 keys); keys Hibernate writes into what hilo handed out
+        // before its first write there are in the table twice either way (Hibernate never checks)
+        // Hibernate's first block: max_lo 50 from hi 0 holds keys 1…50; 3.6's pooled start, keys 1…20
+        const on = await sharedWhileBothWrite('maxlo50on', maxLo('hib_key50on', 'p_maxlo50on'), 50, 200, PEER_CHECK_MS);
+        await sharedWhileBothWrite('maxlo50off', maxLo('hib_key50off', 'p_maxlo50off'), 50, 200, false);
+        expect(on.after).toBeLessThan(40);
+        const pooledOn = await sharedWhileBothWrite(
+          'pooledon',
+          pooledLo('pooledon', 'p_pooledon'),
+          20,
+          60,
+          PEER_CHECK_MS,
+        );
+        await sharedWhileBothWrite('pooledoff', pooledLo('pooledoff', 'p_pooledoff'), 20, 60, false);
+        expect(pooledOn.after).toBeLessThanOrEqual(20);
+      }, 120_000);
+
       if (kind === 'postgres') {
         it('seqhilo: max_lo 100 against legacy-hilo incrementSize 50 is refused at the first overlap, 0 duplicates', async () => {
           await refusedAtFirstOverlap(
@@ -491,8 +643,9 @@ export function hibernateMismatchSuite(kind: Kind): void {
           const base = server === hib() ? offset : 0;
           for (const [i] of matchingNames.entries()) await server.insert(base + i, 1);
         }
+        // the peer check probes every 10 ms: it raises no alarm with matching settings either
         const hilos = matchingNames.map((n) =>
-          writer(matching[n]!.table, matching[n]!.preset(sql(), matching[n]!.table)),
+          writer(matching[n]!.table, matching[n]!.preset(sql(), matching[n]!.table), { peerCheckMs: PEER_CHECK_MS }),
         );
         const HIBERNATE_ROWS = 300;
         const results = await Promise.all([
@@ -524,7 +677,7 @@ export function hibernateMismatchSuite(kind: Kind): void {
             storeLastUsed: false,
             storedKeys: keysOf(t),
           });
-        const hilos = FLY.map((t) => writer(t, preset(t)));
+        const hilos = FLY.map((t) => writer(t, preset(t), { peerCheckMs: PEER_CHECK_MS }));
         // hilo creates the row of fly_a, each JVM those of fly_b and fly_c (Hibernate 3.6 fails, rather than
         // hands out keys twice, when its insert of a new row races another's)
         expect(await hilos[0]!.write(1)).toBeUndefined();

@@ -7,6 +7,7 @@ import type { HiLoEvent, LostReason, SegmentStats } from './events.js';
 import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { Block, KeyOf, KeyType } from './types.js';
+import { PeerCheck } from './verified-blocks.js';
 
 /**
  * Hands out keys for named segments from blocks reserved through a hi source.
@@ -135,6 +136,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private closing: Promise<void> | undefined;
   /** Which server the blocks in memory came from (DESIGN rule 7). */
   readonly watch: ServerWatch;
+  /** Probes the blocks in hand of a store shared with a peer between reservations (`peerCheckMs`). */
+  private readonly peerCheck: PeerCheck;
 
   constructor(options: ResolvedOptions) {
     this.options = options;
@@ -152,6 +155,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       },
       failover: (from, to) => this.failover(from, to),
       emit: (event) => this.emit(event),
+    });
+    this.peerCheck = new PeerCheck(options.storedKeys, options.peerCheckMs, options.timeoutMs, {
+      targets: () => this.segments.values(),
+      failovers: () => this.watch.failovers,
+      parked: () => this.watch.parked,
     });
   }
 
@@ -347,6 +355,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   /** Queues the blocks of a successful reservation and reports them. */
   accept(s: Segment, blocks: readonly Block[], ms: number): void {
+    if (s.refused !== undefined) {
+      // refused between reservations (the peer check) while this one ran: none of its keys is handed out
+      this.lose(s, blocks, 'mismatch');
+      throw s.refused;
+    }
     const before = s.highestKey;
     const refused = s.accept(blocks, this.bigint, this.options.source.description, s.maxKey);
     const st = s.stats;
@@ -364,6 +377,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     // while the server is unconfirmed, new keys wait with the parked ones: the check decides for all of them
     if (this.watch.parked) s.parked.push(...s.drain());
     else s.advanceIfEmpty();
+    this.peerCheck.start();
   }
 
   /**
@@ -405,7 +419,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   /** Refuses `s` for good (a peer reads the shared store differently): its keys in hand are never handed out. */
   refuse(s: Segment, error: HiLoError): void {
-    s.refused = error;
+    // the first refusal stands (a reservation's probe and the peer check may both find the peer)
+    s.refused ??= error;
     const unused = s.dropAll();
     if (unused.length > 0) this.lose(s, unused, 'mismatch');
   }
@@ -462,7 +477,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     // keys parked while the server is unconfirmed are never given back: the server may not be the one they came from
     const unconfirmed = this.watch.parked;
     this.watch.stop();
-    const pending: Promise<unknown>[] = [];
+    const pending: Promise<unknown>[] = [this.peerCheck.stop(deadline)];
     for (const s of this.segments.values()) {
       s.inflightAbort?.abort(new HiLoClosedError());
       if (s.inflight) pending.push(s.inflight.catch(() => undefined));

@@ -179,6 +179,24 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   serverCheckMs?: number | false;
   /**
+   * With an interop preset's `storedKeys` (a hi store shared with another system, `storedKeys.sharedWith`): how
+   * often, in ms, hilo probes the blocks it holds between reservations, with the check each reservation runs
+   * first (a stored key among the keys it has not handed out, or more keys of a block stored than it handed out
+   * of it, is the other system's). A system set up differently that writes into a block hilo holds is then
+   * refused within one interval (plus one probe) of its write, as the reservation would refuse it: the same
+   * `HiLoMismatchError`, the keys in hand lost with reason `mismatch`. So the keys hilo hands out after the other
+   * system's first key there are at most those of one interval, not up to a block's. Never per key: one round of
+   * probes (per segment holding keys never handed out: one `max` and one `count` range probe per table and block
+   * in hand) on an unref'd timer, one at a time, stopped by `close()`; a probe that fails is unknown, not a
+   * refusal. `false` probes only at reservations. Refused without a shared store, where nothing would be probed.
+   * @default 1000
+   * @example
+   * ```ts
+   * createHiLoGenerator({ ...nhibernatePreset(client, { storedKeys }), peerCheckMs: 250 })
+   * ```
+   */
+  peerCheckMs?: number | false;
+  /**
    * Settings for single segments, e.g. `{ orders: { blockSize: 1000 } }`.
    * @default {}
    */
@@ -219,6 +237,7 @@ export interface ResolvedOptions {
   readonly storedKeys: StoredKeys | undefined;
   readonly onStoreBehind: 'error' | 'lift';
   readonly serverCheckMs: number | undefined;
+  readonly peerCheckMs: number | undefined;
 }
 
 function keyLimit(name: string, value: unknown): bigint {
@@ -255,6 +274,7 @@ export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'storedKeys',
   'onStoreBehind',
   'serverCheckMs',
+  'peerCheckMs',
 ]);
 
 /** Validates every option up front; throws `HiLoConfigurationError` naming the bad value and the fix. */
@@ -396,9 +416,22 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   }
   const check = options.serverCheckMs ?? 1000;
   const serverCheckMs = check === false ? undefined : checkInteger('serverCheckMs', check, { min: 10, max: 3_600_000 });
+  let peerCheckMs: number | undefined;
+  if (options.peerCheckMs !== undefined && shared === undefined) {
+    throw new HiLoConfigurationError(
+      `\`peerCheckMs\` applies only with an interop preset's \`storedKeys\` (a hi store shared with another ` +
+        `system, \`storedKeys.sharedWith\`): without one there are no peer's keys to probe for. Pass \`storedKeys\` ` +
+        `to the preset (e.g. hibernateTablePreset(client, { storedKeys: [...] })) or remove \`peerCheckMs\`.`,
+    );
+  }
+  const peer = options.peerCheckMs ?? 1000;
+  if (shared !== undefined && peer !== false) {
+    peerCheckMs = checkInteger('peerCheckMs', peer, { min: 10, max: 3_600_000 });
+  }
   return {
     source,
     serverCheckMs,
+    peerCheckMs,
     storedKeys,
     onStoreBehind,
     blockSize,

@@ -39,11 +39,13 @@ async function peerKeyInHand(
   signal: AbortSignal,
 ): Promise<Omit<StoreOverlap, 'segment' | 'where'> | undefined> {
   for (const block of hooks.unissued()) {
+    signal.throwIfAborted();
     const stored = await storedKeys.within(segment, block, signal);
     if (stored !== undefined && inside(stored.key, hooks.unissued())) return { stored, block };
   }
   if (storedKeys.counts !== undefined) {
     for (const { block } of hooks.held()) {
+      signal.throwIfAborted();
       const counts = await storedKeys.counts(segment, block, signal);
       const now = hooks.held().find((h) => h.block.first === block.first);
       // a block no longer held was used up (or dropped): every key of it may be ours
@@ -59,6 +61,22 @@ async function peerKeyInHand(
     }
   }
   return undefined;
+}
+
+/**
+ * The peer's key among the blocks `segment` holds, probed on one connection where the client pools them
+ * (`StoredKeys.session`): what a reservation checks before it reserves, and what {@link PeerCheck} checks between
+ * reservations. Read so that keys hilo hands out while it runs count as hilo's (see {@link peerKeyInHand}).
+ */
+async function peerInHand(
+  storedKeys: StoredKeys,
+  segment: string,
+  hooks: VerifyHooks,
+  signal: AbortSignal,
+): Promise<StoreOverlap | undefined> {
+  const work = () => peerKeyInHand(storedKeys, segment, hooks, signal);
+  const held = await (storedKeys.session === undefined ? work() : storedKeys.session(work));
+  return held === undefined ? undefined : { segment, ...held, where: 'in-hand' };
 }
 
 /** What the source's `kind` says, for the CLI command in the error's hint (`--source sequence|table`). */
@@ -103,9 +121,9 @@ export async function reserveVerified(
     storedKeys.session === undefined ? work() : storedKeys.session(work);
   const shared = storedKeys.sharedWith;
   if (shared !== undefined) {
-    const held = await onOneConnection(() => peerKeyInHand(storedKeys, segment, hooks, signal));
-    if (held !== undefined) {
-      const error = shared.mismatch({ segment, ...held, where: 'in-hand' });
+    const overlap = await peerInHand(storedKeys, segment, hooks, signal);
+    if (overlap !== undefined) {
+      const error = shared.mismatch(overlap);
       hooks.refuse(error);
       throw error;
     }
@@ -175,5 +193,125 @@ export async function reserveVerified(
       { code: 'HILO_FLOOR_LIFTED' },
     );
     start = true;
+  }
+}
+
+/** One segment as {@link PeerCheck} sees it. */
+export interface PeerCheckTarget {
+  readonly name: string;
+  /** Set once the segment is refused for good: it is not probed again. */
+  readonly refused: HiLoError | undefined;
+  readonly hooks: VerifyHooks;
+}
+
+/** What {@link PeerCheck} reads from the generator. */
+export interface PeerCheckHooks {
+  /** The segments of the generator (read at each round). */
+  targets(): Iterable<PeerCheckTarget>;
+  /** How many failovers the generator has seen: a round that saw one refuses nothing (it may have read either server). */
+  failovers(): number;
+  /** Whether the keys in memory are parked (the server is unconfirmed): nothing is probed then. */
+  parked(): boolean;
+}
+
+/**
+ * Probes the blocks in hand of a store shared with a peer (`storedKeys.sharedWith`) every `intervalMs`, between
+ * reservations, with the same check a reservation runs first ({@link peerInHand}): a peer that writes into a block
+ * hilo holds is found within one interval (plus one probe), not at hilo's next reservation, and the segment is
+ * refused as that reservation would refuse it (the peer's mismatch error, the keys in hand lost as `mismatch`).
+ *
+ * Never on the hot path: it runs on an unref'd timer, one round at a time (a round still running when the next
+ * is due is not doubled), only for segments holding keys never handed out, and not while the server is
+ * unconfirmed. A probe that fails (a lost connection, `timeoutMs` passed) or saw a failover is "unknown": it
+ * refuses nothing and ends the round; the next round (or the next reservation, which probes the same) tries again.
+ */
+export class PeerCheck {
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> | undefined;
+  /** The round in flight, aborted by `stop()` once its deadline passed. */
+  private attempt: AbortController | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly storedKeys: StoredKeys | undefined,
+    private readonly intervalMs: number | undefined,
+    private readonly timeoutMs: number,
+    private readonly hooks: PeerCheckHooks,
+  ) {}
+
+  /** Starts the timer (idempotent): called when a segment first holds a block. */
+  start(): void {
+    if (this.stopped || this.timer !== undefined || this.intervalMs === undefined) return;
+    if (this.storedKeys?.sharedWith === undefined) return;
+    // a round that throws (a mismatch builder or an onEvent that throws) refuses nothing here; the reservation's
+    // check, which runs the same, reports it to the caller
+    this.timer = setInterval(() => void this.check().catch(() => undefined), this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One round over every segment holding keys never handed out; the round in flight when one is running. */
+  check(): Promise<void> {
+    this.round ??= this.checkOnce().finally(() => (this.round = undefined));
+    return this.round;
+  }
+
+  private async checkOnce(): Promise<void> {
+    const storedKeys = this.storedKeys;
+    const shared = storedKeys?.sharedWith;
+    if (storedKeys === undefined || shared === undefined) return;
+    for (const target of [...this.hooks.targets()]) {
+      if (this.stopped) return;
+      if (target.refused !== undefined || this.hooks.parked() || target.hooks.unissued().length === 0) continue;
+      const since = this.hooks.failovers();
+      const attempt = new AbortController();
+      this.attempt = attempt;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new Error(`the probe of the keys in hand took longer than timeoutMs (${this.timeoutMs} ms)`);
+          attempt.abort(error);
+          reject(error);
+        }, this.timeoutMs);
+        timer.unref();
+      });
+      let overlap: StoreOverlap | undefined;
+      try {
+        overlap = await Promise.race([peerInHand(storedKeys, target.name, target.hooks, attempt.signal), timedOut]);
+      } catch {
+        // unknown, not a refusal: a lost connection says nothing about the peer; the rest of the round would likely
+        // fail the same way, so the next round (or the next reservation, which probes the same) tries again
+        return;
+      } finally {
+        clearTimeout(timer);
+        this.attempt = undefined;
+      }
+      if (overlap === undefined || this.stopped || target.refused !== undefined) continue;
+      // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
+      if (this.hooks.failovers() !== since || this.hooks.parked()) continue;
+      target.hooks.refuse(shared.mismatch(overlap));
+    }
+  }
+
+  /**
+   * Stops the timer (the generator closes) and waits for the round in flight until `deadline` (a
+   * `performance.now()` time), then aborts it: no probe is sent after this resolves.
+   */
+  async stop(deadline: number): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const round = this.round;
+    if (round === undefined) return;
+    const left = deadline - performance.now();
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([
+      round,
+      new Promise<void>((resolve) => {
+        wait = setTimeout(resolve, Math.max(0, left));
+        wait.unref();
+      }),
+    ]);
+    clearTimeout(wait);
+    this.attempt?.abort(new Error('the generator closed'));
   }
 }

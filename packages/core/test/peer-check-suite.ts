@@ -1,0 +1,162 @@
+/**
+ * Issue #46, item 7: the peer check against a plain SQL writer that inserts explicit ids inside the block hilo holds,
+ * on a real database, while hilo hands out keys and stores each at once. With an interop preset's `storedKeys`, the
+ * blocks in hand are probed every `peerCheckMs`: the writer's id is found within one interval (plus one probe round)
+ * of its insert, not at hilo's next reservation. Shared by peer-check.postgres.test.ts and peer-check.mysql.test.ts;
+ * the engine's side (timer, close, overlap, failures) is peer-check.test.ts, the real Hibernate
+ * hibernate-mismatch-suite.ts.
+ */
+import { describeDatabase } from '@hilo/testing';
+import { HiLoMismatchError } from '../src/errors.js';
+import { createHiLoGenerator, type HiLoGenerator } from '../src/engine/generator.js';
+import type { HiLoEvent } from '../src/engine/events.js';
+import { connect } from '../src/operations/connect.js';
+import type { SqlClient } from '../src/sql/sql-client.js';
+import { nhibernatePreset } from '../src/presets/nhibernate.js';
+import type { Kind } from './presets-clients.js';
+import { run } from './presets-suite.js';
+
+/** The interval in these tests: short, so that its bound shows against a block's (100 keys). */
+const PEER_CHECK_MS = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Defines the plain-SQL-writer tests of the peer check for `kind`. */
+export function peerCheckSuite(kind: Kind): void {
+  const on = kind === 'postgres' ? 'PostgreSQL' : 'MariaDB';
+  describeDatabase(kind, `the peer check against a plain SQL writer on ${on}`, (db) => {
+    let client: SqlClient | undefined;
+    const sql = () => client!;
+    const generators: HiLoGenerator<bigint>[] = [];
+    const p = (n: number) => (kind === 'postgres' ? `$${n}` : '?');
+
+    beforeAll(async () => {
+      client = await connect(db.url);
+    }, 60_000);
+
+    afterAll(async () => {
+      for (const g of generators) await g.close();
+      await client?.close();
+    });
+
+    /**
+     * A key table without a primary key (a key stored twice is counted, not refused), indexed, and hilo over an
+     * NHibernate preset (max_lo 99: blocks of 100 keys) whose `storedKeys` name it: the store shared with a peer.
+     */
+    async function setUp(table: string, peerCheckMs: number | false) {
+      await run(
+        kind,
+        db.url,
+        `create table ${table} (id bigint not null, who varchar(20))`,
+        `create index ${table}_id on ${table} (id)`,
+      );
+      const events: { event: HiLoEvent; at: number }[] = [];
+      const hilo = createHiLoGenerator({
+        ...nhibernatePreset(sql(), {
+          table: `${table}_hi`,
+          maxLo: 99,
+          storedKeys: [{ segment: table, table, column: 'id' }],
+        }),
+        adaptive: false,
+        keyType: 'bigint',
+        peerCheckMs,
+        onEvent: (event) => events.push({ event, at: performance.now() }),
+      });
+      generators.push(hilo);
+      const handedOut: { key: bigint; at: number }[] = [];
+      /** hilo's side: takes a key, stores it, about one a millisecond, until refused; resolves with the refusal. */
+      const write = async (): Promise<unknown> => {
+        for (let i = 0; i < 5000; i++) {
+          let key: bigint;
+          try {
+            key = await hilo.next(table);
+          } catch (error) {
+            return error;
+          }
+          handedOut.push({ key, at: performance.now() });
+          await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'hilo')`, [String(key)]);
+          await sleep(1);
+        }
+        return undefined;
+      };
+      const reserved = () => events.flatMap(({ event: e }) => (e.type === 'reserved' ? e.blocks : []));
+      const refusedAt = () => events.find(({ event: e }) => e.type === 'lost' && e.reason === 'mismatch')?.at;
+      return { hilo, handedOut, write, reserved, refusedAt };
+    }
+
+    /** Rows stored twice: keys both sides used. */
+    async function twice(table: string): Promise<number> {
+      const { rows } = await sql().query<{ d: unknown }>(`select count(*) - count(distinct id) as d from ${table}`);
+      return Number(rows[0]!.d);
+    }
+
+    it('an explicit id inside the block hilo holds is refused within one interval, never handed out by hilo', async () => {
+      const table = 'pc_one';
+      const side = await setUp(table, PEER_CHECK_MS);
+      const writing = side.write();
+      while (side.handedOut.length < 10) await sleep(1);
+      // the writer inserts the last key of hilo's block: hilo would reach it at the end of the block
+      const block = side.reserved()[0]!;
+      await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'sql')`, [String(block.last)]);
+      const inserted = performance.now();
+      const error = await writing;
+      expect(error).toBeInstanceOf(HiLoMismatchError);
+      expect((error as HiLoMismatchError).overlap).toMatchObject({ table, column: 'id', storedKey: block.last });
+      const after = side.handedOut.filter((h) => h.at > inserted).length;
+      const ms = side.refusedAt()! - inserted;
+      process.stdout.write(
+        `${on} plain SQL writer, one id at the end of hilo's block (peerCheckMs: ${PEER_CHECK_MS}): refused after ` +
+          `${ms.toFixed(0)} ms, ${after} keys handed out by hilo after the insert\n`,
+      );
+      // the reservation at the prefetch mark (the block's 80th key) would find it 70 keys after the insert: the peer
+      // check finds it within one interval and one probe round (about ten keys at one a millisecond; 40 leaves room
+      // for a loaded machine)
+      expect(after).toBeLessThan(40);
+      expect(side.handedOut.map((h) => h.key)).not.toContain(block.last);
+      expect(side.reserved()).toHaveLength(1);
+      expect(await twice(table)).toBe(0);
+    }, 60_000);
+
+    /**
+     * The writer inserts `ids` explicit ids at random inside hilo's block, ahead of the key hilo hands out next, about
+     * one a millisecond, while hilo writes: the keys both used, with and without the peer check.
+     */
+    async function sharedWithWriter(table: string, peerCheckMs: number | false, ids: number) {
+      const side = await setUp(table, peerCheckMs);
+      const writing = side.write();
+      while (side.handedOut.length < 5) await sleep(1);
+      let first: number | undefined;
+      let refused = false;
+      void writing.then(() => (refused = true));
+      for (let i = 0; i < ids && !refused; i++) {
+        const block = side.reserved().at(-1)!;
+        const next = side.handedOut.at(-1)!.key + 1n;
+        if (next > block.last) break;
+        const id = next + BigInt(Math.floor(Math.random() * Number(block.last - next + 1n)));
+        await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'sql')`, [String(id)]);
+        first ??= performance.now();
+        await sleep(1);
+      }
+      const error = await writing;
+      const after = first === undefined ? 0 : side.handedOut.filter((h) => h.at > first).length;
+      const shared = await twice(table);
+      const mode = peerCheckMs === false ? 'peerCheckMs: false' : `peerCheckMs: ${peerCheckMs}`;
+      process.stdout.write(
+        `${on} plain SQL writer, ids at random ahead of hilo in its block (${mode}): ` +
+          `${error === undefined ? 'never refused' : 'refused'}, ${after} keys handed out by hilo after the writer's ` +
+          `first id, ${shared} keys used by both\n`,
+      );
+      return { error, after, shared };
+    }
+
+    it('explicit ids at random inside the block hilo holds: refused within one interval, few keys used by both', async () => {
+      const off = await sharedWithWriter('pc_many_off', false, 300);
+      const measured = await sharedWithWriter('pc_many_on', PEER_CHECK_MS, 300);
+      expect(off.error).toBeInstanceOf(HiLoMismatchError);
+      expect(measured.error).toBeInstanceOf(HiLoMismatchError);
+      // what hilo hands out after the writer's first id: one interval and one probe round (see above)
+      expect(measured.after).toBeLessThan(40);
+      expect(measured.shared).toBeLessThanOrEqual(measured.after);
+    }, 60_000);
+  });
+}

@@ -1,0 +1,3 @@
+import { peerCheckSuite } from './peer-check-suite.js';
+
+peerCheckSuite('postgres');
