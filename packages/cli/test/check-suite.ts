@@ -128,4 +128,43 @@ export function checkSuite(url: () => string, source: 'sequence' | 'table'): voi
     await expect(app.next(segment)).rejects.toThrow(HiLoStoreBehindError);
     await app.close();
   });
+
+  it(`next --stored refuses a store behind its rows, printing none of their keys; floor fixes it (${source}, issue 46)`, async () => {
+    const segment = randomName('n');
+    const table = `${segment}_rows`;
+    await client.query(`create table ${table} (id bigint primary key)`);
+    const hilo = createHiLo({
+      client,
+      source,
+      blockSize: 10,
+      keyType: 'bigint',
+      storedKeys: [{ segment, table, column: 'id' }],
+    });
+    for (let i = 0; i < 5; i++) await client.query(`insert into ${table} (id) values (${await hilo.next(segment)})`);
+    await hilo.close();
+    const stored = ['--stored', `${segment}=${table}.id`];
+
+    const fine = await run(['next', '--url', url(), '--source', source, ...stored, '--count', '3', segment]);
+    expect(fine).toMatchObject({ status: 0, stderr: '' });
+    const printed = fine.stdout.trimEnd().split('\n').map(BigInt);
+    expect(printed).toHaveLength(3);
+    for (const key of printed) expect(key).toBeGreaterThan(5n);
+
+    // the store falls behind: 30 rows copied in above it, from another server, without the store
+    const values = Array.from({ length: 30 }, (_, i) => `(${100 + i})`).join(', ');
+    await client.query(`insert into ${table} (id) values ${values}`);
+    const behind = await run(['next', '--url', url(), '--source', source, ...stored, '--count', '300', segment]);
+    expect(behind.status).toBe(1);
+    expect(behind.stdout).toBe('');
+    expect(behind.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(behind.stderr).toMatch(/^hilo next: The hi store of segment .* is behind its stored keys/);
+    expect(behind.stderr).toContain(`already holds key 129`);
+    expect(behind.stderr).toContain(`hilo floor --url <URL> --source ${source} ${segment} --from ${table}.id`);
+
+    const floor = await run(['floor', '--url', url(), '--source', source, segment, '--from', `${table}.id`]);
+    expect(floor.status).toBe(0);
+    const after = await run(['next', '--url', url(), '--source', source, ...stored, '--count', '3', segment]);
+    expect(after.status).toBe(0);
+    for (const key of after.stdout.trimEnd().split('\n').map(BigInt)) expect(key).toBeGreaterThan(129n);
+  });
 }
