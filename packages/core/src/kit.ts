@@ -28,6 +28,7 @@ export {
   type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
+export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
 export type { StoredKeys, StoredKey } from './engine/types.js';
 export {
   privateDatabaseSource,

@@ -5,7 +5,14 @@
  */
 import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
 import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyColumn } from 'hilo-core';
-import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
+import {
+  checkOneSegmentPerColumn,
+  keyToField,
+  openKeySupply,
+  segmentOfTable,
+  type KeyField,
+  type KeySupplyOptions,
+} from 'hilo-core/adapter-kit';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 
@@ -106,7 +113,12 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   const fields = new Map<string, KeyField>();
   const learn = (target: SegmentTarget): string => {
     if (typeof target === 'string') return target;
-    if (!stored.has(target)) stored.set(target, keyColumnsOf(target));
+    if (!stored.has(target)) {
+      const columns = keyColumnsOf(target);
+      // two table definitions of one table with different segments: refused here, before any key is drawn
+      checkOneSegmentPerColumn([...[...stored.values()].flat(), ...columns]);
+      stored.set(target, columns);
+    }
     return segmentOf(target);
   };
 

@@ -7,6 +7,7 @@ import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
+import { checkOneSegmentPerColumn } from './stored-key-columns.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
@@ -85,6 +86,8 @@ export function sqlStoredKeys(
     });
     bySegment.set(c.segment, probes);
   }
+  // one column, one segment: two segments counting into one column hand out the same keys (issue 46)
+  checkOneSegmentPerColumn(columns, client.dialect);
 
   async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;
