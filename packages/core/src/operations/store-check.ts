@@ -1,11 +1,11 @@
 import { HiLoConfigurationError } from '../errors.js';
 import type { StoredKey } from '../engine/types.js';
-import type { SequenceSourceOptions } from '../sources/sequence-source.js';
+import type { SequenceSourceOptions, SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom } from '../sources/sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import { sqlStoredKeys, type SqlStoredKeysOptions } from './stored-keys.js';
-import type { TableSourceOptions } from '../sources/table-source.js';
+import type { TableSourceOptions, TableStrategy } from '../sources/table-source.js';
 
 /** Options of {@link checkStore}. */
 export interface CheckStoreOptions {
@@ -22,7 +22,11 @@ export interface CheckStoreOptions {
    * How the source is configured (hi table name, sequence naming, strategy, …). A sequence's own INCREMENT BY is
    * read from the database; the `hilo` strategy needs `increment` (its `maxLo`), which no sequence records.
    */
-  readonly sourceOptions?: Partial<SequenceSourceOptions> & TableSourceOptions;
+  readonly sourceOptions?: Omit<Partial<SequenceSourceOptions>, 'strategy'> &
+    Omit<TableSourceOptions, 'strategy'> & {
+      /** What the stored value means (the source refuses one it does not support). */
+      readonly strategy?: SequenceStrategy | TableStrategy;
+    };
   /** What a stored-keys table that does not exist does (see {@link SqlStoredKeysOptions}). */
   readonly missingTables?: SqlStoredKeysOptions['missingTables'];
 }
@@ -67,10 +71,14 @@ export async function checkStore(client: SqlClient, options: CheckStoreOptions):
       'A `hilo` sequence advances by 1 and does not record its maxLo: pass `sourceOptions.increment` to check it.',
     );
   }
+  // each source validates its own strategies: a sequence refuses `range`, a table `pooled`
   const source =
     kind === 'table'
-      ? tableSource(client, sourceOptions)
-      : sequenceSource(client, { ...sourceOptions, increment: sourceOptions.increment ?? 1 });
+      ? tableSource(client, sourceOptions as TableSourceOptions)
+      : sequenceSource(client, {
+          ...(sourceOptions as SequenceSourceOptions),
+          increment: sourceOptions.increment ?? 1,
+        });
   const keys = sqlStoredKeys(
     client,
     options.stored.map((from) => ({ segment, table: from.table, column: from.column ?? 'id', schema: from.schema })),
