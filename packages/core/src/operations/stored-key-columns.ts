@@ -1,6 +1,7 @@
 import { HiLoConfigurationError } from '../errors.js';
 import type { StoredKeyColumn } from '../engine/types.js';
 import type { SqlDialect } from '../sql/sql-client.js';
+import { DIALECTS } from '../dialects/index.js';
 
 /**
  * Refuses two segments whose keys are stored in the same table and column (issue 46). Each segment counts from its
@@ -19,7 +20,8 @@ import type { SqlDialect } from '../sql/sql-client.js';
  * ```
  */
 export function checkOneSegmentPerColumn(columns: readonly StoredKeyColumn[], dialect?: SqlDialect): void {
-  const fold = dialect === 'postgres' ? (name: string) => name : (name: string) => name.toLowerCase();
+  const ignoreCase = dialect === undefined || DIALECTS[dialect].namesIgnoreCase;
+  const fold = ignoreCase ? (name: string) => name.toLowerCase() : (name: string) => name;
   const owner = new Map<string, StoredKeyColumn>();
   for (const c of columns) {
     if (typeof c !== 'object' || c === null) continue;
