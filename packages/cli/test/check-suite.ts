@@ -167,4 +167,29 @@ export function checkSuite(url: () => string, source: 'sequence' | 'table'): voi
     expect(after.status).toBe(0);
     for (const key of after.stdout.trimEnd().split('\n').map(BigInt)) expect(key).toBeGreaterThan(129n);
   });
+
+  it(`a --stored or check column whose table does not exist is refused (exit 2), never counted as empty (${source})`, async () => {
+    const segment = randomName('t');
+    const hilo = createHiLo({ client, source, blockSize: 10, keyType: 'bigint' });
+    await hilo.next(segment);
+    await hilo.close();
+    const missing = `${segment}_typo`;
+    const next = await run([
+      'next',
+      '--url',
+      url(),
+      '--source',
+      source,
+      '--stored',
+      `${segment}=${missing}.id`,
+      segment,
+    ]);
+    expect(next).toMatchObject({ status: 2, stdout: '' });
+    expect(next.stderr).toMatch(
+      new RegExp(`^hilo next: .*table ${missing} does not exist, so nothing could be checked`),
+    );
+    const check = await run(['check', '--url', url(), '--source', source, `${segment}=${missing}.id`]);
+    expect(check).toMatchObject({ status: 2, stdout: '' });
+    expect(check.stderr).toContain(`table ${missing} does not exist`);
+  });
 }

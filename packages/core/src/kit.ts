@@ -29,6 +29,7 @@ export {
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
 export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
+export { requireStoredTables } from './operations/store-check.js';
 export type { StoredKeys, StoredKey } from './engine/types.js';
 export {
   privateDatabaseSource,

@@ -1,4 +1,5 @@
 import { createHiLoGenerator, HiLoConfigurationError, sqlStoredKeys } from 'hilo-core';
+import { requireStoredTables } from 'hilo-core/adapter-kit';
 import type { GuardRef } from '../arguments.js';
 import { LineWriter, Progress, type CliIo } from '../io.js';
 import { openTarget, TIMEOUT_MS, type TargetOptions } from '../open.js';
@@ -59,6 +60,8 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
   const progress = new Progress(io.stderr);
   try {
     target.checkSegments([segment]);
+    // a --stored table that does not exist would check nothing: refused, not counted as empty
+    await requireStoredTables(target.client, columns);
     const blockSize = await resolveBlockSize(target, segment, options.blockSize);
     const source = target.source({ blockSize, create: false });
     // bulk reservations grow blocks up to a chunk (a table row takes any size; a sequence rounds to its increment)
