@@ -579,9 +579,13 @@ const { createHiLo, postgresJsClient } = require('hilo-core');
       const { stdout } = await run('npx', ['--no-install', 'hilo', '--help'], { cwd: app });
       expect(stdout).toMatch(/init/);
       await run('npx', ['--no-install', 'hilo', 'init', '--url', db.url, 'pack_cli'], { cwd: app });
-      const next = await run('npx', ['--no-install', 'hilo', 'next', '--url', db.url, '--count', '3', 'pack_cli'], {
-        cwd: app,
-      });
+      const next = await run(
+        'npx',
+        ['--no-install', 'hilo', 'next', '--unverified', '--url', db.url, '--count', '3', 'pack_cli'],
+        {
+          cwd: app,
+        },
+      );
       const keys = next.stdout.trim().split('\n').map(Number);
       expect(keys).toHaveLength(3);
       expect(new Set(keys).size).toBe(3);

@@ -10,6 +10,8 @@ export async function quickStart(url: string): Promise<bigint[]> {
     hilo({ metadata: hiloMetadata, url }),
   );
   try {
+    // Start-up: connects and checks each key's hi store against the rows (a store set back by a restore refuses here).
+    await prisma.$connect();
     const run = Date.now().toString(36);
 
     // Keys before anything is written: relations are wired by key.

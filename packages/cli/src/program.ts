@@ -139,10 +139,24 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
       parseBlockSize,
     )
     .option('--count <n>', 'how many keys to print; millions stream in constant memory', parseCount, 1)
+    .option(
+      '--stored <segment=table[.column]>',
+      "where the segment's keys are stored: every block is checked against it before a key of it is printed, and " +
+        'a store behind it fails (exit 1) naming `hilo floor`; repeatable, also SCHEMA.TABLE.COLUMN (segment ' +
+        'default: the table name; column default: id); required unless --unverified',
+      collectGuard,
+    )
+    .addOption(
+      new Option(
+        '--unverified',
+        'print keys without checking them against stored rows (for keys no table of this database holds)',
+      ).conflicts('stored'),
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  hilo next --url postgres://app@localhost/shop orders\n  hilo next --url mariadb://root@localhost/shop ' +
-        '--count 1000000 orders > keys.txt',
+      '\nExamples:\n  hilo next --url postgres://app@localhost/shop --stored orders=orders.id orders\n  hilo next --url ' +
+        'mariadb://root@localhost/shop --stored orders.id --count 1000000 orders > keys.txt\n  hilo next --url ' +
+        'postgres://app@localhost/shop --unverified tickets',
     )
     .action(async (segment: string, options: NextOptions) => runNext(segment, options, io));
 

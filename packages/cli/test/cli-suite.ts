@@ -16,7 +16,9 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     const init = await hilo(['init', '--url', url(), '--source', source, '--block-size', '50', segment]);
     expectSuccess(init);
     const runs = await Promise.all(
-      Array.from({ length: 6 }, () => hilo(['next', '--url', url(), '--source', source, '--count', '20000', segment])),
+      Array.from({ length: 6 }, () =>
+        hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '20000', segment]),
+      ),
     );
     const all = new Set<bigint>();
     for (const run of runs) {
@@ -36,7 +38,17 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
       expectSuccess(run);
       expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ segment, source })]);
     }
-    const next = await hilo(['next', '--url', url(), '--source', source, '--block-size', '30', segment]);
+    const next = await hilo([
+      'next',
+      '--unverified',
+      '--url',
+      url(),
+      '--source',
+      source,
+      '--block-size',
+      '30',
+      segment,
+    ]);
     if (source === 'sequence') {
       // INCREMENT BY 20 in the database: using 30 could hand out duplicates
       expect(next.code).toBe(2);
@@ -50,7 +62,19 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     const segment = `alter_${source}`;
     expectSuccess(await hilo(['init', '--url', url(), '--source', source, '--block-size', '100', segment]));
     const before = keysOf(
-      await hilo(['next', '--url', url(), '--source', source, '--block-size', '100', '--count', '150', segment]),
+      await hilo([
+        'next',
+        '--unverified',
+        '--url',
+        url(),
+        '--source',
+        source,
+        '--block-size',
+        '100',
+        '--count',
+        '150',
+        segment,
+      ]),
     );
     const alter = await hilo(['alter', '--url', url(), '--source', source, '--block-size', '40', '--json', segment]);
     expectSuccess(alter);
@@ -60,7 +84,19 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
         : { segment, source, blockSize: 40, changed: false },
     );
     const after = keysOf(
-      await hilo(['next', '--url', url(), '--source', source, '--block-size', '40', '--count', '50', segment]),
+      await hilo([
+        'next',
+        '--unverified',
+        '--url',
+        url(),
+        '--source',
+        source,
+        '--block-size',
+        '40',
+        '--count',
+        '50',
+        segment,
+      ]),
     );
     expect(after).toHaveLength(50);
     expect(after[0]!).toBeGreaterThan(before.at(-1)!);
@@ -79,13 +115,17 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await run(`insert into ${small} (code) values (10)`);
     const segment = `floor_${source}`;
     expectSuccess(await hilo(['init', '--url', url(), '--source', source, segment]));
-    const before = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '3', segment]));
+    const before = keysOf(
+      await hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '3', segment]),
+    );
     expect(before[0]!).toBeLessThan(4242n);
 
     const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', items, '--json']);
     expectSuccess(floor);
     expect(JSON.parse(floor.stdout)).toEqual(expect.objectContaining({ segment, maxKey: '4242', raised: true }));
-    const after = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
+    const after = keysOf(
+      await hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '5', segment]),
+    );
     expect(after.every((key) => key > 4242n)).toBe(true);
 
     // a lower maximum, or the same one again, moves nothing
@@ -94,7 +134,9 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
       expectSuccess(again);
       expect(JSON.parse(again.stdout)).toEqual(expect.objectContaining({ raised: false }));
     }
-    const later = keysOf(await hilo(['next', '--url', url(), '--source', source, '--count', '5', segment]));
+    const later = keysOf(
+      await hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '5', segment]),
+    );
     expect(later[0]!).toBeGreaterThan(after.at(-1)!);
   });
 
@@ -107,7 +149,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     const floor = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', `${legacy}.legacy_id`]);
     expectSuccess(floor);
     expect(floor.stdout).toMatch(/raised/);
-    const [key] = keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
+    const [key] = keysOf(await hilo(['next', '--unverified', '--url', url(), '--source', source, segment]));
     expect(key!).toBeGreaterThan(99999n);
     const status = await hilo(['status', '--url', url(), '--source', source, '--json']);
     expectSuccess(status);
@@ -123,7 +165,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await run(`insert into ${legacy} (id) values (2000000000)`);
     const segment = `near_${source}`;
     expectSuccess(await hilo(['floor', '--url', url(), '--source', source, segment, '--from', legacy]));
-    keysOf(await hilo(['next', '--url', url(), '--source', source, segment]));
+    keysOf(await hilo(['next', '--unverified', '--url', url(), '--source', source, segment]));
     // four reads of the same state, started together
     const [json, table, roomy, bad] = await Promise.all([
       hilo(['status', '--url', url(), '--source', source, '--max-key', 'int', '--json']),
@@ -188,8 +230,8 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     await expect(run(`insert into ${items} (sku) values ('keyless')`)).rejects.toThrow(
       /hilo: a row of segment 'items' arrived without a key/,
     );
-    const [orderKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, orders]));
-    const [itemKey] = keysOf(await hilo(['next', '--url', url(), '--source', source, 'items']));
+    const [orderKey] = keysOf(await hilo(['next', '--unverified', '--url', url(), '--source', source, orders]));
+    const [itemKey] = keysOf(await hilo(['next', '--unverified', '--url', url(), '--source', source, 'items']));
     await run(`insert into ${orders} (id, reference) values (${orderKey}, 'keyed')`);
     await run(`insert into ${items} (item_id, sku) values (${itemKey}, 'keyed')`);
 

@@ -51,30 +51,46 @@ function expectUsageError(run: { code: number | null; stdout: string; stderr: st
 }
 
 const badInput: [string, string[], RegExp][] = [
-  ['a block size of 0', ['next', '--url', PG, '--block-size', '0', 'orders'], /--block-size.*integer from 1/],
+  [
+    'a block size of 0',
+    ['next', '--unverified', '--url', PG, '--block-size', '0', 'orders'],
+    /--block-size.*integer from 1/,
+  ],
   [
     'a negative block size',
-    ['next', '--url', PG, '--block-size', '-5', 'orders'],
+    ['next', '--unverified', '--url', PG, '--block-size', '-5', 'orders'],
     /--block-size.*integer from 1.*"-5"/,
   ],
   ['a negative block size in init', ['init', '--url', PG, '--block-size=-1', 'orders'], /--block-size.*"-1"/],
   ['a fractional block size', ['init', '--url', PG, '--block-size', '2.5', 'orders'], /--block-size.*"2\.5"/],
-  ['a non-numeric count', ['next', '--url', PG, '--count', 'lots', 'orders'], /--count.*integer.*"lots"/],
-  ['a count of 0', ['next', '--url', PG, '--count', '0', 'orders'], /--count/],
+  [
+    'a non-numeric count',
+    ['next', '--unverified', '--url', PG, '--count', 'lots', 'orders'],
+    /--count.*integer.*"lots"/,
+  ],
+  ['a count of 0', ['next', '--unverified', '--url', PG, '--count', '0', 'orders'], /--count/],
   [
     'an unknown URL scheme',
-    ['next', '--url', 'oracle://db/x', 'orders'],
+    ['next', '--unverified', '--url', 'oracle://db/x', 'orders'],
     /postgres:\/\/.*mysql:\/\/.*"oracle:\/\/db\/x"/,
   ],
   ['a URL without scheme', ['status', '--url', 'localhost:5432/shop'], /Expected a URL starting with/],
-  ['an unknown source', ['next', '--url', PG, '--source', 'file', 'orders'], /"sequence" or "table".*"file"/],
-  ['a missing segment', ['next', '--url', PG], /missing required argument 'segment'/],
+  [
+    'an unknown source',
+    ['next', '--unverified', '--url', PG, '--source', 'file', 'orders'],
+    /"sequence" or "table".*"file"/,
+  ],
+  ['a missing segment', ['next', '--unverified', '--url', PG], /missing required argument 'segment'/],
   ['no segment for init', ['init', '--url', PG], /missing required argument 'segment'/],
   ['a missing --url', ['next', 'orders'], /--url/],
   ['a missing --from', ['floor', '--url', PG, 'orders'], /--from/],
   ['a hostile --from', ['floor', '--url', PG, 'orders', '--from', 'orders; drop table x'], /TABLE\.COLUMN/],
   ['a hostile --table', ['init', '--url', PG, '--source', 'table', '--table', 'x"y', 'orders'], /table name/],
-  ['an unknown option', ['next', '--url', PG, '--blocksize', '5', 'orders'], /unknown option '--blocksize'/],
+  [
+    'an unknown option',
+    ['next', '--unverified', '--url', PG, '--blocksize', '5', 'orders'],
+    /unknown option '--blocksize'/,
+  ],
   [
     'a hostile --guard',
     ['init', '--url', PG, 'orders', '--guard', 'orders; drop table x'],
@@ -98,6 +114,21 @@ const badInput: [string, string[], RegExp][] = [
     /say which segment.*--guard orders=order_items\.id/,
   ],
   ['an unknown subcommand', ['reserve', '--url', PG], /unknown command 'reserve'/],
+  [
+    'next with neither --stored nor --unverified (issue 46)',
+    ['next', '--url', PG, 'orders'],
+    /keys are checked against the rows.*--stored orders=TABLE\.COLUMN.*--unverified/,
+  ],
+  [
+    'next with both --stored and --unverified',
+    ['next', '--url', PG, '--stored', 'orders.id', '--unverified', 'orders'],
+    /--unverified.*cannot be used with.*--stored/,
+  ],
+  [
+    'next --stored naming another segment',
+    ['next', '--url', PG, '--stored', 'items=order_items.id', 'orders'],
+    /--stored items=order_items\.id names segment "items".*drawn from "orders"/,
+  ],
 ];
 const badSegments: [string, string][] = [
   ['SQL in a segment name', 'x"; drop table t; --'],
@@ -107,15 +138,24 @@ const badSegments: [string, string][] = [
   ['spaces', 'my orders'],
   ['a name longer than 128 characters', 'o'.repeat(129)],
 ];
-const nextWithSegment = (source: string, segment: string) => ['next', '--url', PG, '--source', source, '--', segment];
+const nextWithSegment = (source: string, segment: string) => [
+  'next',
+  '--unverified',
+  '--url',
+  PG,
+  '--source',
+  source,
+  '--',
+  segment,
+];
 const subcommands = ['init', 'next', 'status', 'floor', 'check', 'alter'];
 const unreachable: [string, string[]][] = [
-  ['postgres, sequence', ['next', '--url', PG, 'orders']],
-  ['postgres, table', ['next', '--url', PG, '--source', 'table', '--count', '5', 'orders']],
+  ['postgres, sequence', ['next', '--unverified', '--url', PG, 'orders']],
+  ['postgres, table', ['next', '--unverified', '--url', PG, '--source', 'table', '--count', '5', 'orders']],
   ['postgres, status', ['status', '--url', PG]],
   ['postgres, init', ['init', '--url', PG, 'orders']],
   ['postgres, alter', ['alter', '--url', PG, '--block-size', '40', 'orders']],
-  ['mariadb, table', ['next', '--url', 'mariadb://root@127.0.0.1:1/nothing', 'orders']],
+  ['mariadb, table', ['next', '--unverified', '--url', 'mariadb://root@127.0.0.1:1/nothing', 'orders']],
   ['mysql, floor', ['floor', '--url', 'mysql://root@127.0.0.1:1/nothing', 'orders', '--from', 'orders']],
 ];
 const unreachableTimeout = { timeoutMs: 20_000 };
@@ -125,7 +165,7 @@ beforeAll(() => {
   for (const [, args] of badInput) void early(args);
   for (const [, segment] of badSegments)
     for (const source of ['sequence', 'table']) void early(nextWithSegment(source, segment));
-  void early(['next', '--url', PG, '--source', 'sequence', 'orders.v2']);
+  void early(['next', '--unverified', '--url', PG, '--source', 'sequence', 'orders.v2']);
   for (const command of subcommands) void early([command, '--help']);
   for (const flag of ['--version', '-V']) void early([flag]);
 });
@@ -143,7 +183,10 @@ describe('hilo: bad input exits 2 with one line saying what to fix', () => {
 
   it('rejects a segment that cannot name a sequence, even with the database down', async () => {
     // "orders.v2" is a fine table row but not a SQL identifier: core says so before connecting
-    expectUsageError(await early(['next', '--url', PG, '--source', 'sequence', 'orders.v2']), /sequence.*name/);
+    expectUsageError(
+      await early(['next', '--unverified', '--url', PG, '--source', 'sequence', 'orders.v2']),
+      /sequence.*name/,
+    );
   });
 
   it('prints help for each subcommand on stdout and exits 0', async () => {
@@ -187,8 +230,8 @@ describe('hilo on SQLite (table source)', () => {
   it('init is idempotent, next prints increasing keys, status lists the segment', async () => {
     const url = `sqlite:${join(dir, 'keys.db')}`;
     for (let i = 0; i < 2; i++) expectSuccess(await hilo(['init', '--url', url, 'orders', 'customers']));
-    const first = keysOf(await hilo(['next', '--url', url, '--count', '250', 'orders']));
-    const second = keysOf(await hilo(['next', '--url', url, '--count', '3', 'orders']));
+    const first = keysOf(await hilo(['next', '--unverified', '--url', url, '--count', '250', 'orders']));
+    const second = keysOf(await hilo(['next', '--unverified', '--url', url, '--count', '3', 'orders']));
     expect(first).toHaveLength(250);
     expect(isIncreasing([...first, ...second])).toBe(true);
     const status = await hilo(['status', '--url', url, '--json']);
@@ -202,7 +245,7 @@ describe('hilo on SQLite (table source)', () => {
   it('refuses a segment nobody created (a typo must not start a key space at 1)', async () => {
     const url = `sqlite:${join(dir, 'typo.db')}`;
     expectSuccess(await hilo(['init', '--url', url, 'orders']));
-    const run = await hilo(['next', '--url', url, 'ordres']);
+    const run = await hilo(['next', '--unverified', '--url', url, 'ordres']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/"ordres".*hilo init ordres/);
     // the command line prints the hint worded for it: `create: true` is a library option, not a flag
@@ -222,7 +265,7 @@ describe('hilo on SQLite (table source)', () => {
       expect(() => db.exec('insert into orders (total) values (1)')).toThrow(
         /hilo: a row of segment 'orders' arrived without a key/,
       );
-      const next = await hilo(['next', '--url', url, 'orders']);
+      const next = await hilo(['next', '--unverified', '--url', url, 'orders']);
       expectSuccess(next);
       const [key] = keysOf(next);
       db.prepare('insert into orders (id, total) values (?, 2)').run(key);
@@ -248,8 +291,8 @@ describe('hilo on SQLite (table source)', () => {
     stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     expect(await main(['init', '--url', url, 'orders'], { stdout, stderr })).toBe(0);
     chunks.length = 0;
-    expect(await main(['next', '--url', url, '--count', '4', 'orders'], { stdout, stderr })).toBe(0);
+    expect(await main(['next', '--unverified', '--url', url, '--count', '4', 'orders'], { stdout, stderr })).toBe(0);
     expect(Buffer.concat(chunks).toString()).toBe('1\n2\n3\n4\n');
-    expect(await main(['next', '--url', url, '--count', 'x', 'orders'], { stdout, stderr })).toBe(2);
+    expect(await main(['next', '--unverified', '--url', url, '--count', 'x', 'orders'], { stdout, stderr })).toBe(2);
   });
 });

@@ -86,6 +86,7 @@ export type { SequenceSourceOptions, SequenceStrategy } from './sources/sequence
 export type { TableSourceOptions, TableStrategy } from './sources/table-source.js';
 export { schemaSql, ensureSchema, type SchemaOptions } from './operations/schema.js';
 export { raiseFloor, type RaiseFloorOptions } from './operations/floor.js';
+export { checkStore, type CheckStoreOptions, type StoreCheck } from './operations/store-check.js';
 export { segmentStatus, type StatusOptions } from './operations/status.js';
 export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './operations/alter.js';
 export { keyGuardSql, ensureKeyGuard, type KeyGuardTarget, type KeyGuardDialect } from './operations/key-guard.js';

@@ -28,6 +28,8 @@ export {
   type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
+export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
+export { requireStoredTables } from './operations/store-check.js';
 export type { StoredKeys, StoredKey, StoredKeyKind } from './engine/types.js';
 export {
   privateDatabaseSource,

@@ -50,6 +50,7 @@ describe("hilo-core's public API", () => {
         'schemaSql',
         'ensureSchema',
         'raiseFloor',
+        'checkStore',
         'segmentStatus',
         'alterBlockSize',
         'keyGuardSql',

@@ -5,7 +5,14 @@
  */
 import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
 import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyColumn } from 'hilo-core';
-import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
+import {
+  checkOneSegmentPerColumn,
+  keyToField,
+  openKeySupply,
+  segmentOfTable,
+  type KeyField,
+  type KeySupplyOptions,
+} from 'hilo-core/adapter-kit';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 
@@ -106,15 +113,15 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   const fields = new Map<string, KeyField>();
   const learn = (target: SegmentTarget): string => {
     if (typeof target === 'string') return target;
-    // `hilo.key(segment, 'string')` keys are decimal digits: hilo-core compares them as numbers in a text column
-    if (!stored.has(target))
-      stored.set(
-        target,
-        keyColumnsOf(target).map((c): StoredKeyColumn => ({
-          ...c,
-          kind: fields.get(c.segment) === 'string' ? 'string' : 'number',
-        })),
+    if (!stored.has(target)) {
+      // `hilo.key(segment, 'string')` keys are decimal digits: hilo-core compares them as numbers in a text column
+      const columns = keyColumnsOf(target).map(
+        (c): StoredKeyColumn => ({ ...c, kind: fields.get(c.segment) === 'string' ? 'string' : 'number' }),
       );
+      // two table definitions of one table with different segments: refused here, before any key is drawn
+      checkOneSegmentPerColumn([...[...stored.values()].flat(), ...columns]);
+      stored.set(target, columns);
+    }
     return segmentOf(target);
   };
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeDatabase, expectSourceLayoutPassedThrough, type TestDatabase } from '@hilo/testing';
+import { describeDatabase, expectSourceLayoutPassedThrough, randomName, type TestDatabase } from '@hilo/testing';
 import {
   HiLoConfigurationError,
   HiLoNotReadyError,
@@ -14,7 +14,10 @@ import {
 import { keyToField } from 'hilo-core/adapter-kit';
 import { HiLoDrizzleNotReadyError, hiloDrizzle } from 'hilo-drizzle';
 import { createShopTables } from './support/conformance-harness.js';
-import { openShop, type Kind, type OpenShop } from './support/shop.js';
+import { hiloUrl, openShop, type Kind, type OpenShop } from './support/shop.js';
+import { bigint as pgBigint, pgTable } from 'drizzle-orm/pg-core';
+import { bigint as myBigint, mysqlTable } from 'drizzle-orm/mysql-core';
+import { integer as liteInteger, sqliteTable } from 'drizzle-orm/sqlite-core';
 
 function suite(kind: Kind, db: { url: string }): void {
   let shop: OpenShop;
@@ -52,6 +55,33 @@ function suite(kind: Kind, db: { url: string }): void {
     );
     expect(stored).toHaveLength(250);
     expect(new Set(stored.map((o: { id: number }) => Number(o.id))).size).toBe(250);
+  });
+
+  it('two definitions of one table with different segments are refused before a key is drawn (issue 46)', async () => {
+    const hilo = hiloDrizzle({ url: hiloUrl(kind, url), blockSize: 10 });
+    try {
+      const column = (segment: string) =>
+        kind === 'postgres'
+          ? pgTable('orders', { id: pgBigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key(segment)) })
+          : kind === 'mysql'
+            ? mysqlTable('orders', {
+                id: myBigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key(segment)),
+              })
+            : sqliteTable('orders', { id: liteInteger('id').primaryKey().$defaultFn(hilo.key(segment)) });
+      const orders = column('orders');
+      const copy = column(randomName('orders_copy'));
+      const refused = hilo.warm([orders, copy]);
+      await expect(refused).rejects.toThrow(HiLoConfigurationError);
+      await expect(refused).rejects.toThrow(
+        /Segments "orders" and "orders_copy_\w+" both store their keys in orders\.id/,
+      );
+      await expect(refused).rejects.toThrow(/Give each key column one segment/);
+      // a second definition with the same segment (the same table declared twice) stays allowed
+      await expect(hilo.warm([orders, column('orders')])).resolves.toBeUndefined();
+      await expect(hilo.nextId(copy)).rejects.toThrow(HiLoConfigurationError);
+    } finally {
+      await hilo.close();
+    }
   });
 
   it('keys are known before the insert, and a rolled-back transaction never reuses them', async () => {

@@ -200,6 +200,21 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
       client: {
         /** hilo's key supply: `close()` it at shutdown, `warm()` it at start-up, `generator()` for stats. */
         $hilo: supply.handle,
+        /**
+         * Prisma's `$connect()`, then hilo's start check (`$hilo.warm()`): the first block of every hi/lo segment is
+         * reserved and checked against the keys stored in the models' tables, so a hi store set back (a restore, a
+         * reset) rejects here with `HiLoStoreBehindError`, at start-up, before the first request — as TypeORM does
+         * at `initialize()`. Prisma's automatic connect on the first query does not call it: await it at start.
+         * @example
+         * ```ts
+         * await prisma.$connect(); // rejects with HiLoStoreBehindError when the store fell behind the rows
+         * ```
+         */
+        async $connect(): Promise<void> {
+          // the client this extension extends: its own connect (and any earlier extension's), typed without it here
+          await (client as unknown as { $connect(): Promise<void> }).$connect();
+          await supply.handle.warm();
+        },
       },
     });
   });

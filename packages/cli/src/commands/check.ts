@@ -1,8 +1,7 @@
-import { createHiLoGenerator, HiLoStoreBehindError, sqlStoredKeys } from 'hilo-core';
+import { checkStore } from 'hilo-core';
 import type { GuardRef } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
-import { openTarget, TIMEOUT_MS, type TargetOptions } from '../open.js';
-import { resolveBlockSize } from './block-size.js';
+import { openTarget, type TargetOptions } from '../open.js';
 
 /** Options of `hilo check`. */
 export interface CheckOptions extends TargetOptions {
@@ -31,12 +30,16 @@ export class StoreBehindFound extends Error {
   }
 }
 
+/** Core's `hilo floor` hint, with the URL placeholder of the CLI's messages and the `--table` this run was given. */
+export function cliFix(fix: string, options: { readonly table?: string }): string {
+  return fix.replace('--url <URL>', `--url URL${options.table === undefined ? '' : ` --table ${options.table}`}`);
+}
+
 /**
- * `hilo check`: for each `SEGMENT=TABLE[.COLUMN]`, does what a process starting now would do — reads the largest
- * key stored in the column, reserves one block and checks it against the column (hilo-core's verified blocks)
- * — and prints whether the hi store is ahead of the rows, or the `hilo floor` command that fixes it. Run it after
- * a restore or a switchover. Nothing is created (a missing store is an error). The block it reserves is given
- * back where the source can prove nobody reserved after it (table sources); otherwise it is a gap.
+ * `hilo check`: for each `SEGMENT=TABLE[.COLUMN]`, asks what a process starting now would find — is the block the
+ * hi store hands out next above every key stored in the column? — and prints ok, or the `hilo floor` command that
+ * fixes it. Run it after a restore or a switchover. It only reads (hilo-core's `checkStore`): it reserves no
+ * block and changes no sequence or row, so the store is the same before and after. A missing store is an error.
  */
 export async function runCheck(refs: readonly GuardRef[], options: CheckOptions, io: CliIo): Promise<void> {
   const target = await openTarget(options);
@@ -48,36 +51,17 @@ export async function runCheck(refs: readonly GuardRef[], options: CheckOptions,
     for (const [i, ref] of refs.entries()) {
       const segment = segments[i]!;
       const from = `${ref.schema === undefined ? '' : `${ref.schema}.`}${ref.table}.${ref.column}`;
-      const blockSize = await resolveBlockSize(target, segment, undefined);
-      const generator = createHiLoGenerator({
-        source: target.source({ blockSize, create: false }),
-        blockSize,
-        adaptive: false,
-        prefetchAt: false,
-        keyType: 'bigint',
-        timeoutMs: TIMEOUT_MS,
-        storedKeys: sqlStoredKeys(target.client, [
-          { segment, table: ref.table, column: ref.column, schema: ref.schema },
-        ]),
+      const found = await checkStore(target.client, {
+        segment,
+        stored: [ref],
+        source: target.kind,
+        sourceOptions: target.tableOptions,
       });
-      try {
-        await generator.warm([segment]);
-        results.push({ segment, from, status: 'ok' });
-      } catch (error) {
-        if (!(error instanceof HiLoStoreBehindError)) throw error;
-        results.push({
-          segment,
-          from,
-          status: 'behind',
-          problem: error.problem,
-          fix: (error.hint?.cli ?? '').replace(
-            '--url <URL>',
-            `--url URL${options.table === undefined ? '' : ` --table ${options.table}`}`,
-          ),
-        });
-      } finally {
-        await generator.close();
-      }
+      results.push(
+        found.status === 'ok'
+          ? { segment, from, status: 'ok' }
+          : { segment, from, status: 'behind', problem: found.problem!, fix: cliFix(found.fix!, options) },
+      );
     }
     if (options.json) {
       await out.write(`${JSON.stringify(results)}\n`);

@@ -1,4 +1,6 @@
-import { createHiLoGenerator } from 'hilo-core';
+import { createHiLoGenerator, HiLoConfigurationError, sqlStoredKeys } from 'hilo-core';
+import { requireStoredTables } from 'hilo-core/adapter-kit';
+import type { GuardRef } from '../arguments.js';
 import { LineWriter, Progress, type CliIo } from '../io.js';
 import { openTarget, TIMEOUT_MS, type TargetOptions } from '../open.js';
 import { resolveBlockSize } from './block-size.js';
@@ -8,6 +10,36 @@ export interface NextOptions extends TargetOptions {
   readonly blockSize?: number;
   /** How many keys to print. */
   readonly count: number;
+  /** `--stored SEGMENT=TABLE[.COLUMN]`: where the segment's keys are stored; each block is checked against them. */
+  readonly stored?: readonly GuardRef[];
+  /** `--unverified`: print keys without checking them against stored rows. */
+  readonly unverified?: boolean;
+}
+
+/**
+ * The columns `--stored` names, checked against the segment drawn from: keys are verified unless the caller says
+ * `--unverified` on purpose (DESIGN rule 8: a check is never off in silence), so a script that names neither is bad
+ * usage, not a run that prints keys nobody checked.
+ */
+export function storedColumns(segment: string, options: Pick<NextOptions, 'stored' | 'unverified'>) {
+  const stored = options.stored ?? [];
+  if (stored.length === 0 && options.unverified !== true) {
+    throw new HiLoConfigurationError(
+      `keys are checked against the rows that hold them before they are printed: pass --stored ` +
+        `${segment}=TABLE.COLUMN (e.g. --stored ${segment}=${segment}.id; repeatable), or --unverified for keys no ` +
+        `table of this database holds.`,
+    );
+  }
+  return stored.map((ref) => {
+    const named = ref.segment ?? ref.table;
+    if (named !== segment) {
+      throw new HiLoConfigurationError(
+        `--stored ${named}=${ref.table}.${ref.column} names segment "${named}", but the keys are drawn from ` +
+          `"${segment}"; write --stored ${segment}=${ref.table}.${ref.column}.`,
+      );
+    }
+    return { segment, table: ref.table, column: ref.column, schema: ref.schema };
+  });
 }
 
 /** Keys taken from the generator per write: large enough to amortise, small enough to keep memory flat. */
@@ -17,13 +49,19 @@ const CHUNK = 16_384;
  * `hilo next`: reserves `count` keys of `segment` and prints them, one per line, in increasing order.
  * Keys are reserved and written chunk by chunk with backpressure, so millions of keys take constant memory.
  * The segment must exist (`hilo init`): a mistyped name must not silently start a new key space at 1.
+ * With `--stored`, every block is checked against the stored keys before a key of it is printed (hilo-core's
+ * verified blocks, as an application starting does): a store behind them fails with `HiLoStoreBehindError`,
+ * naming `hilo floor`, and prints none of that block. Without `--stored`, `--unverified` is required.
  */
 export async function runNext(segment: string, options: NextOptions, io: CliIo): Promise<void> {
+  const columns = storedColumns(segment, options);
   const target = await openTarget(options);
   const out = new LineWriter(io.stdout);
   const progress = new Progress(io.stderr);
   try {
     target.checkSegments([segment]);
+    // a --stored table that does not exist would check nothing: refused, not counted as empty
+    await requireStoredTables(target.client, columns);
     const blockSize = await resolveBlockSize(target, segment, options.blockSize);
     const source = target.source({ blockSize, create: false });
     // bulk reservations grow blocks up to a chunk (a table row takes any size; a sequence rounds to its increment)
@@ -34,6 +72,7 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
       keyType: 'bigint',
       prefetchAt: false,
       timeoutMs: TIMEOUT_MS,
+      ...(columns.length === 0 ? {} : { storedKeys: sqlStoredKeys(target.client, columns) }),
     });
     try {
       // one attempt: an unreachable database fails at once instead of after every retry

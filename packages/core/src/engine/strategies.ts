@@ -198,7 +198,45 @@ export function floorValue(strategy: HiLoStrategy, maxKey: bigint, increment: bi
 }
 
 /**
+ * The first key the next reservation hands out, from the value it will be based on (`position`, with
+ * {@link floorValue}'s meaning: a sequence's next `nextval`, a row's stored value) — read without reserving, e.g.
+ * by `hilo check`. Keys below 1 are never handed out, so the first is at least 1. The store is ahead of a stored
+ * key `k` exactly when `k < nextFirstKey(…)`, i.e. when `position >= floorValue(strategy, k, increment)`.
+ *
+ * @example
+ * ```ts
+ * nextFirstKey('pooled', 200n, 100n); // 101n: a `pooled` value is the last key of its block
+ * nextFirstKey('range', 30n, 10n); // 31n: a `range` row holds the last key reserved
+ * ```
+ */
+export function nextFirstKey(strategy: HiLoStrategy, position: bigint, increment: bigint): bigint {
+  let first: bigint;
+  switch (strategy) {
+    case 'pooled-lo':
+      first = position;
+      break;
+    case 'pooled':
+      first = position - increment + 1n;
+      break;
+    case 'range':
+      first = position + 1n;
+      break;
+    case 'hilo':
+      first = position * increment;
+      break;
+  }
+  return first < 1n ? 1n : first;
+}
+
+/**
  * The one place key arithmetic runs: every source and preset reads its database values through these
  * functions, called through this object, so that a test can watch them (and a fix lands everywhere at once).
  */
-export const keyArithmetic = { blockFromValue, blocksFromValues, blocksFromValueRange, releaseTail, floorValue };
+export const keyArithmetic = {
+  blockFromValue,
+  blocksFromValues,
+  blocksFromValueRange,
+  releaseTail,
+  floorValue,
+  nextFirstKey,
+};

@@ -11,6 +11,7 @@ import type { IdFormat } from '../engine/options.js';
 import { inspectProbe } from './probe-index.js';
 import { buildProbeSql, defaultPrefix, type ProbeQuery, type ProbeSql } from './probe-sql.js';
 import { STORED_KEY_PROBES } from '../dialects/stored-key-probes.js';
+import { checkOneSegmentPerColumn } from './stored-key-columns.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
@@ -121,6 +122,8 @@ export function sqlStoredKeys(
     probes.push(probe);
     bySegment.set(c.segment, probes);
   }
+  // one column, one segment: two segments counting into one column hand out the same keys (issue 46)
+  checkOneSegmentPerColumn(columns, client.dialect);
 
   async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;

@@ -118,6 +118,17 @@ export interface SequenceStatements {
    * pooled-lo block).
    */
   alterIncrement(client: SqlClient, sequence: string, from: bigint, to: bigint): Promise<void>;
+  /**
+   * The value the next `nextval` returns, read without calling it (`incrementBy` is the sequence's own); for a
+   * sequence that caches values per connection or server, the lowest value a cached one can be.
+   */
+  readNext(
+    client: SqlClient,
+    sequence: string,
+    schema: string | undefined,
+    name: string,
+    incrementBy: bigint,
+  ): Promise<bigint>;
   /** The sequences of `schema` whose names end with {@link SEQUENCE_SUFFIX}. */
   list(
     client: SqlClient,
@@ -299,6 +310,25 @@ export function createSequenceSource(
     }
   }
 
+  /** Reads the sequence (never creates it, never calls nextval) and says where the next block would start. */
+  async function nextKey(segment: string, signal?: AbortSignal): Promise<bigint> {
+    const { name, quoted } = sequenceOf(segment);
+    const action = `reading the position of ${describeSeq(quoted)}`;
+    const read = async () => {
+      const actual = await sql.readIncrement(client, quoted, schema, name);
+      if (actual === undefined) {
+        throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, {
+          hint: missingObjectHint('it', segment),
+        });
+      }
+      return { actual, next: await sql.readNext(client, quoted, schema, name, actual) };
+    };
+    const { actual, next } = await abortable(retryLostConnection(read), signal, action).catch((error: unknown) => {
+      throw fail(error, action, quoted);
+    });
+    return keyArithmetic.nextFirstKey(strategy, next, strategy === 'hilo' ? increment : actual);
+  }
+
   async function status(): Promise<SegmentStatus[]> {
     try {
       const found = await sql.list(client, schema);
@@ -326,6 +356,7 @@ export function createSequenceSource(
       : { server: replication.server, ...(replication.serverMayReturn ? { serverMayReturn: true } : {}) }),
     raiseAbove,
     raiseFloor,
+    nextKey,
     status,
     schemaSql: (segments) =>
       segments.map((segment) => sql.createSequence(sequenceOf(segment).quoted, incrementBy, start, minValue)),

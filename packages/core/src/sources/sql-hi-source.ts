@@ -51,6 +51,12 @@ export interface SqlHiSource extends HiSource {
    * never moves it backwards (Quarkus #31899).
    */
   raiseFloor(segment: string, from: FloorFrom): Promise<FloorResult>;
+  /**
+   * The first key the segment's next reservation would hand out, read without reserving or changing anything
+   * (a sequence's position, a row's value); for a sequence whose values are cached per connection (`CACHE` above
+   * 1, MariaDB's default), the lowest it can be. The sequence or row must exist: nothing is created.
+   */
+  nextKey(segment: string, signal?: AbortSignal): Promise<bigint>;
   /** The segments this source finds in the database, with their stored values. */
   status(): Promise<SegmentStatus[]>;
   /** The DDL (and seed rows) `prepare` would run for `segments`, as SQL text for migrations. */

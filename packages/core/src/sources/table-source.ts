@@ -301,6 +301,28 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     }
   }
 
+  /** Reads the row (never creates it) and says where the next reservation's keys would start. */
+  async function nextKey(segment: string, signal?: AbortSignal): Promise<bigint> {
+    validateSegment(segment);
+    const action = `reading the stored value of segment "${segment}"`;
+    const read = async () => {
+      const { rows } = await client.query<{ s: unknown; v: unknown }>(
+        `${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
+        [segment],
+      );
+      return rows[0];
+    };
+    const row = await abortable(retryLostConnection(read), signal, action).catch((error: unknown) => {
+      throw fail(error, action);
+    });
+    if (row === undefined) {
+      throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
+        hint: missingObjectHint('it', segment),
+      });
+    }
+    return keyArithmetic.nextFirstKey(strategy, toBigInt(row.v, 'the stored value'), increment);
+  }
+
   async function status(): Promise<SegmentStatus[]> {
     try {
       const { rows } = await client.query<{ s: unknown; v: unknown }>(
@@ -331,6 +353,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     release,
     raiseAbove,
     raiseFloor,
+    nextKey,
     status,
     schemaSql(segments: readonly string[]): string[] {
       const statements = [sql.createTable(table, seg, val)];

@@ -52,6 +52,12 @@ export interface Dialect {
   readonly sequencesMayBeTables: boolean;
   /** Whether tables live in schemas that a `schema` option may name (SQLite has none). */
   readonly hasSchemas: boolean;
+  /**
+   * Whether two spellings of a quoted table or column name that differ only in case may name the same object
+   * (MariaDB/MySQL columns, and tables on case-insensitive file systems; SQLite): then checks comparing names
+   * (one segment per key column) compare them ignoring case. PostgreSQL keeps quoted names as written.
+   */
+  readonly namesIgnoreCase: boolean;
   /** What follows `create table …(…)` so that row locks and transactions work (InnoDB on MariaDB). */
   readonly tableSuffix: string;
   /** The source `createHiLo` uses when none is named: a sequence where sequences are native to hilo's use. */

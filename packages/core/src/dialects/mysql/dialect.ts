@@ -53,6 +53,7 @@ export const mysqlDialect: Dialect = {
   hasSequences: true,
   sequencesMayBeTables: true,
   hasSchemas: true,
+  namesIgnoreCase: true,
   tableSuffix: ' engine=InnoDB',
   defaultSource: 'table',
   // replication requires every server to have its own server_id, so a promoted replica has another one; a restart

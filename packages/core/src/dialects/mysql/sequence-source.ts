@@ -51,6 +51,16 @@ export const mariadbSequenceStatements: SequenceStatements = {
     // never moves backwards; makes sure ALTER did not bring the next value below where it was
     await client.query(`select setval(${q}, ${next}, 0)`);
   },
+  async readNext(client, q, _schema, _name, incrementBy) {
+    // reading the sequence's table never advances it; nocache (what hilo creates): the next value is exact
+    const { rows } = await client.query<{ v: unknown; k: unknown }>(
+      `select cast(next_not_cached_value as char) as v, cast(cache_size as char) as k from ${q}`,
+    );
+    const next = toBigInt(rows[0]?.v, 'next_not_cached_value');
+    // a cached sequence fetched k values below it in one go and handed out the first: it may still hold k − 1
+    const cache = toBigInt(rows[0]?.k ?? '0', 'cache_size');
+    return cache > 1n ? next - (cache - 1n) * incrementBy : next;
+  },
   async list(client, schema) {
     const { rows } = await client.query<{ s: string; n: string }>(
       `select table_schema as s, table_name as n from information_schema.tables

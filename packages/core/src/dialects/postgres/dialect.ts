@@ -30,6 +30,7 @@ export const postgresDialect: Dialect = {
   hasSequences: true,
   sequencesMayBeTables: false,
   hasSchemas: true,
+  namesIgnoreCase: false,
   tableSuffix: '',
   defaultSource: 'sequence',
   replication: postgresReplication,

@@ -77,6 +77,20 @@ export const postgresSequenceStatements: SequenceStatements = {
       await tx.query('select setval($1::regclass, $2::bigint, true)', [q, last + from - to]);
     });
   },
+  async readNext(client, q, _schema, _name, incrementBy) {
+    // the sequence's own row and its cache size; nothing is called, so nothing moves (the name is a parameter)
+    const { rows } = await client.query<{ l: unknown; c: unknown; k: unknown }>(
+      `select s.last_value::text as l, s.is_called as c, p.seqcache::text as k from ${q} s, pg_sequence p
+        where p.seqrelid = $1::regclass`,
+      [q],
+    );
+    const last = toBigInt(rows[0]?.l, 'last_value');
+    if (rows[0]?.c !== true) return last;
+    // with CACHE k, a connection fetched the k values up to last_value in one go and handed out the first: it may
+    // still hold the other k − 1
+    const cache = toBigInt(rows[0]?.k ?? '1', 'cache size');
+    return last + incrementBy - (cache > 1n ? cache - 1n : 0n) * incrementBy;
+  },
   async list(client, schema) {
     const { rows } = await client.query<{ n: string; s: string; v: unknown; i: unknown }>(
       `select sequencename as n, schemaname as s, last_value::text as v, increment_by::text as i from pg_sequences

@@ -21,6 +21,7 @@ export const sqliteDialect: Dialect = {
   hasSequences: false,
   sequencesMayBeTables: false,
   hasSchemas: false,
+  namesIgnoreCase: true,
   tableSuffix: '',
   defaultSource: 'table',
   isTransient(error) {

@@ -1,0 +1,3 @@
+import { runStoreCheckSuite } from './store-check-suite.js';
+
+runStoreCheckSuite('postgres');
