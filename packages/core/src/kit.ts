@@ -28,6 +28,12 @@ export {
   type ObjectMark,
 } from './adapter-kit.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
+export {
+  missingTableRule,
+  type MissingProbeTable,
+  type MissingTableWording,
+  type OnMissingTable,
+} from './operations/probe-tables.js';
 export type { StoredKeys, StoredKey } from './engine/types.js';
 export {
   privateDatabaseSource,

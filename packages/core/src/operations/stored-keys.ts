@@ -7,6 +7,7 @@ import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { toBigInt } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
+import type { MissingProbeTable } from './probe-tables.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
@@ -14,10 +15,11 @@ export interface SqlStoredKeysOptions {
    * What a table that does not exist does: counted as empty either way (migrations still to run); `'warn'` also
    * says so once per table in a process warning (`HILO_STORED_KEYS_MISSING`), since a mistyped name would
    * otherwise turn the check off in silence. The adapters, whose tables come from the ORM's own metadata, pass
-   * `'ignore'`.
+   * `'ignore'`. A function is told of each probe of a missing table instead and may throw to refuse the block
+   * (the adapters' rule in `probe-tables.ts`: a table still missing after keys of its segment were handed out).
    * @default 'warn'
    */
-  readonly missingTables?: 'warn' | 'ignore';
+  readonly missingTables?: 'warn' | 'ignore' | ((missing: MissingProbeTable) => void);
 }
 
 /** One configured column with its statements built once. */
@@ -27,6 +29,8 @@ interface Probe {
   /** Where the column was named (`storedKeys[2]`), for the warning about a missing table. */
   readonly where: string;
   readonly segment: string;
+  /** The column as configured. */
+  readonly source: StoredKeyColumn;
   /** Set once the warning about its missing table was given. */
   warned: boolean;
   readonly largest: string;
@@ -74,6 +78,7 @@ export function sqlStoredKeys(
       column: c.column,
       where: `storedKeys[${i}]`,
       segment: c.segment,
+      source: c,
       warned: false,
       largest: `select ${rules.asText(`max(${column})`)} as m from ${table}`,
       within:
@@ -86,7 +91,7 @@ export function sqlStoredKeys(
     bySegment.set(c.segment, probes);
   }
 
-  async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal) {
+  async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal, block?: Block) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;
     try {
       const { rows } = await abortable(client.query<{ m: unknown }>(sql, params), signal, action);
@@ -95,7 +100,8 @@ export function sqlStoredKeys(
     } catch (error) {
       // a table not created yet (migrations still to run) holds no keys; a mistyped one would never hold any
       if (isMissingObject(error, rules)) {
-        if (options.missingTables !== 'ignore' && !probe.warned) {
+        if (typeof options.missingTables === 'function') options.missingTables({ column: probe.source, block });
+        else if (options.missingTables !== 'ignore' && !probe.warned) {
           probe.warned = true;
           process.emitWarning(
             `hilo: ${probe.where} names ${probe.table}.${probe.column}, and ${probe.table} does not exist, so the ` +
@@ -115,10 +121,11 @@ export function sqlStoredKeys(
     sql: (probe: Probe) => string,
     params: readonly unknown[],
     signal: AbortSignal,
+    block?: Block,
   ): Promise<StoredKey | undefined> {
     let found: StoredKey | undefined;
     for (const probe of bySegment.get(segment) ?? []) {
-      const key = await max(probe, sql(probe), params, signal);
+      const key = await max(probe, sql(probe), params, signal, block);
       if (key !== undefined && (found === undefined || key > found.key)) {
         found = { key, table: probe.table, column: probe.column };
       }
@@ -129,7 +136,8 @@ export function sqlStoredKeys(
   const session = client.session;
   return {
     largest: (segment, signal) => largestOf(segment, (p) => p.largest, [], signal),
-    within: (segment, block: Block, signal) => largestOf(segment, (p) => p.within, [block.first, block.last], signal),
+    within: (segment, block: Block, signal) =>
+      largestOf(segment, (p) => p.within, [block.first, block.last], signal, block),
     ...(session === undefined
       ? {}
       : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
