@@ -38,7 +38,10 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
   /** An app: Drizzle on a pool (with `search_path` when given), hilo on the database's url unless `setting.url`. */
   function app(setting: Setting, options: { searchPath?: string; inSchema?: boolean } = {}) {
     const hilo = hiloDrizzle({ url: db.url, blockSize: 10, ...setting } as HiLoDrizzleOptions);
-    const columns = { id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')), note: text('note') };
+    const columns = {
+      id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')),
+      note: text('note'),
+    };
     const orders = options.inSchema === true ? pgSchema('shop').table('orders', columns) : pgTable('orders', columns);
     const pool = new pg.Pool({
       connectionString: options.searchPath === undefined ? db.url : withSearchPath(db.url, options.searchPath),
@@ -52,7 +55,10 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
         const keys: number[] = [];
         for (let i = 0; i < count; i++) {
           await hilo.ensure(orders, 1);
-          const [row] = await orm.insert(orders).values({ note: `row ${i}` }).returning({ id: orders.id });
+          const [row] = await orm
+            .insert(orders)
+            .values({ note: `row ${i}` })
+            .returning({ id: orders.id });
           keys.push(row!.id);
         }
         return keys;

@@ -30,8 +30,15 @@ const withSearchPath = (url: string, schema: string): string => {
 
 describePostgres('kysely: verified blocks in a schema other than public', (db) => {
   beforeEach(async () => {
-    await execute(db.url, ['drop schema if exists shop cascade', 'create schema shop', 'create table shop.orders (id bigint primary key, note text)']);
-    await execute(db.url, ['drop sequence if exists public.orders_hilo_seq', 'drop table if exists public.hilo_segments']);
+    await execute(db.url, [
+      'drop schema if exists shop cascade',
+      'create schema shop',
+      'create table shop.orders (id bigint primary key, note text)',
+    ]);
+    await execute(db.url, [
+      'drop sequence if exists public.orders_hilo_seq',
+      'drop table if exists public.hilo_segments',
+    ]);
   });
 
   type Setting = Omit<HiLoKyselyOptions, 'url' | 'client' | 'generator'> & { url?: string };
@@ -49,7 +56,12 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
       async insert(count: number): Promise<number[]> {
         const keys: number[] = [];
         for (let i = 0; i < count; i++) {
-          const row = await hilo.insert(base.insertInto('orders').values({ note: `row ${i}` } as never).returning('id'));
+          const row = await hilo.insert(
+            base
+              .insertInto('orders')
+              .values({ note: `row ${i}` } as never)
+              .returning('id'),
+          );
           keys.push(Number((row as Array<{ id: unknown }>)[0]!.id));
         }
         return keys;
@@ -84,7 +96,9 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
   }
 
   it("a table registered as 'shop.orders' and written withSchema('shop'): a store set back is refused or lifted", async () => {
-    await refusedThenLifted((setting) => app({ tables: { 'shop.orders': true }, schema: 'shop', ...setting }, { schema: 'shop' }));
+    await refusedThenLifted((setting) =>
+      app({ tables: { 'shop.orders': true }, schema: 'shop', ...setting }, { schema: 'shop' }),
+    );
   });
 
   it("withSchema('shop') on a table registered without its schema is refused before a key is drawn", async () => {

@@ -65,13 +65,15 @@ describePostgres('mikro-orm: verified blocks in a schema other than public', (db
       const stored = await insert(first, 30).finally(() => first.close());
       expect(await setBackHiStores(db.url)).toBeGreaterThan(0);
 
-      const refused = await open().then(
-        async (orm) => insert(orm, 1).finally(() => orm.close()),
-        (error: unknown) => Promise.reject(error as Error),
-      ).then(
-        (keys) => ({ keys }),
-        (error: unknown) => ({ error }),
-      );
+      const refused = await open()
+        .then(
+          async (orm) => insert(orm, 1).finally(() => orm.close()),
+          (error: unknown) => Promise.reject(error as Error),
+        )
+        .then(
+          (keys) => ({ keys }),
+          (error: unknown) => ({ error }),
+        );
       expect(refused).toEqual({ error: expect.anything() });
       expect(errorCodes((refused as { error: unknown }).error)).toContain('HILO_STORE_BEHIND');
 

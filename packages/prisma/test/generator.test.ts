@@ -78,11 +78,22 @@ describe('generator: metadata from the DMMF', () => {
 
   it("should carry a model's @@schema, where verified blocks look for its stored keys", () => {
     const metadata = buildMetadata(
-      [{ name: 'Order', dbName: 'orders', schema: 'shop', documentation: '@hilo', primaryKey: null, fields: [id('BigInt')] }],
+      [
+        {
+          name: 'Order',
+          dbName: 'orders',
+          schema: 'shop',
+          documentation: '@hilo',
+          primaryKey: null,
+          fields: [id('BigInt')],
+        },
+      ],
       'postgresql',
     );
     expect(metadata.models['Order']).toMatchObject({ table: 'orders', schema: 'shop' });
-    expect(buildMetadata([{ name: 'Tag', dbName: null, schema: null, primaryKey: null, fields: [] }]).models['Tag']).toEqual({
+    expect(
+      buildMetadata([{ name: 'Tag', dbName: null, schema: null, primaryKey: null, fields: [] }]).models['Tag'],
+    ).toEqual({
       table: 'Tag',
       relations: {},
     });

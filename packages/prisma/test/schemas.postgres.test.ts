@@ -8,7 +8,7 @@ import { hilo, type HiLoPrismaMetadata } from '../src/index.js';
 import { execute, metadataFor } from './fixtures.js';
 import { PrismaClient } from './generated/postgres/client.js';
 
-describePostgres("prisma: verified blocks in a schema other than public", (db) => {
+describePostgres('prisma: verified blocks in a schema other than public', (db) => {
   beforeEach(async () => {
     await execute('postgres', db.url, [
       'drop schema if exists shop cascade',

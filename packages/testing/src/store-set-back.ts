@@ -22,7 +22,9 @@ export async function setBackHiStores(url: string): Promise<number> {
     const quote = (name: string) => (postgres ? `"${name}"` : `\`${name}\``);
     for (const { s, n, k } of stores.rows) {
       const name = `${quote(s)}.${quote(n)}`;
-      await client.query(k === 'sequence' ? `alter sequence ${name} restart with 1` : `update ${name} set next_value = 1`);
+      await client.query(
+        k === 'sequence' ? `alter sequence ${name} restart with 1` : `update ${name} set next_value = 1`,
+      );
     }
     return stores.rows.length;
   } finally {
