@@ -37,7 +37,7 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
   type Setting = Partial<HiLoDrizzleOptions>;
   /** An app: Drizzle on a pool (with `search_path` when given), hilo on the database's url unless `setting.url`. */
   function app(setting: Setting, options: { searchPath?: string; inSchema?: boolean } = {}) {
-    const hilo = hiloDrizzle({ url: db.url, blockSize: 10, ...setting } as HiLoDrizzleOptions);
+    const hilo = hiloDrizzle({ url: db.url, blockSize: 10, ...setting });
     const columns = {
       id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')),
       note: text('note'),

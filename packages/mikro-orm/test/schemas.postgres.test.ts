@@ -1,7 +1,7 @@
 // Verified blocks follow the schema MikroORM writes to: the ORM's `schema` option and an entity's own `schema`
 // qualify the probe's table as they qualify MikroORM's statements, so a hi store set back below the rows in
 // schema `shop` is refused (or lifted when told) exactly as in `public`.
-import { defineEntity, p, type MikroORM } from '@mikro-orm/core';
+import { defineEntity, type MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
