@@ -73,7 +73,7 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
   const using = async <T>(a: App, work: (a: App) => Promise<T>): Promise<T> => work(a).finally(() => a.close());
   const outcome = <T>(work: Promise<T>) =>
     work.then(
-      (value) => ({ value, codes: [] as string[] }),
+      (value) => ({ value, codes: [] as string[], error: undefined as unknown }),
       (error: unknown) => ({ value: undefined, codes: errorCodes(error), error }),
     );
 

@@ -3,7 +3,7 @@
 // for hilo once keys were handed out) instead of leaving the check off.
 import { createPool } from 'mysql2';
 import mysql from 'mysql2/promise';
-import { Kysely, MysqlDialect } from 'kysely';
+import { Kysely, MysqlDialect, type MysqlDialectConfig } from 'kysely';
 import { createMysqlDatabase, describeMysql, errorCodes, setBackHiStores } from '@hilo/testing';
 import { hiloKysely, type HiLoKyselyOptions } from '../src/index.js';
 
@@ -38,7 +38,9 @@ describeMysql('kysely: verified blocks in another MariaDB database', (db) => {
     const hilo = hiloKysely({ url: db.url, blockSize: 10, ...setting });
     const pool = createPool({ uri: appUrl, connectionLimit: 2 });
     const kysely = new Kysely<Shop>({
-      dialect: new MysqlDialect({ pool: pool }),
+      // mysql2's Pool type and Kysely 0.27's MysqlPool interface disagree on callback types; the pool is the same
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed under Kysely 0.27 (kysely-compat)
+      dialect: new MysqlDialect({ pool: pool as unknown as MysqlDialectConfig['pool'] }),
       plugins: [hilo.plugin],
     });
     const base = withSchema === undefined ? kysely : kysely.withSchema(withSchema);

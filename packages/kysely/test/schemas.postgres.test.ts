@@ -79,7 +79,7 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
   };
   const outcome = <T>(work: Promise<T>) =>
     work.then(
-      (value) => ({ value, codes: [] as string[] }),
+      (value) => ({ value, codes: [] as string[], error: undefined as unknown }),
       (error: unknown) => ({ value: undefined, codes: errorCodes(error), error }),
     );
 
