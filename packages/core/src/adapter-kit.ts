@@ -61,9 +61,12 @@ export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
  * The generator's `storedKeys` for an adapter (its `verifyBlocks` option): the tables and key columns of each
  * segment, read on `client`, or `undefined` when the user turned verification off with `verifyBlocks: false`.
  * `columns` may be a function, for adapters that learn their tables after start (Drizzle tables passed to
- * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once.
+ * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once. Give each
+ * column the `schema` the ORM qualifies its statements with; a table the probe does not find follows
+ * `missingTableRule` (`onMissingTable`): empty at its segment's first block, refused (or warned of) at a later one.
  *
  * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
+ * @param wording - `schemaOption`: where the adapter's user sets a table's schema, for that message.
  * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
  *   `verifyBlocks: false` (it would have no effect).
  * @example

@@ -14,9 +14,9 @@ export interface SqlStoredKeysOptions {
   /**
    * What a table that does not exist does: counted as empty either way (migrations still to run); `'warn'` also
    * says so once per table in a process warning (`HILO_STORED_KEYS_MISSING`), since a mistyped name would
-   * otherwise turn the check off in silence. The adapters, whose tables come from the ORM's own metadata, pass
-   * `'ignore'`. A function is told of each probe of a missing table instead and may throw to refuse the block
-   * (the adapters' rule in `probe-tables.ts`: a table still missing after keys of its segment were handed out).
+   * otherwise turn the check off in silence. A function is told of each probe of a missing table instead, and
+   * may throw to refuse the block: the adapters, whose tables come from the ORM's own metadata, pass
+   * `missingTableRule` (`probe-tables.ts`: a table still missing after keys of its segment were handed out).
    * @default 'warn'
    */
   readonly missingTables?: 'warn' | 'ignore' | ((missing: MissingProbeTable) => void);
