@@ -4,6 +4,7 @@ import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './engine/opti
 import { connect } from './operations/connect.js';
 import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 import { sqlStoredKeys } from './operations/stored-keys.js';
+import { missingTableRule, type OnMissingTable } from './operations/probe-tables.js';
 import type { StoredKeyColumn, StoredKeys } from './engine/types.js';
 import type { SqlClient } from './sql/sql-client.js';
 
@@ -30,6 +31,21 @@ export interface PassedGeneratorOptions extends Omit<
    * ```
    */
   verifyBlocks?: boolean;
+  /**
+   * What happens when a table the ORM maps is still missing where hilo's probe looks after keys of its segment
+   * were handed out (a block reserved after the first one checked against the missing table): the rows went to a
+   * table hilo does not see (another schema or search_path, another database), so the check would be off.
+   * `'error'` refuses the block with `HiLoConfigurationError` naming the table, the schema looked in and the
+   * options that fix it; `'warn'` goes on unchecked for that table, with a `HILO_STORED_KEYS_UNCHECKED` process
+   * warning. A table missing at the segment's first block is one not created yet: it counts as empty and is
+   * looked for again at every block.
+   * @default 'error'
+   * @example
+   * ```ts
+   * { onMissingTable: 'warn' }
+   * ```
+   */
+  onMissingTable?: OnMissingTable;
 }
 
 /** The option names of {@link PassedGeneratorOptions}. */
@@ -38,15 +54,19 @@ export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
     (name) => name !== 'source' && name !== 'keyType' && name !== 'idFormat' && name !== 'storedKeys',
   ),
   'verifyBlocks',
+  'onMissingTable',
 ]);
 
 /**
  * The generator's `storedKeys` for an adapter (its `verifyBlocks` option): the tables and key columns of each
  * segment, read on `client`, or `undefined` when the user turned verification off with `verifyBlocks: false`.
  * `columns` may be a function, for adapters that learn their tables after start (Drizzle tables passed to
- * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once.
+ * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once. Give each
+ * column the `schema` the ORM qualifies its statements with; a table the probe does not find follows
+ * `missingTableRule` (`onMissingTable`): empty at its segment's first block, refused (or warned of) at a later one.
  *
  * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
+ * @param wording - `schemaOption`: where the adapter's user sets a table's schema, for that message.
  * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
  *   `verifyBlocks: false` (it would have no effect).
  * @example
@@ -56,20 +76,25 @@ export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
  */
 export function adapterStoredKeys(
   client: SqlClient,
-  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown },
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
   columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
   owner: string,
+  wording: { readonly schemaOption?: string | undefined } = {},
 ): StoredKeys | undefined {
   checkVerifyBlocks(options, owner);
   if (options.verifyBlocks === false) return undefined;
-  // the tables come from the ORM's metadata: one not created yet is no typo
-  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables: 'ignore' });
+  // the tables come from the ORM's metadata: one not created yet is no typo, one still missing once keys of its
+  // segment were handed out is a table hilo does not see (probe-tables.ts); one rule for every table list
+  const missingTables = missingTableRule((options.onMissingTable as OnMissingTable | undefined) ?? 'error', {
+    owner,
+    schemaOption: wording.schemaOption,
+  });
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables });
   let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
   const current = (): StoredKeys => {
     const list = uniqueColumns(columns());
     const signature = JSON.stringify(list);
-    if (known?.signature !== signature)
-      known = { signature, keys: sqlStoredKeys(client, list, { missingTables: 'ignore' }) };
+    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, { missingTables }) };
     return known.keys;
   };
   return {
@@ -85,12 +110,14 @@ export function adapterStoredKeys(
  * @param owner - how the adapter is called in messages, e.g. `"withHiLo()"`.
  */
 export function checkVerifyBlocks(
-  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown },
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
   owner: string,
 ): void {
-  const { verifyBlocks, onStoreBehind } = options;
+  const { verifyBlocks, onStoreBehind, onMissingTable } = options;
   if (verifyBlocks !== undefined && typeof verifyBlocks !== 'boolean')
     throw HiLoConfigurationError.invalidOption('verifyBlocks', 'true or false', verifyBlocks);
+  if (onMissingTable !== undefined && onMissingTable !== 'error' && onMissingTable !== 'warn')
+    throw HiLoConfigurationError.invalidOption('onMissingTable', '"error" or "warn"', onMissingTable);
   if (verifyBlocks === false && onStoreBehind !== undefined) {
     throw new HiLoConfigurationError(
       `${owner} got \`onStoreBehind: ${JSON.stringify(onStoreBehind)}\` with \`verifyBlocks: false\`, but only a ` +
@@ -229,6 +256,8 @@ export interface KeySupplyWording {
   readonly example?: string;
   /** The message of `generator()` after `close()`. */
   readonly closed?: string;
+  /** Where the adapter's user sets a table's schema, for the message about a missing key table. */
+  readonly schemaOption?: string;
 }
 
 /**
@@ -253,8 +282,19 @@ export function openKeySupply(
   if (options === null || typeof options !== 'object')
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
-  const { url, client, generator, source, table, schema, strategy, create, verifyBlocks, ...generatorOptions } =
-    options;
+  const {
+    url,
+    client,
+    generator,
+    source,
+    table,
+    schema,
+    strategy,
+    create,
+    verifyBlocks,
+    onMissingTable: _onMissingTable,
+    ...generatorOptions
+  } = options;
   checkVerifyBlocks(options, owner);
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
@@ -292,7 +332,7 @@ export function openKeySupply(
         url!,
         generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
       ));
-    const storedKeys = adapterStoredKeys(sql, options, columns, owner);
+    const storedKeys = adapterStoredKeys(sql, options, columns, owner, { schemaOption: wording.schemaOption });
     const build = () =>
       createHiLo<'bigint'>({
         ...generatorOptions,

@@ -32,6 +32,12 @@ export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
 export { requireStoredTables } from './operations/store-check.js';
 export type { StoredKeys, StoredKey, StoredKeyKind } from './engine/types.js';
 export {
+  missingTableRule,
+  type MissingProbeTable,
+  type MissingTableWording,
+  type OnMissingTable,
+} from './operations/probe-tables.js';
+export {
   privateDatabaseSource,
   type PrivateDatabaseQuery,
   type StoredKeyColumn,

@@ -109,7 +109,12 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   // where keys are stored, learnt from the tables passed to warm(), ensure() and nextId(): a table is defined
   // with hilo.key() in it, so hilo exists before any table it could be given at creation
   const stored = new Map<Table, StoredKeyColumn[]>();
-  const supply = openKeySupply(options, 'hiloDrizzle()', {}, () => [...stored.values()].flat());
+  const supply = openKeySupply(
+    options,
+    'hiloDrizzle()',
+    { schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)" },
+    () => [...stored.values()].flat(),
+  );
   const fields = new Map<string, KeyField>();
   const learn = (target: SegmentTarget): string => {
     if (typeof target === 'string') return target;

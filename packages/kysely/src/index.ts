@@ -50,6 +50,9 @@ export interface HiLoKyselyTable {
 export interface HiLoKyselyOptions extends KeySupplyOptions {
   /**
    * The tables with hi/lo keys, by name: `true` for the defaults (column `id`, segment = table name), or settings.
+   * A table in another schema is named with it (`'shop.orders'`): verified blocks check that table, and an insert
+   * that names another schema than the one registered (`withSchema('shop')` on a table registered as `orders`) is
+   * refused before a key is drawn, since its blocks were checked against another table.
    * @example
    * ```ts
    * tables: { customers: true, orders: true, order_items: { segment: 'items' } }
@@ -104,6 +107,26 @@ function unqualified(node: TableNode): string {
   return node.table.identifier.name;
 }
 
+/**
+ * Refuses an insert into a registered table under another schema than the registered one (`withSchema('shop')`
+ * on a table registered as `orders`): the blocks of its segment are checked against the registered table, so
+ * stored keys in the other one would go unseen.
+ */
+function refuseOtherSchema(node: TableNode, table: Registered): void {
+  const written = node.table.schema?.name;
+  if (written === undefined) return;
+  const dot = table.table.lastIndexOf('.');
+  const registered = dot === -1 ? undefined : table.table.slice(0, dot);
+  if (written === registered) return;
+  const name = unqualified(node);
+  throw new HiLoConfigurationError(
+    `An insert into "${written}"."${name}" (withSchema('${written}')), but hiloKysely() has the table registered as ` +
+      `"${table.table}", so the blocks of segment "${table.segment}" are checked against ` +
+      `${registered === undefined ? `"${name}" in the default schema of hilo's connection` : `"${table.table}"`}, ` +
+      `not the table these rows go to. Register it with its schema: \`tables: { '${written}.${name}': … }\`.`,
+  );
+}
+
 /** Whether the insert is `insertInto(t).defaultValues()` (Kysely 0.28 and later; 0.27's node has no such field). */
 function defaultValues(node: InsertQueryNode): boolean {
   return (node as { readonly defaultValues?: boolean }).defaultValues === true;
@@ -117,6 +140,7 @@ function missingKeys(
   if (node.into === undefined) return undefined;
   const table = tables.get(unqualified(node.into));
   if (table === undefined) return undefined;
+  refuseOtherSchema(node.into, table);
   const index = (node.columns ?? []).findIndex((c) => c.column.name === table.column);
   if (node.values !== undefined && !ValuesNode.is(node.values) && index === -1) {
     // INSERT … SELECT: the rows come from the database, and a key-less row would get the database's idea of a key
@@ -181,7 +205,12 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       ? { segment, table, column, kind }
       : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot), kind };
   });
-  const supply = openKeySupply(supplyOptions, 'hiloKysely()', {}, stored);
+  const supply = openKeySupply(
+    supplyOptions,
+    'hiloKysely()',
+    { schemaOption: "the table's schema in `tables`, e.g. `tables: { 'shop.orders': true }`" },
+    stored,
+  );
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
     if (found === undefined)

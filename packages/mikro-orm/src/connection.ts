@@ -49,6 +49,7 @@ export async function createGeneratorFor(
     create,
     poolSize,
     verifyBlocks: _verifyBlocks,
+    onMissingTable: _onMissingTable,
     ...rest
   } = options;
   const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
@@ -74,11 +75,20 @@ export async function createGeneratorFor(
       () => undefined,
     );
   }
+  // an entity's table lies in its own schema, else in the ORM's `schema` (which MikroORM qualifies tables with)
+  const ormSchema = orm.config.get('schema');
   const storedKeys = adapterStoredKeys(
     client,
     options,
-    columns.map(({ segment, table, column, schema, kind }) => ({ segment, table, column, schema, kind })),
+    columns.map(({ segment, table, column, schema: own, kind }) => ({
+      segment,
+      table,
+      column,
+      schema: own ?? (typeof ormSchema === 'string' ? ormSchema : undefined),
+      kind,
+    })),
     'HiLo.configure()',
+    { schemaOption: "the ORM's `schema` option or the entity's `schema`" },
   );
   const build = () =>
     createHiLo({

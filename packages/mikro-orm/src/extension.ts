@@ -99,6 +99,7 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
 const OPTION_NAMES: ReadonlySet<string> = new Set([
   ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
   'verifyBlocks',
+  'onMissingTable',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
   'generator',
   'client',

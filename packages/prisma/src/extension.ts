@@ -80,6 +80,16 @@ async function fillSlots(supply: KeyTaker, slots: readonly KeySlot[]): Promise<v
 }
 
 /**
+ * The schema the client's driver adapter qualifies tables with (`new PrismaPg(pool, { schema: 'shop' })`), read
+ * from the adapter factory the client holds; `undefined` when there is none or it is shaped otherwise.
+ */
+function adapterSchemaOf(client: unknown): string | undefined {
+  const engine = (client as { _engineConfig?: { adapter?: { options?: { schema?: unknown } } } })._engineConfig;
+  const schema = engine?.adapter?.options?.schema;
+  return typeof schema === 'string' && schema !== '' ? schema : undefined;
+}
+
+/**
  * A Prisma client extension that fills missing hi/lo keys before a query leaves the process — in
  * `create`, `createMany`, `createManyAndReturn`, `upsert` and every nested create at any depth — and adds
  * `nextId()` and `reserveIds(n)` to each model. Reservations run on a connection of their own, never on
@@ -106,6 +116,7 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   const supply = createKeyTaker(options, metadata);
 
   return Prisma.defineExtension((client) => {
+    supply.useAdapterSchema(adapterSchemaOf(client));
     let models: ReadonlyMap<string, ResolvedModel> | undefined;
     const getModels = (): ReadonlyMap<string, ResolvedModel> =>
       (models ??= resolveMetadata(

@@ -59,6 +59,11 @@ export interface HiLoPrismaHandle {
  */
 export interface KeyTaker {
   take(segment: string, count: number): Promise<readonly (number | bigint)[]>;
+  /**
+   * The schema the Prisma client's driver adapter qualifies tables with (`new PrismaPg(pool, { schema })`), for
+   * the tables of models without `@@schema`; told once the extension sees its client.
+   */
+  useAdapterSchema(schema: string | undefined): void;
   readonly handle: HiLoPrismaHandle;
 }
 
@@ -82,22 +87,36 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
     supplyOptions,
   );
 
-  // verified blocks probe each model's table (`@@map`, else the model's name) and key column (`@map`)
-  const stored = Object.entries(metadata.models).flatMap(([name, model]) =>
-    model.key === undefined
-      ? []
-      : [{ segment: model.key.segment, table: model.table ?? name, column: model.key.column ?? model.key.field }],
-  );
+  // verified blocks probe each model's table (`@@map`, else the model's name) and key column (`@map`), in its
+  // `@@schema`, else the schema the driver adapter qualifies tables with (as Prisma's own statements do)
+  let adapterSchema: string | undefined;
+  const stored = () =>
+    Object.entries(metadata.models).flatMap(([name, model]) => {
+      if (model.key === undefined) return [];
+      const schema = model.schema ?? adapterSchema;
+      return [
+        {
+          segment: model.key.segment,
+          table: model.table ?? name,
+          column: model.key.column ?? model.key.field,
+          ...(schema === undefined ? {} : { schema }),
+        },
+      ];
+    });
   const supply = openKeySupply(
     { ...supplyOptions, segments },
     'hilo()',
     {
       example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
       closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
+      schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
     },
     stored,
   );
   return {
+    useAdapterSchema(schema) {
+      adapterSchema = schema;
+    },
     async take(segment, count) {
       const generator = await supply.generator();
       return count === 1 ? [await generator.next(segment)] : generator.reserve(segment, count);

@@ -22,6 +22,12 @@ export interface HiLoModelKey {
 export interface HiLoModelMetadata {
   /** The table name (`@@map`), used by the safety-net SQL helpers. */
   readonly table?: string;
+  /**
+   * The table's schema (`@@schema`, PostgreSQL), where verified blocks look for its stored keys; without it, the
+   * driver adapter's `schema` option (`new PrismaPg(pool, { schema })`), else the default schema of hilo's
+   * connection.
+   */
+  readonly schema?: string;
   /** The key hilo fills, absent for models it leaves alone. */
   readonly key?: HiLoModelKey;
   /** Relation fields → the model they point at, used to find nested writes in `args.data`. */

@@ -76,6 +76,29 @@ describe('generator: metadata from the DMMF', () => {
     expect(renderMetadataModule(metadata)).toContain('export const hiloMetadata = {');
   });
 
+  it("should carry a model's @@schema, where verified blocks look for its stored keys", () => {
+    const metadata = buildMetadata(
+      [
+        {
+          name: 'Order',
+          dbName: 'orders',
+          schema: 'shop',
+          documentation: '@hilo',
+          primaryKey: null,
+          fields: [id('BigInt')],
+        },
+      ],
+      'postgresql',
+    );
+    expect(metadata.models['Order']).toMatchObject({ table: 'orders', schema: 'shop' });
+    expect(
+      buildMetadata([{ name: 'Tag', dbName: null, schema: null, primaryKey: null, fields: [] }]).models['Tag'],
+    ).toEqual({
+      table: 'Tag',
+      relations: {},
+    });
+  });
+
   it('should refuse keys hilo cannot fill', () => {
     const model = (fields: DmmfModelLike['fields'], primaryKey: DmmfModelLike['primaryKey'] = null): DmmfModelLike => ({
       name: 'M',

@@ -70,3 +70,4 @@ export {
   type MariadbReplicationPerTest,
   type MariadbRole,
 } from './mariadb-replication.ts';
+export { setBackHiStores, errorCodes } from './store-set-back.ts';

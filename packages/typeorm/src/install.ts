@@ -523,6 +523,7 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     warm = true,
     saveWithoutSelect = true,
     verifyBlocks: _verifyBlocks,
+    onMissingTable: _onMissingTable,
     ...generatorOptions
   } = options;
   // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
@@ -558,7 +559,9 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   const build = (): HiLoGenerator<bigint> => {
     client ??= hiSource ? undefined : dataSourceClient(dataSource);
     if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()');
+    const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()', {
+      schemaOption: "the entity's `schema`, or the DataSource's `schema` option",
+    });
     if (typeof source === 'function')
       return createHiLoGenerator({
         ...generatorOptions,

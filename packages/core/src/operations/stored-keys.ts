@@ -12,17 +12,19 @@ import { inspectProbe } from './probe-index.js';
 import { buildProbeSql, defaultPrefix, type ProbeQuery, type ProbeSql } from './probe-sql.js';
 import { STORED_KEY_PROBES } from '../dialects/stored-key-probes.js';
 import { checkOneSegmentPerColumn } from './stored-key-columns.js';
+import type { MissingProbeTable } from './probe-tables.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
   /**
    * What a table that does not exist does: counted as empty either way (migrations still to run); `'warn'` also
    * says so once per table in a process warning (`HILO_STORED_KEYS_MISSING`), since a mistyped name would
-   * otherwise turn the check off in silence. The adapters, whose tables come from the ORM's own metadata, pass
-   * `'ignore'`.
+   * otherwise turn the check off in silence. A function is told of each probe of a missing table instead, and
+   * may throw to refuse the block: the adapters, whose tables come from the ORM's own metadata, pass
+   * `missingTableRule` (`probe-tables.ts`: a table still missing after keys of its segment were handed out).
    * @default 'warn'
    */
-  readonly missingTables?: 'warn' | 'ignore';
+  readonly missingTables?: 'warn' | 'ignore' | ((missing: MissingProbeTable) => void);
   /**
    * The generator's `idFormat`: where a column says `kind: 'format'` without a `prefix`, its ids are taken to
    * start with this format's prefix of the segment and its separator (`orders/`).
@@ -38,6 +40,8 @@ interface Probe {
   /** Where the column was named (`storedKeys[2]`), for the warning about a missing table. */
   readonly where: string;
   readonly segment: string;
+  /** The column as configured. */
+  readonly source: StoredKeyColumn;
   /** Set once the warning about its missing table was given. */
   warned: boolean;
   /** The statements; built from `kind` until the catalog was read (`inspected`), then from the column's type. */
@@ -103,6 +107,7 @@ export function sqlStoredKeys(
       column: c.column,
       where: `storedKeys[${i}]`,
       segment: c.segment,
+      source: c,
       warned: false,
       sql: buildProbeSql(rules, STORED_KEY_PROBES[client.dialect], table, column, kind, prefix),
       inspected: false,
@@ -125,7 +130,7 @@ export function sqlStoredKeys(
   // one column, one segment: two segments counting into one column hand out the same keys (issue 46)
   checkOneSegmentPerColumn(columns, client.dialect);
 
-  async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal) {
+  async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal, block?: Block) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;
     try {
       const { rows } = await abortable(client.query<{ m: unknown }>(sql, params), signal, action);
@@ -134,7 +139,8 @@ export function sqlStoredKeys(
     } catch (error) {
       // a table not created yet (migrations still to run) holds no keys; a mistyped one would never hold any
       if (isMissingObject(error, rules)) {
-        if (options.missingTables !== 'ignore' && !probe.warned) {
+        if (typeof options.missingTables === 'function') options.missingTables({ column: probe.source, block });
+        else if (options.missingTables !== 'ignore' && !probe.warned) {
           probe.warned = true;
           process.emitWarning(
             `hilo: ${probe.where} names ${probe.table}.${probe.column}, and ${probe.table} does not exist, so the ` +
@@ -150,9 +156,9 @@ export function sqlStoredKeys(
   }
 
   /** The first key the queries find (they come the longest keys first), or `undefined`. */
-  async function first(probe: Probe, queries: readonly ProbeQuery[], signal: AbortSignal) {
+  async function first(probe: Probe, queries: readonly ProbeQuery[], signal: AbortSignal, block?: Block) {
     for (const { sql, params } of queries) {
-      const key = await max(probe, sql, params, signal);
+      const key = await max(probe, sql, params, signal, block);
       if (key !== undefined) return key;
     }
     return undefined;
@@ -162,11 +168,12 @@ export function sqlStoredKeys(
     segment: string,
     queries: (sql: ProbeSql) => readonly ProbeQuery[],
     signal: AbortSignal,
+    block?: Block,
   ): Promise<StoredKey | undefined> {
     let found: StoredKey | undefined;
     for (const probe of bySegment.get(segment) ?? []) {
       await probe.inspect(signal);
-      const key = await first(probe, queries(probe.sql), signal);
+      const key = await first(probe, queries(probe.sql), signal, block);
       if (key !== undefined && (found === undefined || key > found.key)) {
         found = { key, table: probe.table, column: probe.column };
       }
@@ -177,7 +184,8 @@ export function sqlStoredKeys(
   const session = client.session;
   return {
     largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
-    within: (segment, block: Block, signal) => largestOf(segment, (sql) => sql.within(block.first, block.last), signal),
+    within: (segment, block: Block, signal) =>
+      largestOf(segment, (sql) => sql.within(block.first, block.last), signal, block),
     ...(session === undefined
       ? {}
       : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),

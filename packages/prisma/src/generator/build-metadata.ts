@@ -16,6 +16,8 @@ export interface DmmfFieldLike {
 export interface DmmfModelLike {
   readonly name: string;
   readonly dbName: string | null;
+  /** The model's `@@schema` (multi-schema PostgreSQL), `null` or absent without one. */
+  readonly schema?: string | null;
   readonly documentation?: string;
   readonly fields: readonly DmmfFieldLike[];
   readonly primaryKey: { readonly fields: readonly string[] } | null;
@@ -115,6 +117,7 @@ export function buildMetadata(models: readonly DmmfModelLike[], provider?: strin
     }
     out[model.name] = {
       table,
+      ...(typeof model.schema === 'string' ? { schema: model.schema } : {}),
       key: {
         field: id.name,
         type: id.type,

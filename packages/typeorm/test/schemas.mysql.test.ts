@@ -1,0 +1,64 @@
+// On MariaDB a "schema" is a database: an entity's `database` qualifies the probe's table as it qualifies TypeORM's
+// statements, so a hi store set back below the rows in another database is refused (or lifted when told) exactly as
+// in the connection's own.
+import 'reflect-metadata';
+import mysql from 'mysql2/promise';
+import { Column, DataSource, Entity } from 'typeorm';
+import { describeMysql, errorCodes, randomName, setBackHiStores } from '@hilo/testing';
+import { HiLoGeneratedColumn, installHiLo, type HiLoTypeOrmOptions } from 'hilo-typeorm';
+
+/** The database the entity's rows are in, created and dropped by the test; the DataSource's url names another. */
+const SHOP = randomName('hilo_shop');
+
+@Entity({ name: 'orders', database: SHOP })
+class ShopOrder {
+  @HiLoGeneratedColumn() id!: number;
+  @Column({ type: 'varchar', length: 50, default: '' }) note!: string;
+}
+
+async function execute(url: string, statements: readonly string[]): Promise<void> {
+  const connection = await mysql.createConnection({ uri: url });
+  try {
+    for (const sql of statements) await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}
+
+describeMysql('typeorm: verified blocks in another MariaDB database', (db) => {
+  beforeAll(async () => {
+    await execute(db.url, [
+      `create database \`${SHOP}\``,
+      `create table \`${SHOP}\`.orders (id bigint primary key, note varchar(50) not null default '')`,
+    ]);
+  });
+
+  it("an entity's database: a hi store set back below the rows there is refused, and lifted when told", async () => {
+    const insert = async (options: HiLoTypeOrmOptions, count: number): Promise<number[]> => {
+      const dataSource = new DataSource({ type: 'mysql', url: db.url, entities: [ShopOrder] });
+      await dataSource.initialize();
+      try {
+        await installHiLo(dataSource, { blockSize: 10, ...options });
+        const keys: number[] = [];
+        for (let i = 0; i < count; i++)
+          keys.push(Number((await dataSource.getRepository(ShopOrder).save({ note: `${i}` })).id));
+        return keys;
+      } finally {
+        await dataSource.destroy();
+      }
+    };
+    try {
+      const stored = await insert({}, 30);
+      expect(await setBackHiStores(db.url)).toBeGreaterThan(0);
+      const refused = await insert({}, 1).then(
+        () => [] as string[],
+        (error: unknown) => errorCodes(error),
+      );
+      expect(refused).toContain('HILO_STORE_BEHIND');
+      const lifted = await insert({ onStoreBehind: 'lift' }, 3);
+      expect(Math.min(...lifted)).toBeGreaterThan(Math.max(...stored));
+    } finally {
+      await execute(db.url, [`drop database if exists \`${SHOP}\``]);
+    }
+  });
+});
