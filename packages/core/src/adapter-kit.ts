@@ -4,6 +4,7 @@ import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './engine/opti
 import { connect } from './operations/connect.js';
 import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 import { sqlStoredKeys } from './operations/stored-keys.js';
+import { checkKeyGuardOption, sqliteDefaultKeyGuard, type InstallLine } from './operations/sqlite-guard-default.js';
 import type { StoredKeyColumn, StoredKeys } from './engine/types.js';
 import type { SqlClient } from './sql/sql-client.js';
 
@@ -121,6 +122,17 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
   readonly client?: SqlClient;
   /** A generator you created and own; the supply neither warms it on its own nor closes it. */
   readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint> | HiLoGenerator<number | bigint>;
+  /**
+   * SQLite only: install hilo's key guard on the tables whose keys hilo assigns, a `BEFORE INSERT` trigger
+   * `<table>_hilo_key` that refuses a row inserted without a key with an error naming this adapter's install line.
+   * Without it SQLite stores such a row (a forgotten install, raw SQL) with the next rowid as its key, a key hilo
+   * hands out later. Installed when hilo connects, and for tables created later at the next reservation; a table
+   * already guarded (by another process, or `hilo init --guard`) is left as it is. PostgreSQL and MariaDB/MySQL
+   * refuse such a row on `NOT NULL` and are not touched (`hilo init --guard` guards them). `false` installs
+   * nothing, and a guard already there stays (drop the trigger to remove it).
+   * @default true
+   */
+  readonly keyGuard?: boolean;
 }
 
 /**
@@ -220,6 +232,7 @@ export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
   'url',
   'client',
   'generator',
+  'keyGuard',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
 ]);
 
@@ -229,6 +242,12 @@ export interface KeySupplyWording {
   readonly example?: string;
   /** The message of `generator()` after `close()`. */
   readonly closed?: string;
+  /**
+   * What SQLite's key guard (`keyGuard`) names as the fix, per segment, at most 60 characters, e.g.
+   * `new Kysely({ dialect, plugins: [hilo.plugin] })`.
+   * @default every adapter's install line
+   */
+  readonly installLine?: InstallLine;
 }
 
 /**
@@ -253,9 +272,21 @@ export function openKeySupply(
   if (options === null || typeof options !== 'object')
     throw HiLoConfigurationError.invalidOption('options', 'an object', options);
   HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
-  const { url, client, generator, source, table, schema, strategy, create, verifyBlocks, ...generatorOptions } =
-    options;
+  const {
+    url,
+    client,
+    generator,
+    source,
+    table,
+    schema,
+    strategy,
+    create,
+    verifyBlocks,
+    keyGuard: keyGuardOption,
+    ...generatorOptions
+  } = options;
   checkVerifyBlocks(options, owner);
+  const keyGuard = checkKeyGuardOption(keyGuardOption);
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
@@ -281,6 +312,13 @@ export function openKeySupply(
         `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
     );
   }
+  if (generator !== undefined && keyGuardOption !== undefined) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`generator\` and \`keyGuard\`, but with a generator you pass in hilo has no connection to ` +
+        `install the guard on; install it with ensureKeyGuard(client, targets) from hilo-core (or \`hilo init ` +
+        `--guard\`), or pass \`url\` or \`client\` instead of \`generator\`.`,
+    );
+  }
 
   type Built = OwnedGenerator;
   const build = async (): Promise<Built> => {
@@ -292,7 +330,18 @@ export function openKeySupply(
         url!,
         generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
       ));
-    const storedKeys = adapterStoredKeys(sql, options, columns, owner);
+    // SQLite stores a key-less row with a rowid hilo hands out later: guard the tables (sqlite-guard-default.ts)
+    const guard = keyGuard
+      ? sqliteDefaultKeyGuard(sql, typeof columns === 'function' ? columns : () => columns, wording.installLine)
+      : undefined;
+    try {
+      await guard?.ensure();
+    } catch (error) {
+      if (client === undefined) await sql.close();
+      throw error;
+    }
+    const verified = adapterStoredKeys(sql, options, columns, owner);
+    const storedKeys = guard === undefined ? verified : guard.around(verified);
     const build = () =>
       createHiLo<'bigint'>({
         ...generatorOptions,

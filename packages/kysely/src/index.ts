@@ -100,6 +100,9 @@ export interface HiLoKysely {
   close(): Promise<void>;
 }
 
+/** What SQLite's key guard names as the fix for a row inserted without a key. */
+const KYSELY_INSTALL_LINE = 'new Kysely({ dialect, plugins: [hilo.plugin] })';
+
 function unqualified(node: TableNode): string {
   return node.table.identifier.name;
 }
@@ -179,7 +182,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       ? { segment, table, column }
       : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot) };
   });
-  const supply = openKeySupply(supplyOptions, 'hiloKysely()', {}, stored);
+  // on SQLite the key guard (keyGuard, on by default) names the plugin as the fix for a key-less row
+  const supply = openKeySupply(supplyOptions, 'hiloKysely()', { installLine: () => KYSELY_INSTALL_LINE }, stored);
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
     if (found === undefined)
