@@ -4,7 +4,12 @@ import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from './engine/opti
 import { connect } from './operations/connect.js';
 import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 import { sqlStoredKeys } from './operations/stored-keys.js';
-import { checkKeyGuardOption, sqliteDefaultKeyGuard, type InstallLine } from './operations/sqlite-guard-default.js';
+import {
+  checkKeyGuardOption,
+  sqliteDefaultKeyGuard,
+  type DefaultKeyGuard,
+  type InstallLine,
+} from './operations/sqlite-guard-default.js';
 import type { StoredKeyColumn, StoredKeys } from './engine/types.js';
 import type { SqlClient } from './sql/sql-client.js';
 
@@ -186,6 +191,11 @@ export interface KeySupply {
   generator(): Promise<HiLoGenerator<number | bigint>>;
   /** The generator when it is already built, for synchronous paths; `undefined` before the first `generator()`. */
   readonly current: HiLoGenerator<number | bigint> | undefined;
+  /**
+   * Connects if needed, then installs SQLite's key guard (`keyGuard`) on the key columns that lack it, for tables
+   * the adapter learnt or the database created since; nothing elsewhere, nor with `keyGuard: false`.
+   */
+  guard(): Promise<void>;
   /** Closes what the supply opened; later calls to `generator()` throw. Idempotent. */
   close(): Promise<void>;
 }
@@ -248,6 +258,12 @@ export interface KeySupplyWording {
    * @default every adapter's install line
    */
   readonly installLine?: InstallLine;
+  /**
+   * The key columns SQLite's key guard protects, asked at each check, when the adapter knows more of them than
+   * verified blocks probe (Drizzle: a table passed to `warm()` whose key column lacks hilo's `$defaultFn`).
+   * @default the `columns` of {@link openKeySupply}
+   */
+  readonly keyGuardColumns?: () => readonly StoredKeyColumn[];
 }
 
 /**
@@ -321,6 +337,7 @@ export function openKeySupply(
   }
 
   type Built = OwnedGenerator;
+  let guard: DefaultKeyGuard | undefined;
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
@@ -331,8 +348,12 @@ export function openKeySupply(
         generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
       ));
     // SQLite stores a key-less row with a rowid hilo hands out later: guard the tables (sqlite-guard-default.ts)
-    const guard = keyGuard
-      ? sqliteDefaultKeyGuard(sql, typeof columns === 'function' ? columns : () => columns, wording.installLine)
+    guard = keyGuard
+      ? sqliteDefaultKeyGuard(
+          sql,
+          wording.keyGuardColumns ?? (typeof columns === 'function' ? columns : () => columns),
+          wording.installLine,
+        )
       : undefined;
     try {
       await guard?.ensure();
@@ -379,6 +400,10 @@ export function openKeySupply(
     },
     get current() {
       return closed ? undefined : built?.generator;
+    },
+    async guard() {
+      await this.generator();
+      await guard?.ensure();
     },
     async close() {
       if (closed) return;

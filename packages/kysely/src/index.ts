@@ -303,6 +303,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       await (await supply.generator()).ensure(lookup(table).segment, count);
     },
     async warm() {
+      // a table created since start is guarded on SQLite even when its segment needs no block
+      await supply.guard();
       await (await supply.generator()).warm([...new Set([...tables.values()].map((t) => t.segment))]);
     },
     generator: () => supply.generator(),

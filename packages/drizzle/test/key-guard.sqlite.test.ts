@@ -1,0 +1,174 @@
+// Issue 46, item 6: on SQLite a row inserted without a key (a table defined without hilo's `$defaultFn`, raw SQL)
+// used to be stored with the next rowid, which is a key hilo hands out later, and the next verified start
+// refused. hiloDrizzle() now installs hilo's key guard on the tables it is given (a BEFORE INSERT trigger, see
+// hilo-core's sqlite-guard-default.ts): such an insert is an error naming the `$defaultFn`, and nothing is written.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { hiloDrizzle, type HiLoDrizzle } from 'hilo-drizzle';
+
+const dir = mkdtempSync(join(tmpdir(), 'hilo-drizzle-guard-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+/** A fresh database file with the orders table, as the application's migrations would leave it. */
+function freshFile(): string {
+  const file = join(dir, `shop-${++files}.db`);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.exec('create table orders (id integer primary key, total integer not null)');
+  db.close();
+  return file;
+}
+
+const open = (file: string, extra: { keyGuard?: boolean } = {}) =>
+  hiloDrizzle({ url: `sqlite:${file}`, blockSize: 10, ...extra });
+
+/** The application's tables: the key column with hilo's `$defaultFn`. */
+const tablesOf = (hilo: HiLoDrizzle) => ({
+  orders: sqliteTable('orders', {
+    id: integer('id').primaryKey().$defaultFn(hilo.key('orders')),
+    total: integer('total').notNull(),
+  }),
+  later: sqliteTable('later', { id: integer('id').primaryKey().$defaultFn(hilo.key('later')), note: text('note') }),
+});
+/** The same table defined elsewhere with the `$defaultFn` forgotten. */
+const forgotten = sqliteTable('orders', { id: integer('id').primaryKey(), total: integer('total').notNull() });
+const forgottenLater = sqliteTable('later', { id: integer('id').primaryKey(), note: text('note') });
+
+const connection = (file: string) => {
+  const client = new Database(file, { timeout: 10_000 });
+  return { db: drizzle({ client }), close: () => client.close() };
+};
+const triggers = (file: string): string[] => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare("select name from sqlite_master where type = 'trigger' order by name").all() as never[]).map(
+      (r: { name: string }) => r.name,
+    );
+  } finally {
+    db.close();
+  }
+};
+const schemaVersion = (file: string): number => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('schema_version', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+};
+
+describe('hiloDrizzle() on SQLite guards the tables it is given against rows without a key', () => {
+  it('an insert through a table whose $defaultFn was forgotten fails, naming it; nothing is written', async () => {
+    const file = freshFile();
+    const hilo = open(file);
+    const { orders } = tablesOf(hilo);
+    const app = connection(file);
+    try {
+      await hilo.warm([orders]);
+      const error = (() => {
+        try {
+          app.db.insert(forgotten).values({ total: 5 }).run();
+          return undefined;
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(/^hilo: a row of segment 'orders' arrived without a key, so hilo is/);
+      expect((error as Error).message).toContain(`Install it with .$defaultFn(hilo.key('orders')) on the key column`);
+      // raw SQL too (Drizzle wraps the error of db.run(): SQLite's is its cause)
+      let raw: unknown;
+      try {
+        app.db.run(sql`insert into orders (total) values (6)`);
+      } catch (e) {
+        raw = e;
+      }
+      expect(((raw as Error).cause as Error).message).toMatch(/arrived without a key/);
+      expect(app.db.select().from(forgotten).all()).toEqual([]);
+      // the hilo table gives keys as before
+      app.db.insert(orders).values({ total: 7 }).run();
+      expect(app.db.select().from(orders).all()).toEqual([{ id: 1, total: 7 }]);
+    } finally {
+      app.close();
+      await hilo.close();
+    }
+  });
+
+  it('guards a table passed to warm() whose key column lacks the $defaultFn (its primary key, segment = table)', async () => {
+    const file = freshFile();
+    const hilo = open(file);
+    const app = connection(file);
+    try {
+      await hilo.warm([forgotten]);
+      expect(triggers(file)).toEqual(['orders_hilo_key']);
+      expect(() => app.db.insert(forgotten).values({ total: 5 }).run()).toThrow(/hilo\.key\('orders'\)/);
+      // the keys it would take with nextId() go in
+      app.db
+        .insert(forgotten)
+        .values({ id: (await hilo.nextId(forgotten)) as number, total: 6 })
+        .run();
+      expect(app.db.select().from(forgotten).all()).toHaveLength(1);
+    } finally {
+      app.close();
+      await hilo.close();
+    }
+  });
+
+  it('is installed once: restarts and several connections starting at once find it and write nothing', async () => {
+    const file = freshFile();
+    const first = open(file);
+    await first.warm([tablesOf(first).orders]);
+    const installed = schemaVersion(file);
+    expect(triggers(file)).toEqual(['orders_hilo_key']);
+    await first.close();
+    const [a, b, c] = [open(file), open(file), open(file)];
+    await Promise.all([a.warm([tablesOf(a).orders]), b.warm([tablesOf(b).orders])]);
+    await c.warm([tablesOf(c).orders]);
+    await Promise.all([a.close(), b.close(), c.close()]);
+    expect(triggers(file)).toEqual(['orders_hilo_key']);
+    expect(schemaVersion(file)).toBe(installed);
+  });
+
+  it('guards a table created after start at the next warm() or reservation', async () => {
+    const file = freshFile();
+    const hilo = open(file);
+    const { orders, later } = tablesOf(hilo);
+    const app = connection(file);
+    try {
+      // hilo knows both tables; `later` is created by a migration after start
+      await hilo.warm([orders, later]);
+      expect(triggers(file)).toEqual(['orders_hilo_key']);
+      app.db.run(sql`create table later (id integer primary key, note text)`);
+      // more keys than the block in hand (10): a reservation, which guards the new table first
+      await hilo.ensure(later, 25);
+      expect(triggers(file)).toEqual(['later_hilo_key', 'orders_hilo_key']);
+      expect(() => app.db.insert(forgottenLater).values({ note: 'x' }).run()).toThrow(/segment 'later'/);
+      app.db.insert(later).values({ note: 'y' }).run();
+      expect(app.db.select().from(later).all()).toHaveLength(1);
+    } finally {
+      app.close();
+      await hilo.close();
+    }
+  });
+
+  it('keyGuard: false installs nothing, and a key-less row takes a rowid as before', async () => {
+    const file = freshFile();
+    const hilo = open(file, { keyGuard: false });
+    const app = connection(file);
+    try {
+      await hilo.warm([tablesOf(hilo).orders]);
+      expect(triggers(file)).toEqual([]);
+      app.db.insert(forgotten).values({ total: 5 }).run();
+      expect(app.db.select().from(forgotten).all()).toEqual([{ id: 1, total: 5 }]);
+    } finally {
+      app.close();
+      await hilo.close();
+    }
+  });
+});
