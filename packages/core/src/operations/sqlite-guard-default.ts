@@ -3,7 +3,7 @@ import { sqliteKeyGuardCondition } from '../dialects/sqlite/key-guard.js';
 import type { StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardTarget } from '../sql/key-guard-target.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { ensureKeyGuard } from './key-guard.js';
+import { ensureKeyGuard, keyGuardByDefault } from './key-guard.js';
 
 /**
  * The key guard an adapter installs on SQLite by default (`keyGuard`, see {@link sqliteDefaultKeyGuard}).
@@ -35,7 +35,8 @@ export type InstallLine = (segment: string) => string;
  * `keyGuardSql('sqlite', …)` (`<table>_hilo_key`, aborting a row whose key is NULL or -1), its message naming the
  * adapter's install line.
  *
- * Returns `undefined` on any other database (nothing to do there: their guards stay `hilo init --guard`'s).
+ * Returns `undefined` on any other database (`keyGuardByDefault`: they refuse such a row on `NOT NULL`, and their
+ * guards stay `hilo init --guard`'s).
  * A table is taken as guarded when a trigger of that name on it has the guard's condition, whatever its message
  * (one `hilo init --guard` installed is kept): restarts and other processes find it and write nothing, and two
  * installing at once write the same trigger inside SQLite's one write lock. A table with a schema (an attached
@@ -55,7 +56,7 @@ export function sqliteDefaultKeyGuard(
   targets: () => readonly StoredKeyColumn[],
   installLine?: InstallLine,
 ): DefaultKeyGuard | undefined {
-  if (client.dialect !== 'sqlite') return undefined;
+  if (!keyGuardByDefault(client.dialect)) return undefined;
   let running: Promise<void> | undefined;
   let again = false;
 

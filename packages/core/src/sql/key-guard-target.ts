@@ -91,6 +91,11 @@ export function qualifiedTable(dialect: Dialect, name: string, schema: string | 
  * installers are serialised. Each database that has one implements it in its folder.
  */
 export interface KeyGuardStatements {
+  /**
+   * Set where the database stores a row that arrives without a key under a key of its own (SQLite's rowid, a key
+   * hilo hands out later) instead of refusing it on `NOT NULL`: the adapters then install this guard by default.
+   */
+  readonly byDefault?: true;
   /** Every statement that guards `targets`, idempotent. */
   statements(targets: readonly CheckedTarget[]): string[];
   /**

@@ -59,6 +59,8 @@ export function missingKeySqliteTriggerSql(target: KeyGuardTarget): [string, str
 
 /** SQLite's key guard: a trigger per table, replaced inside the transaction that holds the write lock. */
 export const sqliteKeyGuard: KeyGuardStatements = {
+  // a key-less row would take the next rowid: the adapters install this guard unless told not to
+  byDefault: true,
   statements: (targets) => targets.flatMap((target) => missingKeySqliteTriggerSql(target)),
   // the trigger is per table: nothing belongs to the schema
   perSchema: () => [],
