@@ -79,11 +79,27 @@ export function sqliteDefaultKeyGuard(
     return [...seen.values()];
   };
 
+  /** The schema version and targets of the last check that found every existing table guarded. */
+  let checked: { version: number; signature: string } | undefined;
+
   const run = async (): Promise<void> => {
     const list = wanted();
     if (list.length === 0) return;
+    // any DDL (a table created, dropped or rebuilt, a trigger dropped) moves the schema version: while it stands
+    // still and the targets are the same, the last check holds, and one integer read is all a reservation costs
+    const signature = JSON.stringify(list.map((t) => [t.table, t.column]));
+    const { rows: version } = await client.query<{ v: unknown }>(
+      'select schema_version as v from pragma_schema_version',
+    );
+    const now = Number(version[0]?.v);
+    if (checked !== undefined && checked.version === now && checked.signature === signature) return;
+    // only the rows of the guarded tables: the tables themselves and their triggers
+    const names = list.map((t) => t.table.toLowerCase());
+    const marks = names.map(() => '?').join(', ');
     const { rows } = await client.query<{ type: string; name: string; tbl: string; sql: string | null }>(
-      `select type, lower(name) as name, lower(tbl_name) as tbl, sql from sqlite_master where type in ('table', 'trigger')`,
+      `select type, lower(name) as name, lower(tbl_name) as tbl, sql from sqlite_master ` +
+        `where type in ('table', 'trigger') and lower(tbl_name) in (${marks})`,
+      names,
     );
     const tables = new Set(rows.filter((r) => r.type === 'table').map((r) => r.name));
     const missing = list.filter((t) => {
@@ -99,7 +115,10 @@ export function sqliteDefaultKeyGuard(
           (r.sql ?? '').toLowerCase().replace(/\s+/g, ' ').includes(condition),
       );
     });
-    if (missing.length === 0) return;
+    if (missing.length === 0) {
+      checked = { version: now, signature };
+      return;
+    }
     try {
       await ensureKeyGuard(client, missing);
     } catch (error) {
