@@ -67,7 +67,8 @@ describe('hiloKysely() on SQLite guards its tables against rows without a key', 
         .values({ total: 5 })
         .execute()
         .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(Error);
+      // SQLite's own error (better-sqlite3's SqliteError, of another realm than this file's Error under Jest)
+      expect(error).toHaveProperty('code', 'SQLITE_CONSTRAINT_TRIGGER');
       expect((error as Error).message).toMatch(
         /^hilo: a row of segment 'orders' arrived without a key, so hilo is not installed/,
       );
