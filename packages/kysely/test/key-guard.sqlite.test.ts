@@ -2,9 +2,11 @@
 // SQL) used to be stored with the next rowid, which is a key hilo hands out later, and the next verified start
 // refused. hiloKysely() now installs hilo's key guard there by default (a BEFORE INSERT trigger, see
 // hilo-core's sqlite-guard-default.ts): such an insert is an error naming the plugin, and nothing is written.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createHiLoGenerator, memorySource } from 'hilo-core';
 import { hiloKysely, type HiLoKysely } from 'hilo-kysely';
@@ -13,6 +15,32 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 interface DB {
   orders: { id: number | null; total: number };
   later: { id: number | null; note: string };
+}
+
+/** Starts hilo in a process of its own on `file` (test/child/key-guard-worker.ts); resolves with what it printed. */
+function startProcess(file: string): Promise<string> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--no-warnings', join(here, 'child', 'key-guard-worker.ts'), file],
+    {
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(here, 'child', 'tsconfig.json') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`key-guard-worker failed (${code ?? signal}): ${err}`));
+    });
+  });
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'hilo-kysely-guard-'));
@@ -135,6 +163,23 @@ describe('hiloKysely() on SQLite guards its tables against rows without a key', 
     // nothing was replaced: the schema (and every connection's prepared statements) stayed as it was
     expect(schemaVersion(file)).toBe(installed);
   });
+
+  it('several processes starting at once on one file leave one guard, and a later start writes nothing', async () => {
+    const file = freshFile();
+    expect(await Promise.all([startProcess(file), startProcess(file)])).toEqual(['started', 'started']);
+    expect(triggers(file)).toEqual([{ name: 'orders_hilo_key', tbl_name: 'orders' }]);
+    const installed = schemaVersion(file);
+    await startProcess(file);
+    expect(schemaVersion(file)).toBe(installed);
+    const plain = kysely(file);
+    try {
+      await expect(plain.insertInto('orders').values({ total: 1 }).execute()).rejects.toThrow(
+        /plugins: \[hilo\.plugin\]/,
+      );
+    } finally {
+      await plain.destroy();
+    }
+  }, 60_000);
 
   it('guards a table created (or rebuilt) after start at the next reservation', async () => {
     const file = freshFile();
