@@ -91,15 +91,18 @@ function keyColumnsOf(table: Table): StoredKeyColumn[] {
 /**
  * The columns SQLite's key guard protects in a table hilo was given: its hilo key columns, or, when it has none
  * (a `$defaultFn(hilo.key(...))` forgotten), its one primary key column, whose keys then come from the segment
- * named like the table.
+ * named like the table, unless that column has a default or `autoIncrement` of its own.
  */
 function guardedColumnsOf(table: Table): StoredKeyColumn[] {
   const keys = keyColumnsOf(table);
   if (keys.length > 0) return keys;
-  const primary = (Object.values(getTableColumns(table)) as Array<{ name: string; primary?: unknown }>).filter(
-    (column) => column.primary === true,
-  );
-  if (primary.length !== 1) return [];
+  type Described = { name: string; primary?: unknown; default?: unknown; defaultFn?: unknown; autoIncrement?: unknown };
+  const primary = (Object.values(getTableColumns(table)) as Described[]).filter((column) => column.primary === true);
+  // a key given on purpose by a default, a $defaultFn of another kind or AUTOINCREMENT is not hilo's: leave it
+  // alone (Drizzle's hasDefault is no sign: it is set on every integer primary key, for the rowid)
+  const own = primary[0];
+  if (primary.length !== 1 || own!.default !== undefined || own!.defaultFn !== undefined || own!.autoIncrement === true)
+    return [];
   const name = getTableName(table);
   const schema = (table as unknown as Record<symbol, unknown>)[Symbol.for('drizzle:Schema')];
   return [

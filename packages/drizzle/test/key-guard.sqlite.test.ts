@@ -121,6 +121,31 @@ describe('hiloDrizzle() on SQLite guards the tables it is given against rows wit
     }
   });
 
+  it('leaves a table passed to warm() alone when its primary key has a default or autoIncrement of its own', async () => {
+    const file = freshFile();
+    const db = new Database(file);
+    db.exec('create table counted (id integer primary key autoincrement, note text)');
+    const counted = sqliteTable('counted', {
+      id: integer('id').primaryKey({ autoIncrement: true }),
+      note: text('note'),
+    });
+    db.exec('create table stamped (id text primary key, note text)');
+    db.close();
+    const stamped = sqliteTable('stamped', {
+      id: text('id')
+        .primaryKey()
+        .$defaultFn(() => 'x'),
+      note: text('note'),
+    });
+    const hilo = open(file);
+    try {
+      await hilo.warm([counted, stamped]);
+      expect(triggers(file)).toEqual([]);
+    } finally {
+      await hilo.close();
+    }
+  });
+
   it('is installed once: restarts and several connections starting at once find it and write nothing', async () => {
     const file = freshFile();
     const first = open(file);
