@@ -131,8 +131,9 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
    * SQLite only: install hilo's key guard on the tables whose keys hilo assigns, a `BEFORE INSERT` trigger
    * `<table>_hilo_key` that refuses a row inserted without a key with an error naming this adapter's install line.
    * Without it SQLite stores such a row (a forgotten install, raw SQL) with the next rowid as its key, a key hilo
-   * hands out later. Installed when hilo connects, and for tables created later at the next reservation; a table
-   * already guarded (by another process, or `hilo init --guard`) is left as it is. PostgreSQL and MariaDB/MySQL
+   * hands out later. Installed when hilo connects, and for tables created later at the adapter's next `warm()` or
+   * the next reservation (`warm()` only with `verifyBlocks: false`); a table already guarded (by another process,
+   * or `hilo init --guard`) is left as it is. PostgreSQL and MariaDB/MySQL
    * refuse such a row on `NOT NULL` and are not touched (`hilo init --guard` guards them). `false` installs
    * nothing, and a guard already there stays (drop the trigger to remove it).
    * @default true
