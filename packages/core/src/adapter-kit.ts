@@ -5,6 +5,12 @@ import { connect } from './operations/connect.js';
 import { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 import { sqlStoredKeys } from './operations/stored-keys.js';
 import { missingTableRule, type OnMissingTable } from './operations/probe-tables.js';
+import {
+  checkKeyGuardOption,
+  sqliteDefaultKeyGuard,
+  type DefaultKeyGuard,
+  type InstallLine,
+} from './operations/sqlite-guard-default.js';
 import type { StoredKeyColumn, StoredKeys } from './engine/types.js';
 import type { SqlClient } from './sql/sql-client.js';
 
@@ -148,6 +154,18 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
   readonly client?: SqlClient;
   /** A generator you created and own; the supply neither warms it on its own nor closes it. */
   readonly generator?: HiLoGenerator<number> | HiLoGenerator<bigint> | HiLoGenerator<number | bigint>;
+  /**
+   * SQLite only: install hilo's key guard on the tables whose keys hilo assigns, a `BEFORE INSERT` trigger
+   * `<table>_hilo_key` that refuses a row inserted without a key with an error naming this adapter's install line.
+   * Without it SQLite stores such a row (a forgotten install, raw SQL) with the next rowid as its key, a key hilo
+   * hands out later. Installed when hilo connects, and for tables created later at the adapter's next `warm()` or
+   * the next reservation (`warm()` only with `verifyBlocks: false`); a table already guarded (by another process,
+   * or `hilo init --guard`) is left as it is. PostgreSQL and MariaDB/MySQL
+   * refuse such a row on `NOT NULL` and are not touched (`hilo init --guard` guards them). `false` installs
+   * nothing, and a guard already there stays (drop the trigger to remove it).
+   * @default true
+   */
+  readonly keyGuard?: boolean;
 }
 
 /**
@@ -201,6 +219,11 @@ export interface KeySupply {
   generator(): Promise<HiLoGenerator<number | bigint>>;
   /** The generator when it is already built, for synchronous paths; `undefined` before the first `generator()`. */
   readonly current: HiLoGenerator<number | bigint> | undefined;
+  /**
+   * Connects if needed, then installs SQLite's key guard (`keyGuard`) on the key columns that lack it, for tables
+   * the adapter learnt or the database created since; nothing elsewhere, nor with `keyGuard: false`.
+   */
+  guard(): Promise<void>;
   /** Closes what the supply opened; later calls to `generator()` throw. Idempotent. */
   close(): Promise<void>;
 }
@@ -247,6 +270,7 @@ export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
   'url',
   'client',
   'generator',
+  'keyGuard',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
 ]);
 
@@ -258,6 +282,18 @@ export interface KeySupplyWording {
   readonly closed?: string;
   /** Where the adapter's user sets a table's schema, for the message about a missing key table. */
   readonly schemaOption?: string;
+  /**
+   * What SQLite's key guard (`keyGuard`) names as the fix, per segment, at most 60 characters, e.g.
+   * `new Kysely({ dialect, plugins: [hilo.plugin] })`.
+   * @default every adapter's install line
+   */
+  readonly installLine?: InstallLine;
+  /**
+   * The key columns SQLite's key guard protects, asked at each check, when the adapter knows more of them than
+   * verified blocks probe (Drizzle: a table passed to `warm()` whose key column lacks hilo's `$defaultFn`).
+   * @default the `columns` of {@link openKeySupply}
+   */
+  readonly keyGuardColumns?: () => readonly StoredKeyColumn[];
 }
 
 /**
@@ -293,9 +329,11 @@ export function openKeySupply(
     create,
     verifyBlocks,
     onMissingTable: _onMissingTable,
+    keyGuard: keyGuardOption,
     ...generatorOptions
   } = options;
   checkVerifyBlocks(options, owner);
+  const keyGuard = checkKeyGuardOption(keyGuardOption);
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given !== 1) {
     throw new HiLoConfigurationError(
@@ -321,8 +359,16 @@ export function openKeySupply(
         `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
     );
   }
+  if (generator !== undefined && keyGuardOption !== undefined) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`generator\` and \`keyGuard\`, but with a generator you pass in hilo has no connection to ` +
+        `install the guard on; install it with ensureKeyGuard(client, targets) from hilo-core (or \`hilo init ` +
+        `--guard\`), or pass \`url\` or \`client\` instead of \`generator\`.`,
+    );
+  }
 
   type Built = OwnedGenerator;
+  let guard: DefaultKeyGuard | undefined;
   const build = async (): Promise<Built> => {
     if (generator !== undefined) return { generator, close: async () => {} };
     // a pool stuck on a link that drops packets is given up after closeTimeoutMs too
@@ -332,7 +378,22 @@ export function openKeySupply(
         url!,
         generatorOptions.closeTimeoutMs === undefined ? {} : { closeTimeoutMs: generatorOptions.closeTimeoutMs },
       ));
-    const storedKeys = adapterStoredKeys(sql, options, columns, owner, { schemaOption: wording.schemaOption });
+    // SQLite stores a key-less row with a rowid hilo hands out later: guard the tables (sqlite-guard-default.ts)
+    guard = keyGuard
+      ? sqliteDefaultKeyGuard(
+          sql,
+          wording.keyGuardColumns ?? (typeof columns === 'function' ? columns : () => columns),
+          wording.installLine,
+        )
+      : undefined;
+    try {
+      await guard?.ensure();
+    } catch (error) {
+      if (client === undefined) await sql.close();
+      throw error;
+    }
+    const verified = adapterStoredKeys(sql, options, columns, owner, { schemaOption: wording.schemaOption });
+    const storedKeys = guard === undefined ? verified : guard.around(verified);
     const build = () =>
       createHiLo<'bigint'>({
         ...generatorOptions,
@@ -370,6 +431,10 @@ export function openKeySupply(
     },
     get current() {
       return closed ? undefined : built?.generator;
+    },
+    async guard() {
+      await this.generator();
+      await guard?.ensure();
     },
     async close() {
       if (closed) return;

@@ -57,6 +57,18 @@ describe('keyGuardSql', () => {
     expect(() => keyGuardSql('sqlite', [{ segment: 'orders', table: 'orders', schema: 'main' }])).toThrow(/schema/);
   });
 
+  it("should name the caller's install line alone in SQLite's message when given (the adapters' default guard)", () => {
+    const [, create] = keyGuardSql('sqlite', [
+      { segment: 'orders', table: 'orders', installLine: 'new Kysely({ dialect, plugins: [hilo.plugin] })' },
+    ]);
+    expect(create).toContain(
+      "raise(abort, 'hilo: a row of segment ''orders'' arrived without a key, so hilo is not installed on the " +
+        'client that inserted it. Install it with new Kysely({ dialect, plugins: [hilo.plugin] }), or assign the ' +
+        "key from hilo (generator.next(''orders'')) before the INSERT.')",
+    );
+    expect(create).not.toContain('withHiLo');
+  });
+
   it('should refuse names that are not plain identifiers, and unknown databases, before writing SQL', () => {
     expect(() => keyGuardSql('postgres', [{ segment: 'orders', table: 'orders"; drop table x; --' }])).toThrow(
       /Expected table name to match/,

@@ -96,6 +96,39 @@ function keyColumnsOf(table: Table): StoredKeyColumn[] {
 }
 
 /**
+ * The columns SQLite's key guard protects in a table hilo was given: its hilo key columns, or, when it has none
+ * (a `$defaultFn(hilo.key(...))` forgotten), its one primary key column, whose keys then come from the segment
+ * named like the table, unless that column has a default or `autoIncrement` of its own.
+ */
+function guardedColumnsOf(table: Table): StoredKeyColumn[] {
+  const keys = keyColumnsOf(table);
+  if (keys.length > 0) return keys;
+  type Described = { name: string; primary?: unknown; default?: unknown; defaultFn?: unknown; autoIncrement?: unknown };
+  const primary = (Object.values(getTableColumns(table)) as Described[]).filter((column) => column.primary === true);
+  // a key given on purpose by a default, a $defaultFn of another kind or AUTOINCREMENT is not hilo's: leave it
+  // alone (Drizzle's hasDefault is no sign: it is set on every integer primary key, for the rowid)
+  const own = primary[0];
+  if (primary.length !== 1 || own!.default !== undefined || own!.defaultFn !== undefined || own!.autoIncrement === true)
+    return [];
+  const name = getTableName(table);
+  const schema = (table as unknown as Record<symbol, unknown>)[Symbol.for('drizzle:Schema')];
+  return [
+    {
+      segment: segmentOfTable(name),
+      table: name,
+      column: primary[0]!.name,
+      ...(typeof schema === 'string' ? { schema } : {}),
+    },
+  ];
+}
+
+/** What SQLite's key guard names as the fix for a row of `segment` inserted without a key (at most 60 characters). */
+function drizzleInstallLine(segment: string): string {
+  const line = `.$defaultFn(hilo.key('${segment}')) on the key column`;
+  return /^[\x20-\x5b\x5d-\x7e]{1,60}$/.test(line) ? line : `.$defaultFn(hilo.key(...)) on the key column`;
+}
+
+/**
  * Creates hilo for a Drizzle app. Pass the database URL (hilo opens its own small pool, so reservations
  * commit on their own), a `SqlClient`, or a generator.
  * @example
@@ -109,10 +142,15 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   // where keys are stored, learnt from the tables passed to warm(), ensure() and nextId(): a table is defined
   // with hilo.key() in it, so hilo exists before any table it could be given at creation
   const stored = new Map<Table, StoredKeyColumn[]>();
+  // on SQLite the key guard (keyGuard, on by default) names the key column's $defaultFn as the fix
   const supply = openKeySupply(
     options,
     'hiloDrizzle()',
-    { schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)" },
+    {
+      schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
+      installLine: drizzleInstallLine,
+      keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
+    },
     () => [...stored.values()].flat(),
   );
   const fields = new Map<string, KeyField>();
@@ -164,6 +202,8 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     },
     async warm(targets) {
       const segments = targets === undefined ? [...fields.keys()] : targets.map(learn);
+      // a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block
+      await supply.guard();
       await (await supply.generator()).warm(segments);
     },
     async ensure(target, count) {

@@ -103,6 +103,9 @@ export interface HiLoKysely {
   close(): Promise<void>;
 }
 
+/** What SQLite's key guard names as the fix for a row inserted without a key. */
+const KYSELY_INSTALL_LINE = 'new Kysely({ dialect, plugins: [hilo.plugin] })';
+
 function unqualified(node: TableNode): string {
   return node.table.identifier.name;
 }
@@ -205,10 +208,14 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       ? { segment, table, column, kind }
       : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot), kind };
   });
+  // on SQLite the key guard (keyGuard, on by default) names the plugin as the fix for a key-less row
   const supply = openKeySupply(
     supplyOptions,
     'hiloKysely()',
-    { schemaOption: "the table's schema in `tables`, e.g. `tables: { 'shop.orders': true }`" },
+    {
+      schemaOption: "the table's schema in `tables`, e.g. `tables: { 'shop.orders': true }`",
+      installLine: () => KYSELY_INSTALL_LINE,
+    },
     stored,
   );
   const lookup = (table: string): Registered => {
@@ -330,6 +337,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       await (await supply.generator()).ensure(lookup(table).segment, count);
     },
     async warm() {
+      // a table created since start is guarded on SQLite even when its segment needs no block
+      await supply.guard();
       await (await supply.generator()).warm([...new Set([...tables.values()].map((t) => t.segment))]);
     },
     generator: () => supply.generator(),

@@ -67,9 +67,12 @@ export interface KeyTaker {
   readonly handle: HiLoPrismaHandle;
 }
 
-/** The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them). */
+/**
+ * The option names of `hilo()`: the key supply's, with `metadata` and without `segments` (the metadata has them)
+ * and `keyGuard` (SQLite only; hilo-prisma runs on PostgreSQL and MariaDB/MySQL, where `safetyNetSql` guards).
+ */
 const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments'),
+  ...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments' && name !== 'keyGuard'),
   'metadata',
 ]);
 

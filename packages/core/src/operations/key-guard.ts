@@ -31,6 +31,14 @@ function guardOf(dialect: unknown): KeyGuardStatements {
 }
 
 /**
+ * Whether the adapters install the key guard on `dialect` by default: where the database would store a row that
+ * arrives without a key under a key of its own (SQLite's rowid) instead of refusing it.
+ */
+export function keyGuardByDefault(dialect: SqlDialect): boolean {
+  return guardOf(dialect).byDefault === true;
+}
+
+/**
  * Every statement that guards `targets`: on PostgreSQL the {@link missingKeyFunctionSql function} (once per
  * schema) and `alter table … alter column … set default hilo_missing_key('segment')` per column; on
  * MariaDB/MySQL a {@link missingKeyTriggerSql trigger} per table; on SQLite a `BEFORE INSERT` trigger per table

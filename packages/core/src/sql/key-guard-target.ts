@@ -24,10 +24,10 @@ export interface KeyGuardTarget {
    */
   readonly schema?: string;
   /**
-   * The line that installs hilo where this table's rows are written, for MariaDB/MySQL's message, which has room
-   * for one (at most 60 characters), e.g. `prisma.$extends(hilo(...))`. PostgreSQL's and SQLite's messages name
-   * every adapter's line.
-   * @default "install hilo on the client that inserts it"
+   * The line that installs hilo where this table's rows are written (at most 60 characters), e.g.
+   * `prisma.$extends(hilo(...))`: MariaDB/MySQL's message, which has room for one, and SQLite's name it.
+   * PostgreSQL's message names every adapter's line.
+   * @default "install hilo on the client that inserts it" (MariaDB/MySQL); every adapter's line (SQLite)
    */
   readonly installLine?: string;
 }
@@ -91,6 +91,11 @@ export function qualifiedTable(dialect: Dialect, name: string, schema: string | 
  * installers are serialised. Each database that has one implements it in its folder.
  */
 export interface KeyGuardStatements {
+  /**
+   * Set where the database stores a row that arrives without a key under a key of its own (SQLite's rowid, a key
+   * hilo hands out later) instead of refusing it on `NOT NULL`: the adapters then install this guard by default.
+   */
+  readonly byDefault?: true;
   /** Every statement that guards `targets`, idempotent. */
   statements(targets: readonly CheckedTarget[]): string[];
   /**
