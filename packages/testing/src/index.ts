@@ -70,3 +70,11 @@ export {
   type MariadbReplicationPerTest,
   type MariadbRole,
 } from './mariadb-replication.ts';
+export {
+  startPgBouncer,
+  describePgBouncer,
+  pgBouncerProblem,
+  type PoolMode,
+  type RunningPgBouncer,
+  type PgBouncerPerTest,
+} from './pgbouncer.ts';
