@@ -71,3 +71,11 @@ export {
   type MariadbRole,
 } from './mariadb-replication.ts';
 export { setBackHiStores, errorCodes } from './store-set-back.ts';
+export {
+  startPgBouncer,
+  describePgBouncer,
+  pgBouncerProblem,
+  type PoolMode,
+  type RunningPgBouncer,
+  type PgBouncerPerTest,
+} from './pgbouncer.ts';

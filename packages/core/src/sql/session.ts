@@ -126,6 +126,17 @@ export function pooledClient<C>(driver: PooledDriver<C>): Pick<SqlClient, 'query
       const pinned = sessions.current();
       const connection = pinned?.connection ?? (await driver.acquire());
       let broken = false;
+      // a connection of its own, held across awaits: its driver may report a dead socket as an `error` event
+      // (node-postgres does, even while a statement on it fails with the same error), which would crash the
+      // process with nobody listening; a session listens for its own connection
+      const emitter = connection as {
+        on?(e: 'error', l: () => void): unknown;
+        off?(e: 'error', l: () => void): unknown;
+      };
+      const onError = () => {
+        broken = true;
+      };
+      if (pinned === undefined) emitter.on?.('error', onError);
       try {
         await driver.run(connection, driver.begin);
         let result: T;
@@ -147,7 +158,11 @@ export function pooledClient<C>(driver: PooledDriver<C>): Pick<SqlClient, 'query
         if (pinned !== undefined && broken) {
           pinned.broken = true;
           pinned.connection = undefined;
-        } else if (pinned === undefined) driver.release(connection, broken);
+        } else if (pinned === undefined) {
+          driver.release(connection, broken);
+          // after release: the pool's own idle listener takes over (a destroyed connection may still report)
+          setImmediate(() => emitter.off?.('error', onError));
+        }
       }
     },
   };

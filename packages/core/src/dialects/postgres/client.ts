@@ -2,6 +2,7 @@ import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
 import { pooledClient } from '../../sql/session.js';
+import { explainPoolerError, isStatementPooling } from './pooler.js';
 
 /** The part of a `pg` query result hilo reads. */
 export interface PgQueryResultLike {
@@ -59,17 +60,27 @@ function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
  * ```
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
+  const pooled = pooledClient<PgPoolClientLike>({
+    direct: executor(pool),
+    executor,
+    acquire: () => pool.connect(),
+    release: (connection, broken) => connection.release(broken ? true : undefined),
+    run: (connection, sql) => connection.query(sql),
+    begin: 'begin',
+    // PgBouncer closes the connection after refusing a transaction in statement mode: not retried, but dropped
+    isBroken: (error) => isTransientError(error, postgresDialect) || isStatementPooling(error),
+  });
   return {
     dialect: 'postgres',
-    ...pooledClient<PgPoolClientLike>({
-      direct: executor(pool),
-      executor,
-      acquire: () => pool.connect(),
-      release: (connection, broken) => connection.release(broken ? true : undefined),
-      run: (connection, sql) => connection.query(sql),
-      begin: 'begin',
-      isBroken: (error) => isTransientError(error, postgresDialect),
-    }),
+    ...pooled,
+    // PgBouncer in statement mode refuses BEGIN: say so, naming the setting, instead of "could not reach"
+    async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+      try {
+        return await pooled.transaction(work);
+      } catch (error) {
+        throw explainPoolerError(error);
+      }
+    },
     async close(): Promise<void> {
       // a connection the network already broke is closed as far as we are concerned
       if (options.ownsPool) await pool.end().catch(() => undefined);

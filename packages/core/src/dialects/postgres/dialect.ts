@@ -1,4 +1,5 @@
 import { codeOf, type Dialect } from '../../sql/dialect.js';
+import { isStatementPooling } from './pooler.js';
 import { postgresReplication } from './replication.js';
 
 /**
@@ -35,6 +36,8 @@ export const postgresDialect: Dialect = {
   defaultSource: 'sequence',
   replication: postgresReplication,
   isTransient(error) {
+    // PgBouncer's statement pooling refuses BEGIN with 08P01: a setting, which no retry cures
+    if (isStatementPooling(error)) return false;
     const code = codeOf(error);
     if (code !== undefined && POSTGRES_JS_LOST_CONNECTION.has(code)) return true;
     if (code === undefined || !/^[0-9A-Z]{5}$/.test(code)) return undefined;

@@ -1,4 +1,5 @@
 import { HiLoConfigurationError } from '../../errors.js';
+import { explainPoolerError } from './pooler.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { driverParams } from './client.js';
 
@@ -101,7 +102,11 @@ export function postgresJsClient(sql: PostgresJsSqlLike, options: PostgresJsClie
     dialect: 'postgres',
     query: direct.query,
     async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-      return (await sql.begin((tx) => work(executor(tx)))) as T;
+      try {
+        return (await sql.begin((tx) => work(executor(tx)))) as T;
+      } catch (error) {
+        throw explainPoolerError(error);
+      }
     },
     async close(): Promise<void> {
       if (options.ownsSql) await sql.end({ timeout: options.closeTimeoutSeconds ?? 5 }).catch(() => undefined);
