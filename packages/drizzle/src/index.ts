@@ -158,9 +158,10 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     if (typeof target === 'string') return target;
     if (!stored.has(target)) {
       // `hilo.key(segment, 'string')` keys are decimal digits: hilo-core compares them as numbers in a text column
-      const columns = keyColumnsOf(target).map(
-        (c): StoredKeyColumn => ({ ...c, kind: fields.get(c.segment) === 'string' ? 'string' : 'number' }),
-      );
+      const columns = keyColumnsOf(target).map((c): StoredKeyColumn => ({
+        ...c,
+        kind: fields.get(c.segment) === 'string' ? 'string' : 'number',
+      }));
       // two table definitions of one table with different segments: refused here, before any key is drawn
       checkOneSegmentPerColumn([...[...stored.values()].flat(), ...columns]);
       stored.set(target, columns);
