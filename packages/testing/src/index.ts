@@ -70,3 +70,12 @@ export {
   type MariadbReplicationPerTest,
   type MariadbRole,
 } from './mariadb-replication.ts';
+export {
+  startGaleraCluster,
+  describeGalera,
+  galeraProblem,
+  GALERA_DATABASE,
+  GALERA_NODES,
+  type GaleraCluster,
+  type GaleraPerFile,
+} from './galera.ts';
