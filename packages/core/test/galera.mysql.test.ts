@@ -194,7 +194,9 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     const before = all.reduce((n, p) => n + p.keys.length, 0);
     await cluster.isolate(1);
     // node 2 answers 1047 now; the balancer still sends connections to it
-    const refused = await cluster.query(1, `select count(*) from hilo_segments`).catch((e: { errno?: number }) => e.errno);
+    const refused = await cluster
+      .query(1, `select count(*) from hilo_segments`)
+      .catch((e: { errno?: number }) => e.errno);
     expect(refused).toBe(1047);
     await sleep(3000);
     const during = all.reduce((n, p) => n + p.keys.length, 0);

@@ -134,7 +134,10 @@ function findTools(): GaleraTools | { problem: string } {
     onPath('rsync') ? undefined : 'no rsync (the state transfer of a joining node)',
     onPath('wsrep_sst_rsync') ? undefined : 'no wsrep_sst_rsync (MariaDB server scripts)',
   ].filter(Boolean);
-  tools = missing.length > 0 || 'problem' in bins ? { problem: `${missing.join('; ')}; ${ENABLE}` } : { bins, provider: provider! };
+  tools =
+    missing.length > 0 || 'problem' in bins
+      ? { problem: `${missing.join('; ')}; ${ENABLE}` }
+      : { bins, provider: provider! };
   return tools;
 }
 
@@ -176,11 +179,13 @@ async function startBalancer(ports: readonly number[]): Promise<Balancer> {
     const upstream = new Socket();
     for (const socket of [client, upstream]) {
       sockets.add(socket);
-      socket.on('error', () => undefined).on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
+      socket
+        .on('error', () => undefined)
+        .on('close', () => {
+          sockets.delete(socket);
+          client.destroy();
+          upstream.destroy();
+        });
     }
     client.pipe(upstream);
     upstream.pipe(client);
@@ -328,11 +333,11 @@ export async function startGaleraCluster(): Promise<GaleraCluster> {
         const states = await Promise.all(
           ports.map((_, i) =>
             isUp(i)
-              ? status(i).then(
+              ? status(i).then<string, string>(
                   (s) => `node${i + 1}: ${s['local_state_comment']} ${s['cluster_status']} of ${s['cluster_size']}`,
                   (error: Error) => `node${i + 1}: ${error.message}`,
                 )
-              : `node${i + 1}: down`,
+              : Promise.resolve(`node${i + 1}: down`),
           ),
         );
         throw new Error(
@@ -412,7 +417,12 @@ export async function startGaleraCluster(): Promise<GaleraCluster> {
       await setIsolated(i, true);
       await until(`node${i + 1} out of the Primary Component`, 30_000, async () => {
         const s = await status(i);
-        const others = await Promise.all(ports.map((_, j) => j).filter((j) => j !== i && isUp(j)).map(status));
+        const others = await Promise.all(
+          ports
+            .map((_, j) => j)
+            .filter((j) => j !== i && isUp(j))
+            .map(status),
+        );
         return s['cluster_status'] !== 'Primary' && others.every((o) => Number(o['cluster_size']) === others.length);
       });
     },

@@ -301,7 +301,8 @@ export async function spawnMariadbd(
       ),
     );
     setTimeout(
-      () => reject(new Error(`${role} mariadbd not ready after ${readyMs / 1000} s: ${logLines.slice(-3).join(' | ')}`)),
+      () =>
+        reject(new Error(`${role} mariadbd not ready after ${readyMs / 1000} s: ${logLines.slice(-3).join(' | ')}`)),
       readyMs,
     ).unref();
   }).catch(async (error: unknown) => {

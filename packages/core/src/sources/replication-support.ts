@@ -3,7 +3,7 @@ import type { ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
 import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
-import type { ReserveStatementOptions } from '../sql/replication.js';
+import type { ReplicationSql, ReserveStatementOptions } from '../sql/replication.js';
 import type { SqlClient } from '../sql/sql-client.js';
 
 /** What a SQL source does about the server it reserves on and its standbys (issue #40). */
@@ -50,9 +50,9 @@ export function sourceReplication(
   /** Abandoned statements whose commit still waits for the standby, by start time. */
   const waiting = new Set<{ readonly started: number }>();
 
-  function identityExpression(): Promise<string> {
+  function identityExpression(of: ReplicationSql): Promise<string> {
     if (expression === undefined) {
-      const found = sql!.identityOn === undefined ? Promise.resolve(sql!.identity) : sql!.identityOn(client);
+      const found = of.identityOn === undefined ? Promise.resolve(of.identity) : of.identityOn(client);
       expression = found;
       found.catch(() => (expression = undefined));
     }
@@ -62,7 +62,7 @@ export function sourceReplication(
   async function server(signal: AbortSignal): Promise<string | undefined> {
     if (sql === undefined || readable === false) return undefined;
     try {
-      const identity = await abortable(identityExpression(), signal, `reading the identity of ${description}`);
+      const identity = await abortable(identityExpression(sql), signal, `reading the identity of ${description}`);
       const { rows } = await abortable(
         client.query<{ srv: unknown }>(`select ${identity} as srv`),
         signal,
@@ -127,7 +127,7 @@ export function sourceReplication(
       if (request.server === undefined || sql === undefined) return { synchronous };
       if (readable === undefined) await server(request.signal);
       if (readable !== true) return { synchronous };
-      return { server: request.server, identity: await identityExpression(), synchronous };
+      return { server: request.server, identity: await identityExpression(sql), synchronous };
     },
     run(work, signal, action) {
       const pending = work();

@@ -95,8 +95,8 @@ export interface DriverErrorContext {
  * Converts a driver error into hilo's typed errors: a conflict the server answered with (a deadlock, a Galera
  * certification conflict: {@link Dialect.isConflict}) becomes a retryable {@link HiLoSourceError} with `conflict`;
  * transient failures (connection refused or lost, timeouts, SQLSTATE 08xxx/57P01/40001/40P01, MySQL lock wait, a
- * Galera node outside the Primary Component, SQLite busy) a retryable {@link HiLoSourceUnavailableError}; anything else a {@link HiLoSourceError} whose message says what to do.
- * HiLo errors pass through unchanged.
+ * Galera node outside the Primary Component, SQLite busy) a retryable {@link HiLoSourceUnavailableError}; anything
+ * else a {@link HiLoSourceError} whose message says what to do. HiLo errors pass through unchanged.
  */
 export function convertDriverError(error: unknown, context: DriverErrorContext): HiLoError {
   if (error instanceof HiLoError) return error;

@@ -67,8 +67,9 @@ export const mysqlDialect: Dialect = {
   tableSuffix: ' engine=InnoDB',
   defaultSource: 'table',
   // replication requires every server to have its own server_id, so a promoted replica has another one; a restart
-  // of the same server keeps it (MariaDB has no server_uuid; MySQL's would do as well, but MariaDB refuses it). On a Galera node the identity is the cluster's (galera.ts): a load balancer moving connections
-  // between nodes with distinct server_ids is not a failover (issue #47)
+  // of the same server keeps it (MariaDB has no server_uuid; MySQL's would do as well, but MariaDB refuses it). On a
+  // Galera node the identity is the cluster's (galera.ts): a load balancer moving connections between nodes with
+  // distinct server_ids is not a failover (issue #47)
   replication: {
     identity: `concat('server_id ', @@server_id)`,
     identityMayReturn: true,

@@ -15,7 +15,8 @@ import { toBigInt } from '../../sources/table-source.js';
 export const mariadbSequenceStatements: SequenceStatements = {
   dialect: mysqlDialect,
   // Galera does not certify nextval across nodes: two nodes return the same values (issue #47)
-  refusal: async (client, sequence) => ((await isGalera(client)) ? galeraSequenceRefusal(`Sequence ${sequence}`) : undefined),
+  refusal: async (client, sequence) =>
+    (await isGalera(client)) ? galeraSequenceRefusal(`Sequence ${sequence}`) : undefined,
   // nocache: every value is persisted, so status() reads the true position and a restart leaves no gap
   createSequence: (q, incrementBy, start, minValue) =>
     `create sequence if not exists ${q} increment by ${incrementBy} minvalue ${minValue} start with ${start} nocache`,
