@@ -220,11 +220,15 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     let stop = false;
     const running = Promise.all(all.map((p) => run(p, segment, () => stop, 2)));
     await sleep(500);
+    const uuid = async (i: number) => (await cluster.status(i))['cluster_state_uuid'];
+    const identityBefore = await uuid(2);
     await cluster.kill(2);
     await sleep(1000);
     const restarting = performance.now();
     await cluster.restart(2);
     const rejoinMs = Math.round(performance.now() - restarting);
+    // what hilo reads as the server's identity on Galera survives the restart, and every node shares it
+    expect(await Promise.all([0, 1, 2].map(uuid))).toEqual([identityBefore, identityBefore, identityBefore]);
     await sleep(500);
     stop = true;
     await running;
