@@ -364,8 +364,8 @@ const workspace = {
  * What the quick tier (`./pnpm test:quick`, scripts/test.mjs) leaves out of the workspace's project: end-to-end files
  * (they pack and install packages, resolve npm installs of them, clone the repository, run the demo, the NestJS app,
  * README programs or the `hilo` command as processes), the fault-injection suites (each waits out timeouts on
- * purpose) and the failover suites (a primary and standby per test, replication cut, the primary killed). The full
- * tier runs them.
+ * purpose), the failover suites (a primary and standby per test, replication cut, the primary killed) and the
+ * Galera suites (a three-node cluster per file, nodes isolated and killed). The full tier runs them.
  */
 const NOT_QUICK = [
   '/scripts/test/(pack-install|clone|demo|nestjs-example|nest-app|npm-peers|better-sqlite3-12)\\.',
@@ -375,6 +375,7 @@ const NOT_QUICK = [
   '/packages/drizzle/test/drizzle-kit\\.',
   '/packages/core/test/fault\\.',
   '/packages/core/test/failover\\.',
+  '/packages/core/test/galera\\.',
 ];
 
 const quick = process.env['HILO_TEST_TIER'] === 'quick';

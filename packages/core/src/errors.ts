@@ -137,8 +137,22 @@ export class HiLoSourceUnavailableError extends HiLoError {
 
 /** The hi source failed for a reason retrying will not cure (missing table, no permission, …). */
 export class HiLoSourceError extends HiLoError {
-  constructor(message: string, options?: { cause?: unknown; retryable?: boolean; hint?: HiLoHint }) {
-    super('HILO_SOURCE_FAILED', message, options);
+  /**
+   * The server answered and turned this attempt down because a concurrent transaction won (a deadlock, a Galera
+   * certification conflict): retryable, and no sign that the server went away, so the keys in hand stay in use.
+   */
+  readonly conflict: boolean;
+  constructor(
+    message: string,
+    options?: { cause?: unknown; retryable?: boolean; hint?: HiLoHint; conflict?: boolean },
+  ) {
+    const conflict = options?.conflict === true;
+    super('HILO_SOURCE_FAILED', message, {
+      ...(options?.cause === undefined ? {} : { cause: options.cause }),
+      ...(options?.hint === undefined ? {} : { hint: options.hint }),
+      retryable: conflict || options?.retryable === true,
+    });
+    this.conflict = conflict;
   }
 }
 

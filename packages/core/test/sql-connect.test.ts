@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HiLoConfigurationError, HiLoNotReadyError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoNotReadyError, HiLoSourceError } from 'hilo-core';
 import { connect } from '../src/operations/connect.js';
 import { redactUrl } from '../src/sql/connect-support.js';
 import { sequenceSource, tableSource } from '../src/operations/sources.js';
@@ -115,7 +115,19 @@ describe('driver errors', () => {
     ['postgres', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), true],
     ['postgres', new Error('Connection terminated unexpectedly'), true],
     ['postgres', Object.assign(new Error('syntax error'), { code: '42601' }), false],
-    ['mysql', Object.assign(new Error('Deadlock found'), { errno: 1213, code: 'ER_LOCK_DEADLOCK' }), true],
+    [
+      'mysql',
+      Object.assign(new Error('WSREP has not yet prepared node for application use'), {
+        errno: 1047,
+        code: 'ER_UNKNOWN_COM_ERROR',
+      }),
+      true,
+    ],
+    [
+      'mysql',
+      Object.assign(new Error('Got error 6 during COMMIT'), { errno: 1180, code: 'ER_ERROR_DURING_COMMIT' }),
+      true,
+    ],
     [
       'mysql',
       Object.assign(new Error('Lock wait timeout exceeded'), { errno: 1205, code: 'ER_LOCK_WAIT_TIMEOUT' }),
@@ -128,6 +140,15 @@ describe('driver errors', () => {
     const converted = toHiLoError(error, { dialect, action: 'testing' });
     expect(converted.retryable).toBe(retryable);
     expect(converted.name).toBe(retryable ? 'HiLoSourceUnavailableError' : 'HiLoSourceError');
+    expect(converted.cause).toBe(error);
+  });
+
+  it('mysql: a deadlock or a Galera certification conflict (1213) is a retryable conflict, not a server gone', () => {
+    const error = Object.assign(new Error('Deadlock found'), { errno: 1213, code: 'ER_LOCK_DEADLOCK' });
+    const converted = toHiLoError(error, { dialect: 'mysql', action: 'testing' });
+    expect(converted).toBeInstanceOf(HiLoSourceError);
+    expect(converted.retryable).toBe(true);
+    expect((converted as HiLoSourceError).conflict).toBe(true);
     expect(converted.cause).toBe(error);
   });
 

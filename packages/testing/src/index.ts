@@ -79,3 +79,12 @@ export {
   type RunningPgBouncer,
   type PgBouncerPerTest,
 } from './pgbouncer.ts';
+export {
+  startGaleraCluster,
+  describeGalera,
+  galeraProblem,
+  GALERA_DATABASE,
+  GALERA_NODES,
+  type GaleraCluster,
+  type GaleraPerFile,
+} from './galera.ts';

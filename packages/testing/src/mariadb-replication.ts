@@ -96,7 +96,8 @@ export interface ReplicatedMariadb {
 // ---------------------------------------------------------------------------------------------------------------
 // binaries
 
-interface Binaries {
+/** The machine's MariaDB server binaries (shared with galera.ts). */
+export interface Binaries {
   readonly mariadbd: string;
   readonly installDb: string;
   /** util-linux's setpriv, for `--pdeathsig`; undefined where it is missing or too old. */
@@ -111,7 +112,8 @@ function findIn(dirs: readonly string[], names: readonly string[]): string | und
   return undefined;
 }
 
-function findBinaries(): Binaries | { problem: string } {
+/** The MariaDB server binaries, or why they are missing (shared with galera.ts). */
+export function findBinaries(): Binaries | { problem: string } {
   if (binaries) return binaries;
   const configured = process.env['HILO_MARIADB_BINDIR'];
   const dirs = configured ? [configured] : ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin'];
@@ -143,12 +145,12 @@ export function mariadbReplicationProblem(): string | undefined {
 }
 
 /** `--user=root` as root (mariadbd refuses root otherwise); nothing for another user, who runs it as themself. */
-function userFlag(): string[] {
+export function userFlag(): string[] {
   return process.getuid?.() === 0 ? ['--user=root'] : [];
 }
 
 /** Runs a short-lived program; rejects with its last output lines when it fails. */
-async function run(program: string, args: readonly string[], cwd: string): Promise<string> {
+export async function run(program: string, args: readonly string[], cwd: string): Promise<string> {
   const { code, output } = await runProgram(program, args, cwd);
   if (code === 0) return output;
   const tail = output.trim().split('\n').slice(-3).join(' | ');
@@ -156,7 +158,7 @@ async function run(program: string, args: readonly string[], cwd: string): Promi
 }
 
 /** Settings both servers share: small, fast, loopback only, nothing from the machine's configuration. */
-const SMALL = [
+export const SMALL = [
   '--bind-address=127.0.0.1',
   '--skip-name-resolve',
   '--innodb-buffer-pool-size=32M',
@@ -173,7 +175,7 @@ const SMALL = [
 let template: { dir: string; data: Promise<string> } | undefined;
 
 /** A data folder made by mariadb-install-db, copied for each server; removed when the process exits. */
-function templateData(bins: Binaries): Promise<string> {
+export function templateData(bins: Binaries): Promise<string> {
   if (template === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'hilo-mariadb-template-'));
     const data = join(dir, 'data');
@@ -203,7 +205,7 @@ function templateData(bins: Binaries): Promise<string> {
  * Removes the template data folder (after a test file: Jest's sandboxed `process` does not pass the real exit event
  * on, so the exit hook alone would leave one folder per test file in the temporary folder).
  */
-async function removeTemplate(): Promise<void> {
+export async function removeTemplate(): Promise<void> {
   const current = template;
   if (current === undefined) return;
   template = undefined;
@@ -214,8 +216,9 @@ async function removeTemplate(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // one server
 
-interface Server1 {
-  readonly role: MariadbRole;
+/** One running mariadbd (shared with galera.ts). */
+export interface Server1 {
+  readonly role: string;
   readonly port: number;
   readonly child: ChildProcess;
   readonly logLines: string[];
@@ -231,28 +234,47 @@ async function startServer(
   extra: readonly string[],
 ): Promise<Server1> {
   const port = await freePort();
-  const args = [
-    '--no-defaults',
-    `--datadir=${join(dir, 'data')}`,
-    ...userFlag(),
-    `--port=${port}`,
-    `--socket=${join(dir, 'mariadbd.sock')}`,
-    `--pid-file=${join(dir, 'mariadbd.pid')}`,
-    `--tmpdir=${dir}`,
+  return await spawnMariadbd(bins, role, dir, port, [
     `--server-id=${serverId}`,
     `--log-bin=${join(dir, 'binlog')}`,
     `--relay-log=${join(dir, 'relay')}`,
     `--init-file=${initFile}`,
-    ...SMALL,
     ...extra,
+  ]);
+}
+
+/**
+ * Starts `mariadbd --no-defaults` on the data folder `dir`/data, listening on `port` (loopback), with {@link SMALL}
+ * and `args`; resolves once it is ready for connections (60 s at most, or `readyMs`). `user`: the OS user flag
+ * (default {@link userFlag}). Shared with galera.ts.
+ */
+export async function spawnMariadbd(
+  bins: Binaries,
+  role: string,
+  dir: string,
+  port: number,
+  args: readonly string[],
+  options: { readonly user?: readonly string[]; readonly readyMs?: number } = {},
+): Promise<Server1> {
+  const readyMs = options.readyMs ?? 60_000;
+  const all = [
+    '--no-defaults',
+    `--datadir=${join(dir, 'data')}`,
+    ...(options.user ?? userFlag()),
+    `--port=${port}`,
+    `--socket=${join(dir, 'mariadbd.sock')}`,
+    `--pid-file=${join(dir, 'mariadbd.pid')}`,
+    `--tmpdir=${dir}`,
+    ...SMALL,
+    ...args,
   ];
   const child = bins.setpriv
-    ? spawn(bins.setpriv, ['--pdeathsig', 'KILL', '--', bins.mariadbd, ...args], {
+    ? spawn(bins.setpriv, ['--pdeathsig', 'KILL', '--', bins.mariadbd, ...all], {
         cwd: dir,
         env: { ...process.env, LC_ALL: 'C' },
         stdio: ['ignore', 'ignore', 'pipe'],
       })
-    : spawn(bins.mariadbd, args, {
+    : spawn(bins.mariadbd, all, {
         cwd: dir,
         env: { ...process.env, LC_ALL: 'C' },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -279,8 +301,9 @@ async function startServer(
       ),
     );
     setTimeout(
-      () => reject(new Error(`${role} mariadbd not ready after 60 s: ${logLines.slice(-3).join(' | ')}`)),
-      60_000,
+      () =>
+        reject(new Error(`${role} mariadbd not ready after ${readyMs / 1000} s: ${logLines.slice(-3).join(' | ')}`)),
+      readyMs,
     ).unref();
   }).catch(async (error: unknown) => {
     await killServer(server);
@@ -290,7 +313,7 @@ async function startServer(
 }
 
 /** SIGKILL to the server (setpriv has exec'd into it: the child is mariadbd); resolves when it is gone. */
-async function killServer(server: Server1): Promise<void> {
+export async function killServer(server: Server1): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   server.child.kill('SIGKILL');
   await server.exited;
@@ -300,10 +323,10 @@ async function killServer(server: Server1): Promise<void> {
 // the pair
 
 /** Pairs not stopped yet: killed and removed when the process exits without stopping them. */
-const live = new Set<{ servers: Server1[]; dir: string }>();
+export const live = new Set<{ servers: Server1[]; dir: string }>();
 let exitHook = false;
 
-function onExitCleanUp(): void {
+export function onExitCleanUp(): void {
   if (exitHook) return;
   exitHook = true;
   process.once('exit', () => {

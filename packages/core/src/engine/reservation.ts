@@ -70,8 +70,12 @@ function discard(message: string): HiLoSourceError {
   return error;
 }
 
-/** Whether a retryable error may mean the server went away (a lost connection, a timeout), not a decision of ours. */
+/**
+ * Whether a retryable error may mean the server went away (a lost connection, a timeout), not a decision of ours
+ * or a conflict the server answered with (a deadlock, a Galera certification conflict: issue #47).
+ */
 function mayBeServerGone(error: unknown): boolean {
+  if (error instanceof HiLoSourceError && error.conflict) return false;
   return !discards.has(error as object) && !(error instanceof HiLoSynchronousStandbyError);
 }
 

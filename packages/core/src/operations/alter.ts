@@ -50,6 +50,8 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
   const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);
   const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, schema);
   try {
+    const refused = await sql.refusal?.(client, quoted);
+    if (refused !== undefined) throw refused;
     const from = await sql.readIncrement(client, quoted, schema, name);
     if (from === undefined)
       throw new HiLoSourceError(

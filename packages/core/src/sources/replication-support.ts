@@ -3,7 +3,7 @@ import type { ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
 import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
-import type { ReserveStatementOptions } from '../sql/replication.js';
+import type { ReplicationSql, ReserveStatementOptions } from '../sql/replication.js';
 import type { SqlClient } from '../sql/sql-client.js';
 
 /** What a SQL source does about the server it reserves on and its standbys (issue #40). */
@@ -45,14 +45,26 @@ export function sourceReplication(
   /** Whether this role may read the identity: unknown until the first answer. */
   let readable: boolean | undefined;
   let checked: Promise<void> | undefined;
+  /** The identity expression of this client's server (`identityOn`), once known. */
+  let expression: Promise<string> | undefined;
   /** Abandoned statements whose commit still waits for the standby, by start time. */
   const waiting = new Set<{ readonly started: number }>();
+
+  function identityExpression(of: ReplicationSql): Promise<string> {
+    if (expression === undefined) {
+      const found = of.identityOn === undefined ? Promise.resolve(of.identity) : of.identityOn(client);
+      expression = found;
+      found.catch(() => (expression = undefined));
+    }
+    return expression;
+  }
 
   async function server(signal: AbortSignal): Promise<string | undefined> {
     if (sql === undefined || readable === false) return undefined;
     try {
+      const identity = await abortable(identityExpression(sql), signal, `reading the identity of ${description}`);
       const { rows } = await abortable(
-        client.query<{ srv: unknown }>(`select ${sql.identity} as srv`),
+        client.query<{ srv: unknown }>(`select ${identity} as srv`),
         signal,
         `reading the identity of the server behind ${description}`,
       );
@@ -114,7 +126,8 @@ export function sourceReplication(
       }
       if (request.server === undefined || sql === undefined) return { synchronous };
       if (readable === undefined) await server(request.signal);
-      return { server: readable === true ? request.server : undefined, synchronous };
+      if (readable !== true) return { synchronous };
+      return { server: request.server, identity: await identityExpression(sql), synchronous };
     },
     run(work, signal, action) {
       const pending = work();

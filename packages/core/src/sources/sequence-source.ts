@@ -1,5 +1,11 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoConfigurationError, HiLoMismatchError, HiLoSourceError, missingObjectHint } from '../errors.js';
+import {
+  HiLoConfigurationError,
+  HiLoMismatchError,
+  HiLoSourceError,
+  missingObjectHint,
+  type HiLoError,
+} from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import type { Dialect } from '../sql/dialect.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -97,6 +103,11 @@ export const SEQUENCE_SUFFIX = '_hilo_seq';
 export interface SequenceStatements {
   /** The database these statements are written for: its quoting, casts and error codes. */
   readonly dialect: Dialect;
+  /**
+   * Why sequences of this server cannot hand out unique keys (a MariaDB Galera node: `nextval` is not unique across
+   * nodes), as the error to throw before anything is created or reserved; `undefined` when they can.
+   */
+  refusal?(client: SqlClient, sequence: string): Promise<HiLoError | undefined>;
   createSequence(sequence: string, incrementBy: bigint, start: bigint, minValue: bigint): string;
   /** The sequence's INCREMENT BY, or undefined when it does not exist. */
   readIncrement(
@@ -183,6 +194,8 @@ export function createSequenceSource(
     });
 
   async function check(segment: string, name: string, quoted: string): Promise<void> {
+    const refused = await sql.refusal?.(client, quoted);
+    if (refused !== undefined) throw refused;
     let actual = await sql.readIncrement(client, quoted, schema, name);
     if (actual === undefined && create) {
       // rows stored before the sequence existed (it was dropped, or is new on an old table): start above them

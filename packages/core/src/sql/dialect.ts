@@ -68,6 +68,18 @@ export interface Dialect {
    */
   isTransient(error: DriverErrorLike): boolean | undefined;
   /**
+   * Whether a driver error says the server answered and turned the statement down because a concurrent transaction
+   * won (a deadlock, a Galera certification conflict): worth a retry, and no sign that the server went away.
+   * Absent: no error is read as one.
+   */
+  isConflict?(error: DriverErrorLike): boolean;
+  /**
+   * Whether a driver error says that the server the connection leads to cannot serve now while others may (a Galera
+   * node outside the Primary Component): the connection is closed instead of going back to the pool, so that a
+   * load balancer can lead the next one elsewhere. Absent: only lost connections are closed.
+   */
+  isNodeUnavailable?(error: DriverErrorLike): boolean;
+  /**
    * The server's identity and synchronous-standby statements, where the database has them (PostgreSQL): hilo
    * notices a failover with the first and offers `synchronousStandby` with the second.
    */

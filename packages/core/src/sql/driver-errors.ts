@@ -41,6 +41,24 @@ export function isTransientError(error: unknown, dialect: Dialect): boolean {
   return typeof e.message === 'string' && LOST_CONNECTION_MESSAGE.test(e.message);
 }
 
+/**
+ * Whether a driver error is a conflict the server answered with (a deadlock, a Galera certification conflict): the
+ * dialect's {@link Dialect.isConflict}.
+ */
+export function isConflict(error: unknown, dialect: Dialect): boolean {
+  return typeof error === 'object' && error !== null && dialect.isConflict?.(error) === true;
+}
+
+/**
+ * Whether a pooled connection that failed with `error` must be closed rather than returned to the pool: it is lost
+ * or broken (a transient error that is not a conflict), or it leads to a server that cannot serve now while others
+ * may (a Galera node outside the Primary Component), so that the next connection can lead elsewhere.
+ */
+export function mustDropConnection(error: unknown, dialect: Dialect): boolean {
+  if (typeof error === 'object' && error !== null && dialect.isNodeUnavailable?.(error) === true) return true;
+  return isTransientError(error, dialect) && !isConflict(error, dialect);
+}
+
 /** Whether a driver error says that a table, sequence or schema does not exist. */
 export function isMissingObject(error: unknown, dialect: Dialect): boolean {
   return typeof error === 'object' && error !== null && dialect.isMissingObject(error);
@@ -74,14 +92,22 @@ export interface DriverErrorContext {
 }
 
 /**
- * Converts a driver error into hilo's typed errors: transient failures (connection refused or lost,
- * timeouts, SQLSTATE 08xxx/57P01/40001/40P01, MySQL deadlock or lock wait, SQLite busy) become a retryable
- * {@link HiLoSourceUnavailableError}; anything else a {@link HiLoSourceError} whose message says what to do.
- * HiLo errors pass through unchanged.
+ * Converts a driver error into hilo's typed errors: a conflict the server answered with (a deadlock, a Galera
+ * certification conflict: {@link Dialect.isConflict}) becomes a retryable {@link HiLoSourceError} with `conflict`;
+ * transient failures (connection refused or lost, timeouts, SQLSTATE 08xxx/57P01/40001/40P01, MySQL lock wait, a
+ * Galera node outside the Primary Component, SQLite busy) a retryable {@link HiLoSourceUnavailableError}; anything
+ * else a {@link HiLoSourceError} whose message says what to do. HiLo errors pass through unchanged.
  */
 export function convertDriverError(error: unknown, context: DriverErrorContext): HiLoError {
   if (error instanceof HiLoError) return error;
   const detail = messageOf(error);
+  if (isConflict(error, context.dialect)) {
+    return new HiLoSourceError(
+      `A concurrent transaction won while ${context.action}: ${detail}. The reservation is retried and its outcome ` +
+        `discarded.`,
+      { cause: error, conflict: true },
+    );
+  }
   if (isTransientError(error, context.dialect)) {
     return new HiLoSourceUnavailableError(
       `The database could not be reached while ${context.action}: ${detail}. Check that it runs and ` +

@@ -13,6 +13,12 @@ export interface ReplicationSql {
    */
   readonly identity: string;
   /**
+   * Where the identity depends on how the server is set up: resolves the expression to read on `client`'s server in
+   * place of {@link identity} (MariaDB: a Galera node answers with its cluster's identity, issue #47). Asked once per
+   * source.
+   */
+  identityOn?(client: SqlClient): Promise<string>;
+  /**
    * Whether a server may answer again under an identity hilo already left: MariaDB's `@@server_id` stays the same
    * when a server that was primary before becomes primary again (a failback). PostgreSQL's never does (a
    * promotion starts a timeline, a restart changes the start time), so there an answer from a server hilo left
@@ -35,6 +41,8 @@ export interface ReplicationSql {
 export interface ReserveStatementOptions {
   /** Read the server's identity ({@link ReplicationSql.identity}) in the same statement and report it here. */
   readonly server?: ((identity: string) => void) | undefined;
+  /** With `server`: the identity expression to read, when the database's depends on the server (`identityOn`). */
+  readonly identity?: string | undefined;
   /** Make the statement's commit wait for a synchronous standby ({@link ReplicationSql.synchronousCommit}). */
   readonly synchronous?: boolean | undefined;
 }

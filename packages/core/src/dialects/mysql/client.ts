@@ -1,6 +1,6 @@
 import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
-import { isTransientError } from '../../sql/driver-errors.js';
+import { mustDropConnection } from '../../sql/driver-errors.js';
 import { pooledClient } from '../../sql/session.js';
 import { driverParams } from '../postgres/client.js';
 
@@ -116,16 +116,33 @@ function executor(target: MysqlQueryableLike): SqlExecutor {
  */
 export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, options: MysqlClientOptions = {}): SqlClient {
   const pool = promisePool(given);
+  const mustDrop = (error: unknown) => mustDropConnection(error, mysqlDialect);
   return {
     dialect: 'mysql',
     ...pooledClient<MysqlPoolConnectionLike>({
-      direct: executor(pool),
+      // a connection taken for each statement (as the pool's own query() does), so that one that failed in a way
+      // that must not reach the next statement is closed: lost, or on a Galera node outside the Primary Component
+      direct: {
+        async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+          const connection = await pool.getConnection();
+          let drop = false;
+          try {
+            return await executor(connection).query<Row>(sql, params);
+          } catch (error) {
+            drop = mustDrop(error);
+            throw error;
+          } finally {
+            if (drop) connection.destroy();
+            else connection.release();
+          }
+        },
+      },
       executor,
       acquire: () => pool.getConnection(),
       release: (connection, broken) => (broken ? connection.destroy() : connection.release()),
       run: (connection, sql) => connection.query(sql),
       begin: 'start transaction',
-      isBroken: (error) => isTransientError(error, mysqlDialect),
+      isBroken: mustDrop,
     }),
     async close(): Promise<void> {
       // a connection the network already broke is closed as far as we are concerned

@@ -1,9 +1,12 @@
 import { codeOf, type Dialect } from '../../sql/dialect.js';
+import { GALERA_IDENTITY, isGalera } from './galera.js';
 
 /** MySQL/MariaDB error numbers after which retrying may succeed. */
 const RETRYABLE = new Set([
   1040, // too many connections
+  1047, // Galera: the node is not in the Primary Component ("WSREP has not yet prepared node for application use")
   1053, // server shutdown in progress
+  1180, // Galera: a commit the node could not replicate (it left the Primary Component meanwhile)
   1205, // lock wait timeout
   1213, // deadlock
   1317, // query interrupted
@@ -22,6 +25,8 @@ const RETRYABLE_CODES = new Set([
   'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
   'PROTOCOL_ENQUEUE_AFTER_QUIT',
   'ER_CON_COUNT_ERROR',
+  'ER_UNKNOWN_COM_ERROR',
+  'ER_ERROR_DURING_COMMIT',
   'ER_LOCK_DEADLOCK',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_CONNECTION_KILLED',
@@ -33,6 +38,12 @@ const RETRYABLE_CODES = new Set([
   'ER_CONNECTION_TIMEOUT',
   'ER_SOCKET_UNEXPECTED_CLOSE',
 ]);
+
+/**
+ * Errors of a Galera node that cannot serve while other nodes may (issue #47): 1047, outside the Primary Component;
+ * 1180, a commit it could not replicate. Retryable, and the connection is closed so a load balancer can move it.
+ */
+const NODE_UNAVAILABLE = new Set([1047, 1180]);
 
 /** MariaDB and MySQL (mysql2, mysql, the mariadb connector): error numbers, the drivers' codes, and their `fatal` flag. */
 export const mysqlDialect: Dialect = {
@@ -57,8 +68,14 @@ export const mysqlDialect: Dialect = {
   tableSuffix: ' engine=InnoDB',
   defaultSource: 'table',
   // replication requires every server to have its own server_id, so a promoted replica has another one; a restart
-  // of the same server keeps it (MariaDB has no server_uuid; MySQL's would do as well, but MariaDB refuses it)
-  replication: { identity: `concat('server_id ', @@server_id)`, identityMayReturn: true },
+  // of the same server keeps it (MariaDB has no server_uuid; MySQL's would do as well, but MariaDB refuses it). On a
+  // Galera node the identity is the cluster's (galera.ts): a load balancer moving connections between nodes with
+  // distinct server_ids is not a failover (issue #47)
+  replication: {
+    identity: `concat('server_id ', @@server_id)`,
+    identityMayReturn: true,
+    identityOn: async (client) => ((await isGalera(client)) ? GALERA_IDENTITY : `concat('server_id ', @@server_id)`),
+  },
   isTransient(error) {
     if (error.fatal === true) return true;
     if (typeof error.errno === 'number' && RETRYABLE.has(error.errno)) return true;
@@ -66,6 +83,9 @@ export const mysqlDialect: Dialect = {
     if (code !== undefined && RETRYABLE_CODES.has(code)) return true;
     return undefined;
   },
+  // a deadlock, or on Galera a certification conflict (another node's transaction on the same row committed first)
+  isConflict: (error) => error.errno === 1213 || codeOf(error) === 'ER_LOCK_DEADLOCK',
+  isNodeUnavailable: (error) => typeof error.errno === 'number' && NODE_UNAVAILABLE.has(error.errno),
   isMissingObject: (error) => error.errno === 1146 || codeOf(error) === 'ER_NO_SUCH_TABLE',
   isDuplicate: (error) => error.errno === 1050 || error.errno === 1062,
 };

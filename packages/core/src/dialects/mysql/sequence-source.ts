@@ -1,6 +1,7 @@
 import { isMissingObject } from '../../sql/driver-errors.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
+import { galeraSequenceRefusal, isGalera } from './galera.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import {
   createSequenceSource,
@@ -13,6 +14,9 @@ import { toBigInt } from '../../sources/table-source.js';
 /** MariaDB (10.3+) SQL of the sequence source. MySQL has no sequences: use a table source there. */
 export const mariadbSequenceStatements: SequenceStatements = {
   dialect: mysqlDialect,
+  // Galera does not certify nextval across nodes: two nodes return the same values (issue #47)
+  refusal: async (client, sequence) =>
+    (await isGalera(client)) ? galeraSequenceRefusal(`Sequence ${sequence}`) : undefined,
   // nocache: every value is persisted, so status() reads the true position and a restart leaves no gap
   createSequence: (q, incrementBy, start, minValue) =>
     `create sequence if not exists ${q} increment by ${incrementBy} minvalue ${minValue} start with ${start} nocache`,
@@ -28,14 +32,15 @@ export const mariadbSequenceStatements: SequenceStatements = {
   async nextValues(client, q, count, options) {
     // seq_1_to_N is MariaDB's built-in Sequence engine table; N is a validated integer. The server's identity
     // (issue #40) is read in the same statement.
-    const server = options?.server === undefined ? '' : `, (select ${mysqlDialect.replication!.identity}) as srv`;
+    const identity = options?.identity ?? mysqlDialect.replication!.identity;
+    const server = options?.server === undefined ? '' : `, (select ${identity}) as srv`;
     const sql =
       count === 1
         ? `select cast(nextval(${q}) as char) as v${server}`
         : `select cast(nextval(${q}) as char) as v${server} from seq_1_to_${Math.trunc(count)}`;
     const { rows } = await client.query<{ v: unknown; srv?: unknown }>(sql);
-    const identity = rows[0]?.srv;
-    if (options?.server !== undefined && typeof identity === 'string') options.server(identity);
+    const found = rows[0]?.srv;
+    if (options?.server !== undefined && typeof found === 'string') options.server(found);
     return rows.map((row) => toBigInt(row.v, 'nextval'));
   },
   async raiseTo(client, q, _incrementBy, target) {

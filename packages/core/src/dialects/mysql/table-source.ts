@@ -36,8 +36,9 @@ async function advanceOnServer(
   update: string,
   params: readonly unknown[],
   report: (identity: string) => void,
+  identity: string,
 ): Promise<bigint | undefined> {
-  const read = `select cast(last_insert_id() as char) as v, ${mysqlDialect.replication!.identity} as srv`;
+  const read = `select cast(last_insert_id() as char) as v, ${identity} as srv`;
   const identify = async (executor: SqlExecutor, expected: bigint | undefined): Promise<bigint> => {
     const { rows } = await executor.query<{ v: unknown; srv: unknown }>(read);
     const value = toBigInt(rows[0]?.v, 'LAST_INSERT_ID()');
@@ -84,7 +85,10 @@ export const mysqlTableStatements: TableStatements = {
     `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
   async advance(client, t, s, v, key, amount, options?: ReserveStatementOptions) {
     const update = `update ${t} set ${v} = last_insert_id(${v} + cast(? as signed)) where ${s} = ?`;
-    if (options?.server !== undefined) return advanceOnServer(client, update, [amount, key], options.server);
+    if (options?.server !== undefined) {
+      const identity = options.identity ?? mysqlDialect.replication!.identity;
+      return advanceOnServer(client, update, [amount, key], options.server, identity);
+    }
     if (!withoutInsertId.has(client)) {
       const { affectedRows, insertId } = await client.query(update, [amount, key]);
       if (affectedRows === 0) return undefined;
