@@ -29,7 +29,8 @@ export async function openShop(url: string) {
   // hilo's own connection: reservations commit there, never in the app's transactions
   const hilo = hiloDrizzle({ url, blockSize: 100 });
   const tables = shopSchema(hilo);
-  await hilo.warm();
+  // the tables, not only their segments: verified blocks check their stored keys
+  await hilo.warm([tables.customers, tables.orders, tables.items]);
   return {
     db,
     hilo,
@@ -140,7 +141,7 @@ export async function onPostgresJs(url: string, log: (line: string) => void): Pr
   try {
     const { customers } = shopSchema(hilo);
     const db = drizzlePostgresJs({ client: sql });
-    await hilo.warm(['customers']);
+    await hilo.warm([customers]);
     const keys = await db.transaction(async (tx) => {
       const rows = [
         { name: 'Barbara Liskov', email: 'barbara@example.com' },

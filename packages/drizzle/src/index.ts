@@ -154,6 +154,9 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     () => [...stored.values()].flat(),
   );
   const fields = new Map<string, KeyField>();
+  // segments whose keys are checked against a table hilo was given; one without is said once, never silently off
+  const covered = new Set<string>();
+  const warned = new Set<string>();
   const learn = (target: SegmentTarget): string => {
     if (typeof target === 'string') return target;
     if (!stored.has(target)) {
@@ -165,13 +168,25 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       // two table definitions of one table with different segments: refused here, before any key is drawn
       checkOneSegmentPerColumn([...[...stored.values()].flat(), ...columns]);
       stored.set(target, columns);
+      for (const c of columns) covered.add(c.segment);
     }
     return segmentOf(target);
+  };
+  const noteUnchecked = (segment: string) => {
+    if (covered.has(segment) || warned.has(segment) || options.verifyBlocks === false) return;
+    warned.add(segment);
+    process.emitWarning(
+      `hilo: segment "${segment}" hands out keys, and no table that uses hilo.key('${segment}') was given to hilo, ` +
+        `so its blocks are not checked against the keys already stored (verified blocks). Pass that table to ` +
+        `hilo.warm([...]) (or ensure()/nextId()) at start-up, or set verifyBlocks: false if you want no check.`,
+      { code: 'HILO_STORED_KEYS_UNCHECKED' },
+    );
   };
 
   const convert = (segment: string, key: number | bigint) =>
     keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
   const draw = (segment: string): number | bigint => {
+    noteUnchecked(segment);
     const generator = supply.current;
     if (generator === undefined) {
       // start connecting, so a retry after a moment finds keys
@@ -197,8 +212,10 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       fields.set(segment, as);
       const fn = (() => convert(segment, draw(segment))) as HiLoKey<never>;
       Object.defineProperty(fn, 'segment', { value: segment });
-      (fn as { next: () => Promise<unknown> }).next = async () =>
-        convert(segment, await (await supply.generator()).next(segment));
+      (fn as { next: () => Promise<unknown> }).next = async () => {
+        noteUnchecked(segment);
+        return convert(segment, await (await supply.generator()).next(segment));
+      };
       return fn as never;
     },
     async warm(targets) {
