@@ -5,7 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jest } from '@jest/globals';
 import { describeDatabase, randomName } from '@hilo/testing';
 import {
   HiLoStoreBehindError,
@@ -217,16 +216,16 @@ export function runStoredKeyKindsSuite(database: Database): void {
     describe('a probe that would read the whole table', () => {
       async function warningsOf(table: string, segment: string, kind?: StoredKeyKind): Promise<string[]> {
         const said: string[] = [];
-        const warn = jest.spyOn(process, 'emitWarning').mockImplementation((message, options) => {
-          const code = typeof options === 'object' && options !== null && 'code' in options ? options.code : undefined;
-          if (code === 'HILO_PROBE_SCANS') said.push(String(message));
-        });
+        const emitWarning = process.emitWarning;
+        process.emitWarning = ((message: string | Error, options?: { code?: string }) => {
+          if (options?.code === 'HILO_PROBE_SCANS') said.push(String(message));
+        }) as typeof process.emitWarning;
         const hilo = verified(segment, table, kind, 1n);
         try {
           await hilo.next(segment);
           await hilo.next(segment);
         } finally {
-          warn.mockRestore();
+          process.emitWarning = emitWarning;
           await hilo.close();
         }
         return said;
