@@ -49,6 +49,54 @@ describePostgres('verified blocks: a key table the probe does not find', (db) =>
     }
   });
 
+  it('an unqualified table hilo does not see but exactly one other schema has is probed there, as in public', async () => {
+    const segment = randomName('seg');
+    const schema = randomName('shop');
+    await client.query(`create schema ${schema}`);
+    try {
+      await client.query(`create table ${schema}.${segment} (id bigint primary key)`);
+      // rows the application wrote through a pool whose search_path hilo's connection lacks
+      await client.query(`insert into ${schema}.${segment} (id) values (1), (2), (250)`);
+      const hilo = generator(segment, segment);
+      try {
+        // a new segment starts above the largest stored key it finds: 251, not 1, so the probe read that table
+        expect(await hilo.next(segment)).toBeGreaterThan(250);
+      } finally {
+        await hilo.close();
+      }
+      // set back below the stored keys, the store is refused, naming the table where the key was found
+      await client.query(`alter sequence ${segment}_hilo_seq restart with 1`);
+      const behind = generator(segment, segment);
+      try {
+        const refused = await behind.next(segment).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(HiLoStoreBehindError);
+        expect((refused as HiLoStoreBehindError).message).toContain(`${schema}.${segment}`);
+      } finally {
+        await behind.close();
+      }
+      // a second schema with a table of that name: which one the application writes to cannot be told
+      const other = randomName('shop');
+      await client.query(`create schema ${other}`);
+      try {
+        await client.query(`create table ${other}.${segment} (id bigint primary key)`);
+        const ambiguous = generator(segment, segment);
+        try {
+          expect(await draw(ambiguous, segment, 10)).toHaveLength(10); // the first block counts the table as empty
+          await expect(ambiguous.next(segment)).rejects.toBeInstanceOf(HiLoConfigurationError);
+        } finally {
+          await ambiguous.close();
+        }
+      } finally {
+        await client.query(`drop schema ${other} cascade`);
+      }
+    } finally {
+      await client.query(`drop schema ${schema} cascade`);
+    }
+  });
+
   it('a table still missing after keys were handed out refuses the next block, and every later one', async () => {
     const segment = randomName('seg');
     const hilo = generator(segment, 'orders', 'shop_nowhere');

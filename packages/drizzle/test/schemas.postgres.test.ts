@@ -1,6 +1,6 @@
-// Verified blocks follow the schema Drizzle writes to: a pgSchema('shop') table is probed in shop, and a pool whose
-// connections carry a search_path that hilo's connection lacks is found out (the table stays missing for hilo once
-// keys were handed out) instead of leaving the check off.
+// Verified blocks follow the schema Drizzle writes to: a pgSchema('shop') table is probed in shop; with a pool whose
+// connections carry a search_path that hilo's connection lacks, the one schema holding the table is probed, and
+// where several do, the table stays missing for hilo and is refused once keys were handed out.
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { bigint, pgSchema, pgTable, text } from 'drizzle-orm/pg-core';
 import pg from 'pg';
@@ -98,7 +98,17 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
     await refusedThenLifted((setting) => app({ url, ...setting }, { searchPath: 'shop' }));
   });
 
-  it("a pool search_path hilo's connection lacks: refused once keys were handed out, not silently unchecked", async () => {
+  it("a pool search_path hilo's connection lacks: the one schema with the table is probed, as public is", async () => {
+    await refusedThenLifted((setting) => app({ ...setting }, { searchPath: 'shop' }));
+  });
+
+  it("a pool search_path hilo's connection lacks, the table's name in two schemas: refused once keys were handed out", async () => {
+    // a second schema with a table of the same name: hilo cannot tell which one the application's pool writes to
+    await execute(db.url, [
+      'drop schema if exists shop2 cascade',
+      'create schema shop2',
+      'create table shop2.orders (id bigint primary key, note text)',
+    ]);
     const result = await outcome(using(app({}, { searchPath: 'shop' }), (a) => a.insert(30)));
     expect(result.codes).toEqual(['HILO_CONFIGURATION']);
     expect(String((result.error as Error).message)).toMatch(/no table "orders".*pgSchema.*onMissingTable/s);

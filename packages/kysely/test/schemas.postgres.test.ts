@@ -1,7 +1,8 @@
 // Verified blocks follow the schema Kysely writes to: a table registered with its schema ('shop.orders') is the
 // table the probe checks, an insert under another schema than the registered one (withSchema) is refused before a
-// key is drawn, and a pool whose connections carry a search_path that hilo's connection lacks is found out (the
-// table stays missing for hilo once keys were handed out) instead of leaving the check off.
+// key is drawn, and with a pool whose connections carry a search_path that hilo's connection lacks, the one schema
+// holding the table is probed; where several do, the table stays missing for hilo and is refused once keys were
+// handed out, instead of leaving the check off.
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
@@ -112,7 +113,20 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
     await refusedThenLifted((setting) => app({ tables: { orders: true }, url, ...setting }, { searchPath: 'shop' }));
   });
 
-  it("a pool search_path hilo's connection lacks: refused once keys were handed out, not silently unchecked", async () => {
+  it("a pool search_path hilo's connection lacks: the one schema with the table is probed, as public is", async () => {
+    await refusedThenLifted((setting) => app({ tables: { orders: true }, ...setting }, { searchPath: 'shop' }));
+  });
+
+  /** A second schema with a table of the same name: hilo cannot tell which one the application's pool writes to. */
+  const twoSchemas = () =>
+    execute(db.url, [
+      'drop schema if exists shop2 cascade',
+      'create schema shop2',
+      'create table shop2.orders (id bigint primary key, note text)',
+    ]);
+
+  it("a pool search_path hilo's connection lacks, the table's name in two schemas: refused once keys were handed out", async () => {
+    await twoSchemas();
     const result = await outcome(using(app({ tables: { orders: true } }, { searchPath: 'shop' }), (a) => a.insert(30)));
     expect(result.codes).toEqual(['HILO_CONFIGURATION']);
     expect(String((result.error as Error).message)).toMatch(/no table "orders".*onMissingTable/s);
@@ -124,6 +138,7 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
   });
 
   it("onMissingTable: 'warn' goes on with a HILO_STORED_KEYS_UNCHECKED warning", async () => {
+    await twoSchemas();
     const warnings: string[] = [];
     const emitWarning = process.emitWarning;
     process.emitWarning = ((warning: string | Error, options?: { code?: string }) => {

@@ -35,6 +35,12 @@ export interface StoredKeyProbeRules {
    * digits) as text, or NULL when `expression` is not such an id.
    */
   formatNumber(expression: string, prefix: string): string;
+  /**
+   * Optional: the schemas other than the connection's own that hold a table named `table`, for a table named
+   * without a schema that hilo's connection does not find where the application's connections do (a pool whose
+   * `search_path` hilo's lacks). Databases whose schemas are separate databases (MariaDB/MySQL) leave it out.
+   */
+  schemasWithTable?(client: SqlClient, table: string): Promise<readonly string[]>;
 }
 
 /** One statement and its parameters. */

@@ -35,7 +35,8 @@ export interface SqlStoredKeysOptions {
 
 /** One configured column with its statements built once. */
 interface Probe {
-  readonly table: string;
+  /** For messages: `schema.table`, or the table as named; the schema it was found in once relocated. */
+  table: string;
   readonly column: string;
   /** Where the column was named (`storedKeys[2]`), for the warning about a missing table. */
   readonly where: string;
@@ -99,8 +100,24 @@ export function sqlStoredKeys(
       );
     }
     const prefix = c.prefix ?? defaultPrefix(c.segment, options.idFormat);
-    const target = { schema: rules.hasSchemas ? c.schema : undefined, table: c.table, column: c.column };
-    const quoted = { table, column };
+    let target = { schema: rules.hasSchemas ? c.schema : undefined, table: c.table, column: c.column };
+    let quoted = { table, column };
+    const probeRules = STORED_KEY_PROBES[client.dialect];
+    /**
+     * A table named without a schema that hilo's connection does not see, found in exactly one other schema: the
+     * application's connections see it there (a pool with a `search_path` hilo's lacks), so the probe reads it
+     * there, exactly as in the default schema. None or several: it stays missing (`missingTables` decides).
+     */
+    const relocate = async (signal: AbortSignal): Promise<boolean> => {
+      if (target.schema !== undefined || !rules.hasSchemas || probeRules.schemasWithTable === undefined) return false;
+      const action = `looking for table ${c.table} in the database's schemas`;
+      const schemas = await abortable(probeRules.schemasWithTable(client, c.table), signal, action);
+      if (schemas.length !== 1) return false;
+      target = { ...target, schema: schemas[0] };
+      quoted = { table: qualifiedName(rules, `storedKeys[${i}].table`, c.table, schemas[0]), column };
+      probe.table = `${schemas[0]}.${c.table}`;
+      return true;
+    };
     const probes = bySegment.get(c.segment) ?? [];
     const probe: Probe = {
       table: c.schema === undefined ? c.table : `${c.schema}.${c.table}`,
@@ -115,11 +132,14 @@ export function sqlStoredKeys(
       async inspect(signal) {
         if (probe.inspected) return;
         const action = `reading the catalog entry of ${probe.table}.${probe.column}`;
-        const found = await abortable(inspectProbe(client, rules, target, quoted, kind, prefix), signal, action).catch(
-          (error: unknown) => {
-            throw convertDriverError(error, { dialect: rules, action });
-          },
-        );
+        const read = () =>
+          abortable(inspectProbe(client, rules, target, quoted, kind, prefix), signal, action).catch(
+            (error: unknown) => {
+              throw convertDriverError(error, { dialect: rules, action });
+            },
+          );
+        let found = await read();
+        if (found.facts === undefined && (await relocate(signal).catch(() => false))) found = await read();
         probe.sql = found.sql;
         probe.inspected = found.facts !== undefined;
       },

@@ -17,6 +17,12 @@ const INSPECT =
   `from pg_attribute a join pg_type t on t.oid = a.atttypid ` +
   `where a.attrelid = to_regclass($1) and a.attname = $2 and a.attnum > 0 and not a.attisdropped`;
 
+/** The user schemas of this database with a table (or view, or partitioned table) of this exact name. */
+const SCHEMAS_WITH_TABLE =
+  `select n.nspname as s from pg_class c join pg_namespace n on n.oid = c.relnamespace ` +
+  `where c.relname = $1 and c.relkind in ('r', 'p', 'v', 'm', 'f') ` +
+  `and n.nspname not in ('pg_catalog', 'information_schema') and n.nspname not like 'pg\\_%' order by 1`;
+
 /** PostgreSQL: regular expressions (`~`, `substring(… from …)`) and `length()`. */
 export const postgresStoredKeyProbe: StoredKeyProbeRules = {
   async inspect(client, { schema, table, column }) {
@@ -26,6 +32,10 @@ export const postgresStoredKeyProbe: StoredKeyProbeRules = {
     const row = rows[0];
     if (row === undefined) return { found: false, textual: false, indexed: false };
     return { found: true, textual: row.category === 'S', indexed: row.indexed === true || row.indexed === 't' };
+  },
+  async schemasWithTable(client, table) {
+    const { rows } = await client.query<{ s: unknown }>(SCHEMAS_WITH_TABLE, [table]);
+    return rows.map((row) => String(row.s));
   },
   isDecimal: (expression) => `${expression} ~ '^[1-9][0-9]*$'`,
   length: (expression) => `length(${expression})`,
