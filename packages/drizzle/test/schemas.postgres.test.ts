@@ -4,29 +4,12 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { bigint, pgSchema, pgTable, text } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
+import { describePostgres, errorCodes, setBackHiStores, runStatements, withSearchPath } from '@hilo/testing';
 import { hiloDrizzle, type HiLoDrizzleOptions } from '../src/index.js';
-
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    for (const sql of statements) await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** `url` with a search_path for every connection opened from it. */
-const withSearchPath = (url: string, schema: string): string => {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
-};
 
 describePostgres('drizzle: verified blocks in a schema other than public', (db) => {
   beforeEach(async () => {
-    await execute(db.url, [
+    await runStatements(db.url, [
       'drop schema if exists shop cascade',
       'create schema shop',
       'create table shop.orders (id bigint primary key, note text)',
@@ -104,7 +87,7 @@ describePostgres('drizzle: verified blocks in a schema other than public', (db) 
 
   it("a pool search_path hilo's connection lacks, the table's name in two schemas: refused once keys were handed out", async () => {
     // a second schema with a table of the same name: hilo cannot tell which one the application's pool writes to
-    await execute(db.url, [
+    await runStatements(db.url, [
       'drop schema if exists shop2 cascade',
       'create schema shop2',
       'create table shop2.orders (id bigint primary key, note text)',

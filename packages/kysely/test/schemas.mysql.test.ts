@@ -2,22 +2,12 @@
 // probe checks, and an application pool on another database than hilo's url is found out (the table stays missing
 // for hilo once keys were handed out) instead of leaving the check off.
 import { createPool } from 'mysql2';
-import mysql from 'mysql2/promise';
 import { Kysely, MysqlDialect, type MysqlDialectConfig } from 'kysely';
-import { createMysqlDatabase, describeMysql, errorCodes, setBackHiStores } from '@hilo/testing';
+import { createMysqlDatabase, describeMysql, errorCodes, setBackHiStores, runStatements } from '@hilo/testing';
 import { hiloKysely, type HiLoKyselyOptions } from '../src/index.js';
 
 interface Shop {
   orders: { id: number; note: string };
-}
-
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const connection = await mysql.createConnection({ uri: url });
-  try {
-    for (const sql of statements) await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
 }
 
 describeMysql('kysely: verified blocks in another MariaDB database', (db) => {
@@ -28,8 +18,11 @@ describeMysql('kysely: verified blocks in another MariaDB database', (db) => {
   });
   afterAll(async () => shop.drop());
   beforeEach(async () => {
-    await execute(shop.url, ['drop table if exists orders', 'create table orders (id bigint primary key, note text)']);
-    await execute(db.url, ['drop sequence if exists orders_hilo_seq']);
+    await runStatements(shop.url, [
+      'drop table if exists orders',
+      'create table orders (id bigint primary key, note text)',
+    ]);
+    await runStatements(db.url, ['drop sequence if exists orders_hilo_seq']);
   });
 
   type Setting = Omit<HiLoKyselyOptions, 'url' | 'client' | 'generator'>;

@@ -5,38 +5,21 @@
 // handed out, instead of leaving the check off.
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
+import { describePostgres, errorCodes, setBackHiStores, runStatements, withSearchPath } from '@hilo/testing';
 import { hiloKysely, type HiLoKyselyOptions } from '../src/index.js';
 
 interface Shop {
   orders: { id: number; note: string };
 }
 
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    for (const sql of statements) await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
-/** `url` with a search_path for every connection opened from it. */
-const withSearchPath = (url: string, schema: string): string => {
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return u.toString();
-};
-
 describePostgres('kysely: verified blocks in a schema other than public', (db) => {
   beforeEach(async () => {
-    await execute(db.url, [
+    await runStatements(db.url, [
       'drop schema if exists shop cascade',
       'create schema shop',
       'create table shop.orders (id bigint primary key, note text)',
     ]);
-    await execute(db.url, [
+    await runStatements(db.url, [
       'drop sequence if exists public.orders_hilo_seq',
       'drop table if exists public.hilo_segments',
     ]);
@@ -119,7 +102,7 @@ describePostgres('kysely: verified blocks in a schema other than public', (db) =
 
   /** A second schema with a table of the same name: hilo cannot tell which one the application's pool writes to. */
   const twoSchemas = () =>
-    execute(db.url, [
+    runStatements(db.url, [
       'drop schema if exists shop2 cascade',
       'create schema shop2',
       'create table shop2.orders (id bigint primary key, note text)',

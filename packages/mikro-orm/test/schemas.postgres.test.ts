@@ -4,7 +4,7 @@
 import { defineEntity, type MikroORM } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
+import { describePostgres, errorCodes, setBackHiStores, runStatements } from '@hilo/testing';
 import { HiLo, hiloKey, type HiLoOptions } from '../src/index.js';
 import { initOrm } from './support/compat.js';
 
@@ -16,19 +16,9 @@ const ViaEntity = defineEntity({
   properties: { id: hiloKey() },
 });
 
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    for (const sql of statements) await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 describePostgres('mikro-orm: verified blocks in a schema other than public', (db) => {
   beforeAll(async () => {
-    await execute(db.url, [
+    await runStatements(db.url, [
       'create schema shop',
       'create table shop.config_orders (id bigint primary key)',
       'create table shop.entity_orders (id bigint primary key)',

@@ -70,7 +70,7 @@ export {
   type MariadbReplicationPerTest,
   type MariadbRole,
 } from './mariadb-replication.ts';
-export { setBackHiStores, errorCodes } from './store-set-back.ts';
+export { setBackHiStores, errorCodes, runStatements, withSearchPath } from './store-set-back.ts';
 export {
   startPgBouncer,
   describePgBouncer,

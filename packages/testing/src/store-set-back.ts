@@ -41,3 +41,23 @@ export function errorCodes(error: unknown): string[] {
   }
   return codes;
 }
+
+/**
+ * Runs `statements` in order on the database at `url` (PostgreSQL or MariaDB/MySQL), one connection, then closes
+ * it: a test's own set-up and inspection, never the code under test's connection.
+ */
+export async function runStatements(url: string, statements: readonly string[]): Promise<void> {
+  const client = await connect(url, { poolSize: 1 });
+  try {
+    for (const sql of statements) await client.query(sql);
+  } finally {
+    await client.close();
+  }
+}
+
+/** A PostgreSQL `url` whose connections all start with `search_path` set to `schema`, as an app's pool may. */
+export function withSearchPath(url: string, schema: string): string {
+  const u = new URL(url);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+}

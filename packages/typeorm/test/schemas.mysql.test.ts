@@ -2,9 +2,8 @@
 // statements, so a hi store set back below the rows in another database is refused (or lifted when told) exactly as
 // in the connection's own.
 import 'reflect-metadata';
-import mysql from 'mysql2/promise';
 import { Column, DataSource, Entity } from 'typeorm';
-import { describeMysql, errorCodes, randomName, setBackHiStores } from '@hilo/testing';
+import { describeMysql, errorCodes, randomName, setBackHiStores, runStatements } from '@hilo/testing';
 import { HiLoGeneratedColumn, installHiLo, type HiLoTypeOrmOptions } from 'hilo-typeorm';
 
 /** The database the entity's rows are in, created and dropped by the test; the DataSource's url names another. */
@@ -16,18 +15,9 @@ class ShopOrder {
   @Column({ type: 'varchar', length: 50, default: '' }) note!: string;
 }
 
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const connection = await mysql.createConnection({ uri: url });
-  try {
-    for (const sql of statements) await connection.query(sql);
-  } finally {
-    await connection.end();
-  }
-}
-
 describeMysql('typeorm: verified blocks in another MariaDB database', (db) => {
   beforeAll(async () => {
-    await execute(db.url, [
+    await runStatements(db.url, [
       `create database \`${SHOP}\``,
       `create table \`${SHOP}\`.orders (id bigint primary key, note varchar(50) not null default '')`,
     ]);
@@ -58,7 +48,7 @@ describeMysql('typeorm: verified blocks in another MariaDB database', (db) => {
       const lifted = await insert({ onStoreBehind: 'lift' }, 3);
       expect(Math.min(...lifted)).toBeGreaterThan(Math.max(...stored));
     } finally {
-      await execute(db.url, [`drop database if exists \`${SHOP}\``]);
+      await runStatements(db.url, [`drop database if exists \`${SHOP}\``]);
     }
   });
 });

@@ -2,9 +2,8 @@
 // qualify the probe's table as they qualify TypeORM's statements, so a hi store set back below the rows in schema
 // `shop` is refused (or lifted when told) exactly as in `public`.
 import 'reflect-metadata';
-import pg from 'pg';
 import { Column, DataSource, Entity } from 'typeorm';
-import { describePostgres, errorCodes, setBackHiStores } from '@hilo/testing';
+import { describePostgres, errorCodes, setBackHiStores, runStatements } from '@hilo/testing';
 import { HiLoGeneratedColumn, installHiLo, type HiLoTypeOrmOptions } from 'hilo-typeorm';
 
 @Entity({ name: 'entity_orders', schema: 'shop' })
@@ -19,19 +18,9 @@ class SourceOrder {
   @Column({ type: 'text', default: '' }) note!: string;
 }
 
-async function execute(url: string, statements: readonly string[]): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    for (const sql of statements) await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
-
 describePostgres('typeorm: verified blocks in a schema other than public', (db) => {
   beforeAll(async () => {
-    await execute(db.url, [
+    await runStatements(db.url, [
       'create schema shop',
       "create table shop.entity_orders (id bigint primary key, note text not null default '')",
       "create table shop.source_orders (id bigint primary key, note text not null default '')",
