@@ -760,7 +760,7 @@ const authors = pgTable('pack_pjs_only', {
   name: text('name').notNull(),
 });
 const db = drizzle({ client: sql });
-await hilo.warm();
+await hilo.warm([authors]);
 const [row] = await db.insert(authors).values({ name: 'Ada' }).returning();
 await hilo.close();
 await sql.end();
