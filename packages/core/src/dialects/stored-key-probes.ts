@@ -1,4 +1,4 @@
-import type { StoredKeyProbeRules } from '../operations/probe-sql.js';
+import type { StoredKeyProbeRules } from '../sql/stored-key-probe-rules.js';
 import type { SqlDialect } from '../sql/sql-client.js';
 import { mysqlStoredKeyProbe } from './mysql/stored-key-probe.js';
 import { postgresStoredKeyProbe } from './postgres/stored-key-probe.js';

@@ -1,47 +1,13 @@
 import type { StoredKeyKind } from '../engine/types.js';
 import type { Dialect } from '../sql/dialect.js';
-import type { SqlClient } from '../sql/sql-client.js';
+import type { StoredKeyProbeRules } from '../sql/stored-key-probe-rules.js';
 
-/** What the catalog says about one stored-key column, read once at a segment's first check. */
-export interface ColumnFacts {
-  /** Whether the catalog knows the column (its table exists and the role may see it). */
-  readonly found: boolean;
-  /** Whether it is a text type (char, varchar, text): its keys are then decimal digits compared as numbers. */
-  readonly textual: boolean;
-  /** Whether a B-tree index (a primary key counts) leads with the column, so that a range on it reads the index. */
-  readonly indexed: boolean;
-}
-
-/** The table and column a probe reads, as configured (not quoted). */
-export interface ProbeTarget {
-  readonly schema?: string | undefined;
-  readonly table: string;
-  readonly column: string;
-}
-
-/**
- * One database's rules for probing keys written as text, and for reading its catalog: each database's folder
- * (`dialects/<db>/stored-key-probe.ts`) exports one.
- */
-export interface StoredKeyProbeRules {
-  /** The column's type and whether an index leads with it; `found: false` when its table does not exist. */
-  inspect(client: SqlClient, target: ProbeTarget): Promise<ColumnFacts>;
-  /** SQL that is true when the text `expression` is a decimal number without leading zeros (`'10'`, not `'010'`). */
-  isDecimal(expression: string): string;
-  /** The number of characters of a text `expression`. */
-  length(expression: string): string;
-  /**
-   * The number in a formatted id (`prefix`, the number, optionally `-` and a node tag of 1 to 16 letters or
-   * digits) as text, or NULL when `expression` is not such an id.
-   */
-  formatNumber(expression: string, prefix: string): string;
-  /**
-   * Optional: the schemas other than the connection's own that hold a table named `table`, for a table named
-   * without a schema that hilo's connection does not find where the application's connections do (a pool whose
-   * `search_path` hilo's lacks). Databases whose schemas are separate databases (MariaDB/MySQL) leave it out.
-   */
-  schemasWithTable?(client: SqlClient, table: string): Promise<readonly string[]>;
-}
+export {
+  escapeRegExp,
+  type ColumnFacts,
+  type ProbeTarget,
+  type StoredKeyProbeRules,
+} from '../sql/stored-key-probe-rules.js';
 
 /** One statement and its parameters. */
 export interface ProbeQuery {
@@ -138,9 +104,4 @@ export function defaultPrefix(
   format?: { separator?: string; prefix?: (segment: string) => string },
 ): string {
   return `${(format?.prefix ?? ((s: string) => s))(segment)}${format?.separator ?? '/'}`;
-}
-
-/** A text as a regular expression matching exactly it (for `formatNumber`'s pattern). */
-export function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.|?*+()[\]{}-]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-import { escapeRegExp, type StoredKeyProbeRules } from '../../operations/probe-sql.js';
+import { escapeRegExp, type StoredKeyProbeRules } from '../../sql/stored-key-probe-rules.js';
 import { mysqlDialect } from './dialect.js';
 
 const TEXT_TYPES = new Set(['char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext']);

@@ -1,4 +1,4 @@
-import { escapeRegExp, type StoredKeyProbeRules } from '../../operations/probe-sql.js';
+import { escapeRegExp, type StoredKeyProbeRules } from '../../sql/stored-key-probe-rules.js';
 import { postgresDialect } from './dialect.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredKeyProbeRules } from '../../operations/probe-sql.js';
+import type { StoredKeyProbeRules } from '../../sql/stored-key-probe-rules.js';
 import { sqliteDialect } from './dialect.js';
 
 /** Whether a declared type gives text affinity (SQLite's rules: INT first, then CHAR, CLOB or TEXT). */
