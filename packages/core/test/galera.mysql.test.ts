@@ -54,6 +54,9 @@ function proc(name: string, url: string, options: Partial<Parameters<typeof crea
     adaptive: false,
     timeoutMs: 2000,
     serverCheckMs: 500,
+    // a node rejoining by state transfer stalls its donor, and writers on one row conflict again and again: a CI
+    // run gave up after 9 conflicted attempts in 11.4 s with the default 10 s (the README says to raise it)
+    retryBudgetMs: 30_000,
     ...options,
     onEvent: (event) => events.push(event),
   });
