@@ -575,7 +575,9 @@ export function hibernateMismatchSuite(kind: Kind): void {
           PEER_CHECK_MS,
         );
         await sharedWhileBothWrite('pooledoff', pooledLo('pooledoff', 'p_pooledoff'), 20, 60, false);
-        expect(pooledOn.after).toBeLessThanOrEqual(20);
+        // the same bound as max_lo's: a landing CI run on a loaded machine measured 22 (one pooled block is 20 keys,
+        // and the probe round that refuses can start a few keys into the next); without the check it is ~2,000
+        expect(pooledOn.after).toBeLessThan(40);
       }, 120_000);
 
       if (kind === 'postgres') {
