@@ -9,6 +9,8 @@
 // The entry points are read from each package.json `exports` (the `import` condition's `types`), so a new entry
 // point gets a report by running api:update; a package is publishable when its package.json is not `private`.
 // A changed report is reviewed like code: it is the diff users will see between two releases.
+// API Extractor analyses with the TypeScript it bundles (6.0 with api-extractor 7.60), reading the declarations the
+// workspace's own TypeScript (5.9) wrote; one program serves every entry point, so a check takes seconds.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -110,6 +112,11 @@ function configFor(entry, temp, reportFolder) {
   });
 }
 
+/** How users import an entry point: `hilo-core`, `hilo-core/adapter-kit`. */
+function specifier(entry) {
+  return entry.subpath === '.' ? entry.name : `${entry.name}${entry.subpath.slice(1)}`;
+}
+
 /** A report's path from the repository's root, e.g. `packages/core/api/hilo-core-otel.api.md`. */
 export function reportPath(entry) {
   return path.join('packages', entry.folder, REPORT_FOLDER, `${entry.report}.api.md`);
@@ -179,7 +186,7 @@ export function differenceMessage({ changed, stale }) {
   const lines = [
     ...changed.map(
       (e) =>
-        `  ${reportPath(e)}: ${existsSync(path.join(root, reportPath(e))) ? 'differs from' : 'missing for'} ${e.name} ${e.subpath}`,
+        `  ${reportPath(e)}: ${existsSync(path.join(root, reportPath(e))) ? 'differs from' : 'missing for'} ${specifier(e)}`,
     ),
     ...stale.map((s) => `  ${s}: no such entry point any more`),
   ];
@@ -198,7 +205,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const result = apiReports({ update });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.failed.length > 0) {
-    const names = result.failed.map((e) => `${e.name} ${e.subpath}`).join(', ');
+    const names = result.failed.map(specifier).join(', ');
     console.error(`api: API Extractor could not analyse ${names} (its messages are above)`);
     process.exit(1);
   }

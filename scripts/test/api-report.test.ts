@@ -64,7 +64,7 @@ describe('API reports', () => {
       const result = check();
       expect(result.changed.map((e) => e.report)).toEqual(['hilo-kysely']);
       const message = differenceMessage(result);
-      expect(message).toContain(`${reportPath(entry)}: differs from hilo-kysely .`);
+      expect(message).toContain(`${reportPath(entry)}: differs from hilo-kysely`);
       expect(message).toContain('./pnpm api:update');
 
       rmSync(copy);
