@@ -8,6 +8,7 @@
 // the files that use it, so delete that folder for a full run; CI runs from a clean clone, without a cache.
 import js from '@eslint/js';
 import stylistic from '@stylistic/eslint-plugin';
+import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -103,6 +104,13 @@ export default tseslint.config(
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+  },
+  {
+    // A focused test (`it.only`, `describe.only`, `fit`, `fdescribe`, `test.only`) silently skips the rest of its file:
+    // committed, it would make CI pass without running them. Everywhere, since @hilo/testing's suites call `it` too.
+    // scripts/test/no-focused-tests.test.ts proves the rule fires.
+    plugins: { jest },
+    rules: { 'jest/no-focused-tests': 'error' },
   },
   {
     plugins: { '@stylistic': stylistic },

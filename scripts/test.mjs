@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The test tiers behind `./pnpm test` (see CONTRIBUTING.md, "The suite in tiers"):
 //
-//   ./pnpm test                 full: build, type-check, every Jest project (every peer version, end-to-end included)
+//   ./pnpm test                 full: build, type-check, API reports, every Jest project (every peer version, end-to-end too)
 //   ./pnpm test:quick           quick: build, the workspace's newest versions only, no end-to-end and no fault injection
 //   ./pnpm test FILE… [JEST…]   one file or a few: build, then Jest on those files in every project that has them
 //                               (add `--selectProjects hilo` for the newest versions only); no type-check
@@ -23,7 +23,7 @@ const JEST = [
 ];
 
 const HELP = `Usage:
-  ./pnpm test                      the full tier: build, type-check, every Jest project (what CI runs)
+  ./pnpm test                      the full tier: build, type-check, API reports, every Jest project (what CI runs)
   ./pnpm test:quick                the quick tier: newest versions, no end-to-end or fault-injection files
   ./pnpm test FILE... [JEST ARGS]  build if needed, then Jest on FILE (a path or a pattern) in every project
                                    that includes it; e.g. ./pnpm test packages/core/test/generator.test.ts
@@ -70,6 +70,8 @@ if (tier === 'full' && args.length > 0) tier = 'files';
 
 let status = build();
 if (status === 0 && tier === 'full') status = step('type-check', 'pnpm', ['run', 'typecheck:only']);
+// the checked-in API reports (packages/*/api) against what the build exports; `./pnpm api:update` rewrites them
+if (status === 0 && tier === 'full') status = step('api report', process.execPath, ['scripts/api-report.mjs']);
 if (status === 0) {
   // Node's on-disk compile cache for the hundreds of processes the suites start (workers, the CLI, examples):
   // each after the first skips compiling the same modules again
