@@ -76,6 +76,12 @@ export interface TableStatements {
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
   /**
+   * Optional: {@link insertRow} as `client`'s server needs it, where that differs (a Galera node: no row is
+   * inserted by a session whose writes would stay on that node). Used when a source inserts a row; `insertRow`
+   * itself stays the statement of migration files.
+   */
+  insertRowOn?(client: SqlClient, table: string, segment: string, value: string): Promise<string>;
+  /**
    * Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a
    * row. With `options`, also the server's identity and a commit that waits for a synchronous standby.
    */
@@ -172,12 +178,13 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const above = await options.createAbove?.(segment);
     const floor = above === undefined ? initial : keyArithmetic.floorValue(strategy, above, increment);
     const value = floor > initial ? floor : initial;
+    const insert = (await sql.insertRowOn?.(client, table, seg, val)) ?? sql.insertRow(table, seg, val);
     try {
-      await client.query(sql.insertRow(table, seg, val), [segment, value]);
+      await client.query(insert, [segment, value]);
     } catch (error) {
       if (create && isMissingObject(error, rules)) {
         await createTable();
-        await client.query(sql.insertRow(table, seg, val), [segment, value]);
+        await client.query(insert, [segment, value]);
       } else throw error;
     }
   }
@@ -306,8 +313,10 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     validateSegment(segment);
     const action = `reading the stored value of segment "${segment}"`;
     const read = async () => {
+      // on a Galera node, a reservation another node just committed must be seen (`hilo check`)
+      const causal = (await rules.replication?.causalRead?.(client)) ?? '';
       const { rows } = await client.query<{ s: unknown; v: unknown }>(
-        `${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
+        `${causal}${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
         [segment],
       );
       return rows[0];
