@@ -53,12 +53,7 @@ function pool(url: string, size = 4, init?: string): mysql.Pool {
 
 const procs: Proc[] = [];
 
-function proc(
-  name: string,
-  url: string,
-  options: Partial<Parameters<typeof createHiLo>[0]> = {},
-  init?: string,
-): Proc {
+function proc(name: string, url: string, options: Partial<Parameters<typeof createHiLo>[0]> = {}, init?: string): Proc {
   const p = pool(url, 4, init);
   const events: HiLoEvent[] = [];
   const hilo = createHiLo({

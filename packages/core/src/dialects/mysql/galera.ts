@@ -91,8 +91,8 @@ export function wsrepOffRefusal(what: string): HiLoSourceError {
     {
       hint: {
         library:
-          'Remove `SET SESSION wsrep_on=OFF` (or `wsrep_on=0`) from the pool\'s init statements and from code that ' +
-          "shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON (see \"Galera\" " +
+          "Remove `SET SESSION wsrep_on=OFF` (or `wsrep_on=0`) from the pool's init statements and from code that " +
+          'shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON (see "Galera" ' +
           'in the hilo-core README).',
         cli: "Remove `SET wsrep_on=OFF` from the server's `init_connect`, which runs it for the CLI's connections too.",
       },

@@ -121,7 +121,8 @@ export const mysqlTableStatements: TableStatements = {
       return advanceOnServer(client, update, [amount, key], options.server, identity, unchanged);
     }
     // on Galera, an unchanged row is asked about on the UPDATE's own connection
-    const pinned = galera && client.session !== undefined ? client.session.bind(client) : <T>(work: () => Promise<T>) => work();
+    const pinned =
+      galera && client.session !== undefined ? client.session.bind(client) : <T>(work: () => Promise<T>) => work();
     return pinned(async () => {
       if (!withoutInsertId.has(client)) {
         const { affectedRows, insertId } = await client.query(update, [amount, key]);
