@@ -3,11 +3,13 @@
  * table source from processes on every node hands out no key twice; the sequence source, whose `nextval` Galera
  * does not make unique across nodes, is refused before the first key; a node cut off from the Primary Component
  * (errors 1047) gives callers no error a retry cures; a round-robin load balancer over nodes with distinct
- * `server_id`s is never a failover; a node killed and restarted rejoins without a key handed out twice.
+ * `server_id`s is never a failover; a node killed and restarted rejoins without a key handed out twice; a session
+ * with `wsrep_on` OFF is refused before it writes; the reads that must see other nodes' commits (stored-key probes,
+ * the hi row) wait for them.
  *
  * A "process" here is a generator with a mysql2 pool of its own; several run at once in this Jest worker, as the
  * clients of several application processes would. One cluster serves the whole file (about 20 s to start); each
- * test uses segments and tables of its own and leaves every node Synced.
+ * test uses segments and tables of its own and leaves every node Synced, and waits for what it needs by polling.
  */
 import { describeGalera, type GaleraCluster } from '@hilo/testing';
 import {
@@ -211,8 +213,15 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     const direct = await tableSource(mysqlClient(off.pool))
       .reserve(segment, { size: 10, signal: new AbortController().signal })
       .catch((e: unknown) => e);
+    // nor does such a session move the row: not up (hilo floor), not back (unused keys returned)
+    const offSource = tableSource(mysqlClient(off.pool));
+    const raised = await offSource.raiseAbove!(segment, 1_000_000n);
+    const stored = await tableSource(mysqlClient(on.pool)).nextKey(segment);
+    const released = await offSource.release!(segment, { first: stored - 10n, last: stored - 1n });
     await run(on, segment, () => on.keys.length >= 240, 1);
+    expect([raised, released]).toEqual([false, false]);
     expect(duplicates([off, on])).toBe(0);
+    expect(Math.max(...on.keys)).toBeLessThan(1_000_000);
     expect(off.keys).toEqual([]);
     for (const error of [...off.errors, direct]) {
       expect(error).toBeInstanceOf(HiLoSourceError);

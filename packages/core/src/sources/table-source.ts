@@ -76,11 +76,11 @@ export interface TableStatements {
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
   /**
-   * Optional: {@link insertRow} as `client`'s server needs it, where that differs (a Galera node: no row is
-   * inserted by a session whose writes would stay on that node). Used when a source inserts a row; `insertRow`
-   * itself stays the statement of migration files.
+   * Optional: the statements that write the row, as `client`'s server needs them where they differ (a Galera node:
+   * a session whose writes would stay on that node changes nothing). Asked once per source; the plain ones stay
+   * those of migration files (`schemaSql`).
    */
-  insertRowOn?(client: SqlClient, table: string, segment: string, value: string): Promise<string>;
+  writesOn?(client: SqlClient): Promise<RowWrites>;
   /**
    * Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a
    * row. With `options`, also the server's identity and a commit that waits for a synchronous standby.
@@ -101,6 +101,9 @@ export interface TableStatements {
   /** Selects every row as `s` (segment) and `v` (value as text). */
   readAll(table: string, segment: string, value: string): string;
 }
+
+/** The statements of {@link TableStatements} that write the row. */
+export type RowWrites = Pick<TableStatements, 'insertRow' | 'compareAndSet' | 'raiseTo'>;
 
 /** Default table name of table sources. */
 export const DEFAULT_TABLE = 'hilo_segments';
@@ -161,6 +164,17 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const prepared = new Map<string, Promise<void>>();
   const replication = sourceReplication(client, rules, description, options.synchronousStandby ?? false);
 
+  let rowWrites: Promise<RowWrites> | undefined;
+  /** The statements that write the row on this client's server (`writesOn`), asked once. */
+  const writes = (): Promise<RowWrites> => {
+    if (rowWrites === undefined) {
+      const found = sql.writesOn === undefined ? Promise.resolve(sql) : sql.writesOn(client);
+      rowWrites = found;
+      found.catch(() => (rowWrites = undefined));
+    }
+    return rowWrites;
+  };
+
   const fail = (error: unknown, action: string) =>
     convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
 
@@ -178,7 +192,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const above = await options.createAbove?.(segment);
     const floor = above === undefined ? initial : keyArithmetic.floorValue(strategy, above, increment);
     const value = floor > initial ? floor : initial;
-    const insert = (await sql.insertRowOn?.(client, table, seg, val)) ?? sql.insertRow(table, seg, val);
+    const insert = (await writes()).insertRow(table, seg, val);
     try {
       await client.query(insert, [segment, value]);
     } catch (error) {
@@ -273,7 +287,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const swap = keyArithmetic.releaseTail(strategy, unused);
     if (swap === undefined) return false;
     try {
-      const { affectedRows } = await client.query(sql.compareAndSet(table, seg, val), [swap.set, segment, swap.expect]);
+      const cas = (await writes()).compareAndSet(table, seg, val);
+      const { affectedRows } = await client.query(cas, [swap.set, segment, swap.expect]);
       return affectedRows === 1;
     } catch (error) {
       throw fail(error, `returning unused keys of segment "${segment}"`);
@@ -285,7 +300,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     await prepare(segment, signal);
     const target = keyArithmetic.floorValue(strategy, above, increment);
     try {
-      const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
+      const { affectedRows } = await client.query((await writes()).raiseTo(table, seg, val), [target, segment, target]);
       return affectedRows === 1;
     } catch (error) {
       throw fail(error, `raising the floor of segment "${segment}" above key ${above}`);

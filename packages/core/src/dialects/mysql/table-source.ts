@@ -102,13 +102,19 @@ export const mysqlTableStatements: TableStatements = {
     `create table if not exists ${t} (${s} varchar(255) not null primary key, ${v} bigint not null) engine=InnoDB`,
   insertRow: (t, s, v) =>
     `insert into ${t} (${s}, ${v}) values (?, cast(? as signed)) on duplicate key update ${s} = ${s}`,
-  // on a Galera node a session with wsrep_on OFF inserts nothing: a row on that node alone would make the node
-  // refuse the same row replicated from another one later (its reservations are refused, see advance)
-  insertRowOn: async (client, t, s, v) =>
-    (await isGalera(client))
-      ? `insert into ${t} (${s}, ${v}) select ?, cast(? as signed) from dual where ${REPLICATED_SESSION} ` +
-        `on duplicate key update ${s} = ${s}`
-      : mysqlTableStatements.insertRow(t, s, v),
+  // on a Galera node a session with wsrep_on OFF writes nothing: a row inserted on that node alone would make it
+  // fail the same row replicated from another node later, a row moved there alone would not be certified (its
+  // reservations are refused, see advance)
+  async writesOn(client) {
+    if (!(await isGalera(client))) return mysqlTableStatements;
+    return {
+      insertRow: (t, s, v) =>
+        `insert into ${t} (${s}, ${v}) select ?, cast(? as signed) from dual where ${REPLICATED_SESSION} ` +
+        `on duplicate key update ${s} = ${s}`,
+      compareAndSet: (t, s, v) => `${mysqlTableStatements.compareAndSet(t, s, v)} and ${REPLICATED_SESSION}`,
+      raiseTo: (t, s, v) => `${mysqlTableStatements.raiseTo(t, s, v)} and ${REPLICATED_SESSION}`,
+    };
+  },
   async advance(client, t, s, v, key, amount, options?: ReserveStatementOptions) {
     // on a Galera node the UPDATE changes no row on a session whose writes would stay on this node (wsrep_on OFF):
     // it costs no round trip, and an unchanged row is then told apart on the same connection
