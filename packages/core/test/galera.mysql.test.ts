@@ -194,7 +194,7 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     }
   });
 
-  it("a session with wsrep_on=OFF (a pool's init statement) is refused before its block is used: no key twice", async () => {
+  it("a session with wsrep_on=OFF (a pool's init statement, SET GLOBAL) is refused before it writes: no key twice", async () => {
     const segment = fresh('off');
     // every connection of this pool turns Galera off for its session: its writes would stay on node 2
     const off = proc('off', cluster.urls[1]!, {}, 'SET SESSION wsrep_on = OFF');
@@ -230,6 +230,16 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
       expect((error as HiLoError).hint?.library).toMatch(/SET SESSION wsrep_on=OFF/);
     }
     expect(off.errors).toHaveLength(2);
+    // a node whose wsrep_on was turned off globally (new sessions inherit it) is still a Galera node to hilo
+    await cluster.query(1, 'SET GLOBAL wsrep_on = OFF');
+    try {
+      const global = proc('global', cluster.urls[1]!);
+      const refused = await global.hilo.next(segment).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(HiLoSourceError);
+      expect((refused as Error).message).toMatch(/wsrep_on=OFF/);
+    } finally {
+      await cluster.query(1, 'SET GLOBAL wsrep_on = ON');
+    }
     // nothing was written on node 2 alone: every node holds the row the other process left
     const rows = await Promise.all(
       [0, 1, 2].map((i) =>

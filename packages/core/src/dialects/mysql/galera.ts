@@ -24,15 +24,24 @@ const detected = new WeakMap<SqlClient, Promise<boolean>>();
 /** MariaDB's and MySQL's "unknown system variable": a server without wsrep (MySQL, a MariaDB built without it). */
 const UNKNOWN_VARIABLE = 1193;
 
-/** Whether `client` leads to a Galera node (`@@global.wsrep_on` is ON); read once per client, failures not kept. */
+/** MariaDB's ON for a boolean variable, as the drivers return it. */
+const isOn = (value: unknown) => value === 1 || value === 1n || value === '1' || value === 'ON' || value === true;
+
+/**
+ * Whether `client` leads to a Galera node: `@@global.wsrep_on` is ON, or the node is connected to a cluster
+ * (`wsrep_connected`) while `SET GLOBAL wsrep_on=OFF` made its new sessions write on it alone. Read once per client,
+ * failures not kept.
+ */
 export function isGalera(client: SqlClient): Promise<boolean> {
   let found = detected.get(client);
   if (found === undefined) {
     found = (async () => {
       try {
-        const { rows } = await client.query<{ w: unknown }>('select @@global.wsrep_on as w');
-        const value = rows[0]?.w;
-        return value === 1 || value === 1n || value === '1' || value === 'ON' || value === true;
+        const { rows } = await client.query<{ w: unknown; c: unknown }>(
+          'select @@global.wsrep_on as w, (select variable_value from information_schema.global_status ' +
+            "where variable_name = 'WSREP_CONNECTED') as c",
+        );
+        return isOn(rows[0]?.w) || isOn(rows[0]?.c);
       } catch (error) {
         if ((error as { errno?: unknown } | null)?.errno === UNKNOWN_VARIABLE) return false;
         throw error;
@@ -78,8 +87,7 @@ export const REPLICATED_SESSION = '@@session.wsrep_on = 1';
 /** Whether the session of `executor` (one connection: a transaction, or a client inside `session`) has wsrep on. */
 export async function sessionReplicates(executor: SqlExecutor): Promise<boolean> {
   const { rows } = await executor.query<{ w: unknown }>('select @@session.wsrep_on as w');
-  const value = rows[0]?.w;
-  return value === 1 || value === 1n || value === '1' || value === 'ON' || value === true;
+  return isOn(rows[0]?.w);
 }
 
 /** Why a reservation on a Galera node was refused: its session has `wsrep_on` OFF; `what` names the hi table. */
@@ -92,9 +100,11 @@ export function wsrepOffRefusal(what: string): HiLoSourceError {
       hint: {
         library:
           "Remove `SET SESSION wsrep_on=OFF` (or `wsrep_on=0`) from the pool's init statements and from code that " +
-          'shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON (see "Galera" ' +
-          'in the hilo-core README).',
-        cli: "Remove `SET wsrep_on=OFF` from the server's `init_connect`, which runs it for the CLI's connections too.",
+          'shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON; after `SET ' +
+          'GLOBAL wsrep_on=OFF` on the node, set it ON again (see "Galera" in the hilo-core README).',
+        cli:
+          "Remove `SET wsrep_on=OFF` from the server's `init_connect`, which runs it for the CLI's connections too, " +
+          'or set `wsrep_on` ON again globally on the node.',
       },
     },
   );
