@@ -153,7 +153,9 @@ export function sqlStoredKeys(
   async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal, block?: Block) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;
     try {
-      const { rows } = await abortable(client.query<{ m: unknown }>(sql, params), signal, action);
+      // on a Galera node, a key another node just stored must be seen: the read waits until this node applied it
+      const causal = (await rules.replication?.causalRead?.(client)) ?? '';
+      const { rows } = await abortable(client.query<{ m: unknown }>(causal + sql, params), signal, action);
       const raw = rows[0]?.m;
       return raw === null || raw === undefined ? undefined : toBigInt(raw, `max(${probe.column})`);
     } catch (error) {

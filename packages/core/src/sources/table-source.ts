@@ -76,6 +76,12 @@ export interface TableStatements {
   /** Inserts a row unless it exists; params `[segment, initialValue]`. */
   insertRow(table: string, segment: string, value: string): string;
   /**
+   * Optional: the statements that write the row, as `client`'s server needs them where they differ (a Galera node:
+   * a session whose writes would stay on that node changes nothing). Asked once per source; the plain ones stay
+   * those of migration files (`schemaSql`).
+   */
+  writesOn?(client: SqlClient): Promise<RowWrites>;
+  /**
    * Adds `amount` atomically, in a transaction of its own; resolves with the new value, or undefined without a
    * row. With `options`, also the server's identity and a commit that waits for a synchronous standby.
    */
@@ -95,6 +101,9 @@ export interface TableStatements {
   /** Selects every row as `s` (segment) and `v` (value as text). */
   readAll(table: string, segment: string, value: string): string;
 }
+
+/** The statements of {@link TableStatements} that write the row. */
+export type RowWrites = Pick<TableStatements, 'insertRow' | 'compareAndSet' | 'raiseTo'>;
 
 /** Default table name of table sources. */
 export const DEFAULT_TABLE = 'hilo_segments';
@@ -155,6 +164,17 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
   const prepared = new Map<string, Promise<void>>();
   const replication = sourceReplication(client, rules, description, options.synchronousStandby ?? false);
 
+  let rowWrites: Promise<RowWrites> | undefined;
+  /** The statements that write the row on this client's server (`writesOn`), asked once. */
+  const writes = (): Promise<RowWrites> => {
+    if (rowWrites === undefined) {
+      const found = sql.writesOn === undefined ? Promise.resolve(sql) : sql.writesOn(client);
+      rowWrites = found;
+      found.catch(() => (rowWrites = undefined));
+    }
+    return rowWrites;
+  };
+
   const fail = (error: unknown, action: string) =>
     convertDriverError(error, { dialect: rules, action: `${action} (${description})`, missingHint });
 
@@ -172,12 +192,13 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const above = await options.createAbove?.(segment);
     const floor = above === undefined ? initial : keyArithmetic.floorValue(strategy, above, increment);
     const value = floor > initial ? floor : initial;
+    const insert = (await writes()).insertRow(table, seg, val);
     try {
-      await client.query(sql.insertRow(table, seg, val), [segment, value]);
+      await client.query(insert, [segment, value]);
     } catch (error) {
       if (create && isMissingObject(error, rules)) {
         await createTable();
-        await client.query(sql.insertRow(table, seg, val), [segment, value]);
+        await client.query(insert, [segment, value]);
       } else throw error;
     }
   }
@@ -266,7 +287,8 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     const swap = keyArithmetic.releaseTail(strategy, unused);
     if (swap === undefined) return false;
     try {
-      const { affectedRows } = await client.query(sql.compareAndSet(table, seg, val), [swap.set, segment, swap.expect]);
+      const cas = (await writes()).compareAndSet(table, seg, val);
+      const { affectedRows } = await client.query(cas, [swap.set, segment, swap.expect]);
       return affectedRows === 1;
     } catch (error) {
       throw fail(error, `returning unused keys of segment "${segment}"`);
@@ -278,7 +300,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     await prepare(segment, signal);
     const target = keyArithmetic.floorValue(strategy, above, increment);
     try {
-      const { affectedRows } = await client.query(sql.raiseTo(table, seg, val), [target, segment, target]);
+      const { affectedRows } = await client.query((await writes()).raiseTo(table, seg, val), [target, segment, target]);
       return affectedRows === 1;
     } catch (error) {
       throw fail(error, `raising the floor of segment "${segment}" above key ${above}`);
@@ -306,8 +328,10 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     validateSegment(segment);
     const action = `reading the stored value of segment "${segment}"`;
     const read = async () => {
+      // on a Galera node, a reservation another node just committed must be seen (`hilo check`)
+      const causal = (await rules.replication?.causalRead?.(client)) ?? '';
       const { rows } = await client.query<{ s: unknown; v: unknown }>(
-        `${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
+        `${causal}${sql.readAll(table, seg, val)} where ${seg} = ${rules.placeholder(1)}`,
         [segment],
       );
       return rows[0];

@@ -19,6 +19,12 @@ export interface ReplicationSql {
    */
   identityOn?(client: SqlClient): Promise<string>;
   /**
+   * Where a read on one server may miss what another server of the same cluster just committed (MariaDB Galera, whose
+   * nodes apply each other's write sets after the commit returns): resolves the text to put before a read that must
+   * see them (`''` where reads already do). The stored-key probes and the hi row's read (`nextKey`) use it.
+   */
+  causalRead?(client: SqlClient): Promise<string>;
+  /**
    * Whether a server may answer again under an identity hilo already left: MariaDB's `@@server_id` stays the same
    * when a server that was primary before becomes primary again (a failback). PostgreSQL's never does (a
    * promotion starts a timeline, a restart changes the start time), so there an answer from a server hilo left

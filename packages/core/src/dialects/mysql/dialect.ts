@@ -1,5 +1,5 @@
 import { codeOf, type Dialect } from '../../sql/dialect.js';
-import { GALERA_IDENTITY, isGalera } from './galera.js';
+import { causalReadOn, GALERA_IDENTITY, isGalera } from './galera.js';
 
 /** MySQL/MariaDB error numbers after which retrying may succeed. */
 const RETRYABLE = new Set([
@@ -75,6 +75,8 @@ export const mysqlDialect: Dialect = {
     identity: `concat('server_id ', @@server_id)`,
     identityMayReturn: true,
     identityOn: async (client) => ((await isGalera(client)) ? GALERA_IDENTITY : `concat('server_id ', @@server_id)`),
+    // a Galera node applies other nodes' write sets after their commit returned: reads that must see them wait
+    causalRead: causalReadOn,
   },
   isTransient(error) {
     if (error.fatal === true) return true;
