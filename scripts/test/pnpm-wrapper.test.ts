@@ -29,7 +29,8 @@ describe('./pnpm', () => {
         mkdirSync(dirname(join(clone, file)), { recursive: true });
         copyFileSync(join(root, file), join(clone, file));
       }
-      for (const file of ['build.mjs', 'e2e-records.mjs']) copyFileSync(join(root, 'scripts', file), join(clone, 'scripts', file));
+      for (const file of ['build.mjs', 'e2e-records.mjs'])
+        copyFileSync(join(root, 'scripts', file), join(clone, 'scripts', file));
       const started = Date.now();
       const { stdout, stderr } = await run(join(clone, 'pnpm'), [command, '--help'], {
         cwd: clone,
@@ -38,13 +39,21 @@ describe('./pnpm', () => {
       expect(stdout).toMatch(/^Usage:\n {2}\.\/pnpm test /);
       expect(stderr).toBe('');
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(readdirSync(clone).sort()).toEqual(['package.json', 'pnpm', 'pnpm-lock.yaml', 'pnpm-workspace.yaml', 'scripts']);
+      expect(readdirSync(clone).sort()).toEqual([
+        'package.json',
+        'pnpm',
+        'pnpm-lock.yaml',
+        'pnpm-workspace.yaml',
+        'scripts',
+      ]);
     },
   );
 
   it('`../../pnpm pack` in a package folder packs that package, with its dist/', async () => {
     const destination = join(work, 'one');
-    await run(join(root, 'pnpm'), ['pack', '--pack-destination', destination], { cwd: join(root, 'packages', 'kysely') });
+    await run(join(root, 'pnpm'), ['pack', '--pack-destination', destination], {
+      cwd: join(root, 'packages', 'kysely'),
+    });
     const tarballs = readdirSync(destination);
     expect(tarballs).toEqual([expect.stringMatching(/^hilo-kysely-\d+\.\d+\.\d+.*\.tgz$/)]);
     const { stdout } = await run('tar', ['tzf', join(destination, tarballs[0]!)]);
