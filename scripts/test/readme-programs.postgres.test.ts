@@ -165,7 +165,10 @@ describe('README programs: which run', () => {
 });
 
 describePostgres('README programs run as written', () => {
-  const runs = new Map<string, Promise<{ run: ProgramRun; url: string; stored: unknown; second: ProgramRun }>>();
+  const runs = new Map<
+    string,
+    Promise<{ run: ProgramRun; url: string; stored: Error | undefined; second: ProgramRun }>
+  >();
   const drops: (() => Promise<void>)[] = [];
 
   beforeAll(() => {
@@ -180,10 +183,12 @@ describePostgres('README programs run as written', () => {
       }
       const run = await runReadmeProgram(program, url === '' ? {} : { DATABASE_URL: url }, { timeoutMs: 30_000 });
       // what the first run stored is read before the second adds to it; a failed expectation is rethrown by the test
-      let stored: unknown;
+      let stored: Error | undefined;
       const printed = expected?.printed.exec(run.stdout);
       if (run.code === 0 && printed)
-        await Promise.resolve(expected?.stored?.(printed, { url, dir: run.dir })).catch((e: unknown) => (stored = e));
+        await Promise.resolve(expected?.stored?.(printed, { url, dir: run.dir })).catch(
+          (error: unknown) => (stored = error instanceof Error ? error : new Error(String(error))),
+        );
       const second = await run.again();
       return { run, url, stored, second };
     });
