@@ -1,15 +1,27 @@
 import mysql from 'mysql2/promise';
 import { describeMysql } from '@hilo/testing';
-import { readmePrograms, runReadmeProgram, type ReadmeProgram } from './readme-programs.test-support.ts';
+import {
+  readmePrograms,
+  runReadmeProgram,
+  type ProgramRun,
+  type ReadmeProgram,
+} from './readme-programs.test-support.ts';
 
 // README programs on MariaDB, each run as in readme-programs.postgres.test.ts: hilo-core's sources.ts as written
 // (connect() takes a mysql:// URL), and hilo-typeorm's shop.ts with the one change its Install section implies
-// (`type: 'mariadb'`): the entities must not use PostgreSQL-only column types.
+// (`type: 'mariadb'`): the entities must not use PostgreSQL-only column types. Each then runs a second time on what
+// the first left behind and must again exit 0 with nothing on stderr.
 
 function program(id: string): ReadmeProgram {
   const found = readmePrograms().find((p) => p.id === id);
   if (found === undefined) throw new Error(`no README program ${id}`);
   return found;
+}
+
+/** A second run on what the first left behind, as a user trying the program twice does: exit 0, nothing on stderr. */
+async function expectCleanSecondRun(run: ProgramRun): Promise<void> {
+  const second = await run.again();
+  expect({ second: { code: second.code, stderr: second.stderr } }).toEqual({ second: { code: 0, stderr: '' } });
 }
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
@@ -38,6 +50,7 @@ describeMysql('README programs run as written on MariaDB: hilo-typeorm', (db) =>
       expect(await query(db.url, 'select id, orderId o from order_items')).toEqual([
         { id: Number(printed![3]), o: Number(printed![1]) },
       ]);
+      await expectCleanSecondRun(run);
     } finally {
       run.remove();
     }
@@ -62,6 +75,7 @@ describeMysql('README programs run as written on MariaDB: hilo-drizzle', (db) =>
           { o, sku: 'CAKE' },
         ]),
       );
+      await expectCleanSecondRun(run);
     } finally {
       run.remove();
     }
@@ -78,6 +92,7 @@ describeMysql('README programs run as written on MariaDB: hilo-core', (db) => {
         stdout: 'order 1\n',
       });
       expect(await query(db.url, `select segment from hilo_segments`)).toEqual([{ segment: 'orders' }]);
+      await expectCleanSecondRun(run);
     } finally {
       run.remove();
     }

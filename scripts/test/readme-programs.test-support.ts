@@ -33,6 +33,11 @@ export interface ProgramRun {
   readonly ms: number;
   /** The app's folder (with `in=`, the folder it ran in), until `remove()`. */
   readonly dir: string;
+  /**
+   * Runs the program again, as a user running it twice would: the same files in the same folder, with the same
+   * environment (so on the same database and the files it left behind).
+   */
+  again(): Promise<ProgramRun>;
   remove(): void;
 }
 
@@ -79,6 +84,19 @@ export function runReadmeProgram(
     writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify(tsconfig)}\n`);
     remove = () => rmSync(dir, { recursive: true, force: true });
   }
+  const start = (): Promise<ProgramRun> => spawnProgram(file, dir, env, timeoutMs, remove, start);
+  return start();
+}
+
+/** Runs `node --import tsx FILE` in `dir`; see {@link runReadmeProgram}. */
+function spawnProgram(
+  file: string,
+  dir: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  remove: () => void,
+  again: () => Promise<ProgramRun>,
+): Promise<ProgramRun> {
   const started = Date.now();
   return new Promise((settle, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
@@ -100,7 +118,7 @@ export function runReadmeProgram(
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      settle({ code, stdout, stderr, ms: Date.now() - started, dir, remove });
+      settle({ code, stdout, stderr, ms: Date.now() - started, dir, again, remove });
     });
   });
 }
