@@ -143,16 +143,13 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   // with hilo.key() in it, so hilo exists before any table it could be given at creation
   const stored = new Map<Table, StoredKeyColumn[]>();
   // on SQLite the key guard (keyGuard, on by default) names the key column's $defaultFn as the fix
-  const supply = openKeySupply(
-    options,
-    'hiloDrizzle()',
-    {
-      schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
-      installLine: drizzleInstallLine,
-      keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
-    },
-    () => [...stored.values()].flat(),
-  );
+  const supply = openKeySupply(options, {
+    owner: 'hiloDrizzle()',
+    columns: () => [...stored.values()].flat(),
+    schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
+    installLine: drizzleInstallLine,
+    keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
+  });
   const fields = new Map<string, KeyField>();
   // segments whose keys are checked against a table hilo was given; one without is said once, never silently off
   const covered = new Set<string>();
@@ -187,16 +184,8 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
   const draw = (segment: string): number | bigint => {
     noteUnchecked(segment);
-    const generator = supply.current;
-    if (generator === undefined) {
-      // start connecting, so a retry after a moment finds keys
-      supply.generator().then(
-        (g) => g.tryNextSync(segment),
-        () => undefined,
-      );
-      throw new HiLoDrizzleNotReadyError(segment);
-    }
-    const key = generator.tryNextSync(segment);
+    // from memory, else a reservation (or the connection) starts, so a retry after a moment finds keys
+    const key = supply.tryNext(segment);
     if (key === undefined) throw new HiLoDrizzleNotReadyError(segment);
     return key;
   };

@@ -145,10 +145,8 @@ function registerOn(orm: MikroORM, options: HiLoOptions): void {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
   requireInternals(orm);
-  const { generator } = options;
-  const runtime = new HiLoRuntime((o, columns) =>
-    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
-  );
+  // a generator passed in is used as it is, and stays open (the key supply closes only what it opened)
+  const runtime = new HiLoRuntime((o, columns) => createGeneratorFor(o, options, columns));
   config.registerExtension(EXTENSION_NAME, () => runtime);
   keepHiTableOutOfSchemaDiff(orm, options.table ?? DEFAULT_TABLE);
   const subscriber = new HiLoFlushSubscriber(runtime);

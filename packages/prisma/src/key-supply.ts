@@ -106,16 +106,14 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
         },
       ];
     });
-  const supply = openKeySupply(
-    { ...supplyOptions, segments },
-    'hilo()',
-    {
-      example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
-      closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
-      schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
-    },
-    stored,
-  );
+  const supply = openKeySupply(supplyOptions, {
+    owner: 'hilo()',
+    columns: stored,
+    generatorOptions: { segments },
+    example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
+    closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
+    schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
+  });
   return {
     useAdapterSchema(schema) {
       adapterSchema = schema;
