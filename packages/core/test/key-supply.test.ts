@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { connect, HiLoConfigurationError, memorySource, sqliteClient, type SqlClient } from 'hilo-core';
-import { openKeySupply, type AdapterConnection } from 'hilo-core/adapter-kit';
+import { checkKeySupplyOptions, openKeySupply, type AdapterConnection, type KeySupply } from 'hilo-core/adapter-kit';
 
 let dir: string;
 beforeAll(() => {
@@ -24,7 +24,7 @@ describe("openKeySupply with the adapter's own connection (setup.connect)", () =
   it('connects on first use, not at open, and releases what it opened after the generator closed', async () => {
     const { client, released } = await fileConnection('own.db');
     let opened = 0;
-    const supply = openKeySupply(
+    const supply: KeySupply = openKeySupply(
       { blockSize: 10 },
       {
         owner: 'test()',
@@ -84,8 +84,8 @@ describe("openKeySupply with the adapter's own connection (setup.connect)", () =
       openKeySupply({ client, url: 'sqlite::memory:' }, { owner: 'installHiLo()', connect: connectOwn }),
     ).toThrow(
       new HiLoConfigurationError(
-        'installHiLo() needs at most one of `url`, `client` or `generator`, got 2; pass the database URL, e.g. ' +
-          '{ url: process.env.DATABASE_URL }.',
+        'installHiLo() takes at most one of `url`, `client` or `generator`, got 2; keep one, or leave them all ' +
+          'out for a connection hilo opens by itself.',
       ),
     );
     expect(() => openKeySupply({}, { owner: 'hiloKysely()' })).toThrow(
@@ -93,26 +93,53 @@ describe("openKeySupply with the adapter's own connection (setup.connect)", () =
     );
   });
 
-  it("builds on a hi source of the user's (setup.source) with the generator options the adapter decides", async () => {
+  it("builds on a `source` function of the user's (sourceFunction) with the segments of the key columns", async () => {
     const { client } = await fileConnection('source.db');
     const built: SqlClient[] = [];
-    const supply = openKeySupply(
-      { blockSize: 3 },
-      {
-        owner: 'test()',
-        connect: () => ({ client }),
-        source: (on) => {
-          built.push(on);
-          return memorySource({ start: 1000n });
-        },
-        generatorOptions: { keyType: 'number', segments: { orders: { blockSize: 5 } } },
+    const options = {
+      blockSize: 3,
+      warm: false,
+      source: (on: SqlClient) => {
+        built.push(on);
+        return memorySource({ start: 1000n });
       },
-    );
+    };
+    const checks = {
+      owner: 'installHiLo()',
+      optionNames: new Set(['blockSize', 'source', 'warm']),
+      sourceFunction: true,
+    };
+    // the adapter's own option (`warm`) is accepted, and not passed on to the generator (which would refuse it)
+    const supply = openKeySupply(options as never, {
+      ...checks,
+      connect: () => ({ client }),
+      limits: [{ segment: 'orders', blockSize: 5, maxKey: 2_147_483_647n }],
+      generatorOptions: { keyType: 'number' },
+    });
     const generator = await supply.generator();
     expect(built).toEqual([client]);
     expect(await generator.reserve('orders', 6)).toEqual([1000, 1001, 1002, 1003, 1004, 1005]);
     await supply.close();
     await client.close();
+    // without sourceFunction, or with an option the adapter does not name, the same options are refused
+    const connectOwn = (): AdapterConnection => ({ client });
+    expect(() =>
+      openKeySupply({ source: () => memorySource() } as never, { owner: 'hiloKysely()', connect: connectOwn }),
+    ).toThrow(/Expected `source` to be "sequence" or "table", got /);
+    expect(() => checkKeySupplyOptions({ ...options, keyGuard: false }, { ...checks, ownConnection: true })).toThrow(
+      /Unknown option `keyGuard` for installHiLo\(\); expected one of `blockSize`, `source`, `warm`/,
+    );
+    expect(() => checkKeySupplyOptions({ source: 'list' }, { ...checks, ownConnection: true })).toThrow(
+      'Expected `source` to be "sequence", "table" or a function (client) => HiSource, got "list".',
+    );
+    // two block sizes for one segment: refused when the supply is opened, before anything connects
+    const limits = [
+      { segment: 'orders', blockSize: 5, maxKey: 10n, where: 'A.id' },
+      { segment: 'orders', blockSize: 7, maxKey: 10n, where: 'B.id' },
+    ];
+    expect(() => openKeySupply({}, { owner: 'test()', connect: connectOwn, limits })).toThrow(
+      'Segment "orders" gets blockSize 5 from A.id and 7 from B.id',
+    );
   });
 });
 

@@ -15,6 +15,26 @@ import {
 } from 'hilo-core/adapter-kit';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';
 
 /** `$defaultFn` found no key in memory: the block was empty (not warmed, or a batch larger than the block). */
 export class HiLoDrizzleNotReadyError extends HiLoNotReadyError {
@@ -207,12 +227,8 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       };
       return fn as never;
     },
-    async warm(targets) {
-      const segments = targets === undefined ? [...fields.keys()] : targets.map(learn);
-      // a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block
-      await supply.guard();
-      await (await supply.generator()).warm(segments);
-    },
+    // (a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block)
+    warm: (targets) => supply.warm(targets === undefined ? fields.keys() : targets.map(learn)),
     async ensure(target, count) {
       await (await supply.generator()).ensure(learn(target), count);
     },

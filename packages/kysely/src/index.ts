@@ -26,6 +26,27 @@ import {
 import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyKind } from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';
+
 /** How one table gets its keys. */
 export interface HiLoKyselyTable {
   /**
@@ -327,11 +348,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     async ensure(table, count) {
       await (await supply.generator()).ensure(lookup(table).segment, count);
     },
-    async warm() {
-      // a table created since start is guarded on SQLite even when its segment needs no block
-      await supply.guard();
-      await (await supply.generator()).warm([...new Set([...tables.values()].map((t) => t.segment))]);
-    },
+    // (a table created since start is guarded on SQLite even when its segment needs no block)
+    warm: () => supply.warm(new Set([...tables.values()].map((t) => t.segment))),
     generator: () => supply.generator(),
     close: () => supply.close(),
   };

@@ -1,8 +1,9 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { mysqlClient, type MysqlCallbackPoolLike, pgClient, sqliteClient, type SqlClient } from 'hilo-core';
 import {
+  GENERATOR_OPTION_NAMES,
+  HI_SOURCE_LAYOUT_OPTION_NAMES,
   openKeySupply,
-  segmentsForColumns,
   settlesWithin,
   type AdapterConnection,
   type OwnedGenerator,
@@ -19,6 +20,20 @@ import {
 } from './mikro-orm-internals.js';
 import type { KeyColumn } from './runtime.js';
 
+/** The option names of `HiLo.configure()`. */
+const OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
+  'verifyBlocks',
+  'onMissingTable',
+  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
+  'generator',
+  'client',
+  'poolSize',
+]);
+
+/** How `HiLo.configure()`'s options are checked, at once and again by the key supply. */
+export const CHECKS = { owner: 'HiLo.configure()', optionNames: OPTION_NAMES };
+
 /**
  * Builds the generator for an ORM through hilo-core's key supply. Reservations run on `options.client` when
  * given, else on a small pool of their own opened with the ORM's own connection settings (same driver, host,
@@ -31,13 +46,12 @@ export async function createGeneratorFor(
   options: HiLoOptions,
   columns: readonly KeyColumn[] = [],
 ): Promise<OwnedGenerator> {
-  const { poolSize, keyType, idFormat, schema, ...passed } = options;
-  const closeTimeoutMs = typeof passed.closeTimeoutMs === 'number' ? passed.closeTimeoutMs : 5000;
+  const { poolSize, keyType, idFormat, closeTimeoutMs } = options;
   // an entity's table lies in its own schema, else in the ORM's `schema` (which MikroORM qualifies tables with)
   const ormSchema = orm.config.get('schema');
   const inOrmSchema = typeof ormSchema === 'string' ? ormSchema : undefined;
   const connect = async (): Promise<AdapterConnection> => {
-    const client = await clientFromOrm(orm, poolSize ?? 2, closeTimeoutMs);
+    const client = await clientFromOrm(orm, poolSize ?? 2, typeof closeTimeoutMs === 'number' ? closeTimeoutMs : 5000);
     if (client !== 'memory') return { client, release: () => client.close() };
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
@@ -52,25 +66,20 @@ export async function createGeneratorFor(
   // the hi table or sequences go to the ORM's schema too, unless the database is in memory and has none
   const inMemory =
     options.client === undefined && options.generator === undefined && OWN_CONNECTIONS[databaseKind(orm)].inMemory(orm);
-  const hiSchema = schema ?? (inMemory ? undefined : inOrmSchema);
   const supply = openKeySupply(
-    { ...passed, ...(hiSchema === undefined ? {} : { schema: hiSchema }) },
+    { ...options, schema: options.schema ?? (inMemory ? undefined : inOrmSchema) },
     {
-      owner: 'HiLo.configure()',
-      columns: columns.map(({ segment, table, column, schema: own, kind }) => ({
+      ...CHECKS,
+      columns: columns.map(({ segment, table, column, schema, kind }) => ({
         segment,
         table,
         column,
-        schema: own ?? inOrmSchema,
+        schema: schema ?? inOrmSchema,
         kind,
       })),
+      limits: columns,
       connect,
-      generatorOptions: {
-        // (a generator passed in keeps the segments it was built with)
-        ...(options.generator === undefined ? { segments: segmentsForColumns(columns, passed) } : {}),
-        keyType: keyType ?? 'number',
-        ...(idFormat === undefined ? {} : { idFormat }),
-      },
+      generatorOptions: { keyType: keyType ?? 'number', idFormat },
       keyGuard: false,
       schemaOption: "the ORM's `schema` option or the entity's `schema`",
     },

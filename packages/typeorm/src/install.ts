@@ -17,13 +17,12 @@ import {
   type SqlClient,
 } from 'hilo-core';
 import {
-  checkVerifyBlocks,
+  checkKeySupplyOptions,
   columnTypeMaxKey,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   keyToField,
   openKeySupply,
   PASSED_GENERATOR_OPTION_NAMES,
-  segmentsForColumns,
   type AdapterConnection,
   type HiSourceLayout,
   type KeyFieldLimits,
@@ -103,20 +102,12 @@ const KNOWN_OPTIONS = new Set([
   ...PASSED_GENERATOR_OPTION_NAMES,
 ]);
 
+/** How installHiLo()'s options are checked, at once and again by the key supply. */
+const CHECKS = { owner: 'installHiLo()', optionNames: KNOWN_OPTIONS, sourceFunction: true };
+
 function validateOptions(options: HiLoTypeOrmOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
-  }
-  HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
-  checkVerifyBlocks(options, 'installHiLo()');
-  const { source } = options;
-  if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
-    throw HiLoConfigurationError.invalidOption(
-      'source',
-      '"sequence", "table" or a function (client) => HiSource',
-      source,
-    );
-  }
+  // reservations go to the DataSource's own connection when no `client` is given
+  checkKeySupplyOptions(options, { ...CHECKS, ownConnection: true });
   for (const name of ['warm', 'saveWithoutSelect'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw HiLoConfigurationError.invalidOption(name, 'true or false', options[name]);
@@ -509,19 +500,8 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   alignJoinColumns(dataSource, columns);
-  const { source, client, warm = true, saveWithoutSelect = true, ...passed } = options;
+  const { warm = true, saveWithoutSelect = true } = options;
   const columnList = [...columns.values()];
-  // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
-  const stored = columnList.map(({ segment, column: { entityMetadata: metadata, databaseName } }) => ({
-    segment,
-    table: metadata.tableName,
-    column: databaseName,
-    schema: metadata.schema ?? metadata.database,
-  }));
-  const segments = segmentsForColumns(
-    columnList.map(({ segment, blockSize, limits, where }) => ({ segment, blockSize, maxKey: limits.maxKey, where })),
-    passed,
-  );
   // reservations run on the user's client, else on the DataSource's pool, hilo's own connection to its SQLite
   // file (released with the generator), or for `:memory:` a counter in this process (sqlite-connection.ts)
   const connect = async (): Promise<AdapterConnection> => {
@@ -531,18 +511,25 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
     const query = (sql: string, params: readonly unknown[]) => dataSource.query(sql, [...params]);
     return { inMemory: { owner: dataSource, query, database: 'The better-sqlite3 DataSource' } };
   };
-  const supply = openKeySupply(
-    { ...passed, ...(typeof source === 'function' ? {} : { source }), ...(client ? { client } : {}) },
-    {
-      owner: 'installHiLo()',
-      columns: stored,
-      connect,
-      ...(typeof source === 'function' ? { source } : {}),
-      generatorOptions: { segments },
-      keyGuard: false,
-      schemaOption: "the entity's `schema`, or the DataSource's `schema` option",
-    },
-  );
+  const supply = openKeySupply(options, {
+    ...CHECKS,
+    // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
+    columns: columnList.map(({ segment, column: { entityMetadata: metadata, databaseName } }) => ({
+      segment,
+      table: metadata.tableName,
+      column: databaseName,
+      schema: metadata.schema ?? metadata.database,
+    })),
+    limits: columnList.map(({ segment, blockSize, limits, where }) => ({
+      segment,
+      blockSize,
+      maxKey: limits.maxKey,
+      where,
+    })),
+    connect,
+    keyGuard: false,
+    schemaOption: "the entity's `schema`, or the DataSource's `schema` option",
+  });
   const generator = (await supply.generator()) as HiLoGenerator<bigint>;
   const owned = { generator, close: () => supply.close() };
   try {

@@ -9,10 +9,13 @@
 //   object-mark.ts      a mark on an ORM's entities nothing else sees
 export {
   openKeySupply,
+  checkKeySupplyOptions,
   KEY_SUPPLY_OPTION_NAMES,
+  type KeySupplyChecks,
   type AdapterConnection,
   type KeySupply,
   type KeySupplyOptions,
+  type KeySupplyInput,
   type KeySupplySetup,
   type KeySupplyWording,
 } from './key-supply.js';

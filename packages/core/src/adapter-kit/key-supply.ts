@@ -22,6 +22,7 @@ import {
   type PassedGeneratorOptions,
 } from './options.js';
 import { ownGenerator, type OwnedGenerator } from './owned-generator.js';
+import { segmentsForColumns, type KeyColumnLimit } from './segments.js';
 import { adapterStoredKeys, checkVerifyBlocks } from './stored-keys.js';
 
 /**
@@ -52,6 +53,15 @@ export interface KeySupplyOptions extends PassedGeneratorOptions, HiSourceLayout
    */
   readonly keyGuard?: boolean;
 }
+
+/**
+ * What {@link openKeySupply} takes: {@link KeySupplyOptions}, with `source` also a function `(client) => HiSource`
+ * where the adapter allows one (`sourceFunction`); an adapter's own options may be there too, when its
+ * `optionNames` name them.
+ */
+export type KeySupplyInput = Omit<KeySupplyOptions, 'source'> & {
+  readonly source?: KeySupplyOptions['source'] | ((client: SqlClient) => HiSource);
+};
 
 /** The option names of {@link KeySupplyOptions}. */
 export const KEY_SUPPLY_OPTION_NAMES: ReadonlySet<string> = new Set([
@@ -92,6 +102,17 @@ export interface KeySupply {
    * the adapter learnt or the database created since; nothing elsewhere, nor with `keyGuard: false`.
    */
   guard(): Promise<void>;
+  /**
+   * An adapter's `warm()`: connects if needed, installs SQLite's key guard where it is missing (as {@link guard}
+   * does, also for a table created since start whose segment needs no block), then reserves a block for each
+   * segment, so that {@link tryNext} and `nextSync()` are served at once. Fails fast when the database cannot be
+   * reached.
+   * @example
+   * ```ts
+   * await supply.warm(['orders', 'order_items']);
+   * ```
+   */
+  warm(segments: Iterable<string>): Promise<void>;
   /** Closes what the supply opened; later calls to `generator()` throw. Idempotent. */
   close(): Promise<void>;
 }
@@ -150,13 +171,39 @@ export type AdapterConnection =
       };
     };
 
-/**
- * How an adapter opens its key supply: its name in messages, the key columns it found, and what it decides
- * beyond its user's options (its own connection, a hi source of its user's, the generator options it derives).
- */
-export interface KeySupplySetup extends KeySupplyWording {
+/** What {@link checkKeySupplyOptions} knows of the adapter whose options it checks. */
+export interface KeySupplyChecks {
   /** How the adapter is called in messages, e.g. `"hiloDrizzle()"`. */
   readonly owner: string;
+  /**
+   * The option names the adapter accepts, when they are not {@link KEY_SUPPLY_OPTION_NAMES}: its own options added
+   * (the adapter reads them; the key supply passes none of them on), and those it does not offer left out (refused
+   * by name, like a typo).
+   * @default KEY_SUPPLY_OPTION_NAMES
+   */
+  readonly optionNames?: ReadonlySet<string>;
+  /**
+   * Whether the adapter opens a connection of its own when the user gives none of `url`, `client` and
+   * `generator` ({@link KeySupplySetup.connect}): then at most one of them is required, else exactly one.
+   * @default false
+   */
+  readonly ownConnection?: boolean;
+  /**
+   * Whether the `source` option may be a function `(client) => HiSource`: a hi source of the user's, built on the
+   * connection instead of `createHiLo`'s sequence or table (TypeORM's `source`); the {@link HiSourceLayout}
+   * options do not apply to it.
+   * @default false
+   */
+  readonly sourceFunction?: boolean;
+  /** A call that works, shown when none or several of `url`, `client`, `generator` were given. */
+  readonly example?: string;
+}
+
+/**
+ * How an adapter opens its key supply: its name in messages, the key columns it found, and what it decides
+ * beyond its user's options (its own connection, the generator options it derives).
+ */
+export interface KeySupplySetup extends KeySupplyWording, Omit<KeySupplyChecks, 'ownConnection'> {
   /**
    * The tables and key columns of each segment, for verified blocks (see `adapterStoredKeys`), SQLite's key
    * guard and an in-memory database's counter; a function when the adapter learns them later (asked at each
@@ -165,27 +212,89 @@ export interface KeySupplySetup extends KeySupplyWording {
    */
   readonly columns?: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]);
   /**
+   * The key columns with the block size each declares and the largest key it holds: the generator's `segments`
+   * are built from them and the user's `segments` and `maxKey` (`segmentsForColumns`), when the supply builds
+   * the generator. Computed at once, so two block sizes for one segment are refused when the supply is opened.
+   */
+  readonly limits?: Iterable<KeyColumnLimit>;
+  /**
    * Opens the connection reservations run on when the user passed none of `url`, `client` and `generator` (an
    * ORM whose connection hilo can follow: TypeORM's DataSource, MikroORM's settings). Called on the first
    * `generator()`, again after a failed attempt. Without it, exactly one of the three is required.
    */
   readonly connect?: () => AdapterConnection | Promise<AdapterConnection>;
   /**
-   * A hi source built on the connection instead of `createHiLo`'s sequence or table, e.g. TypeORM's
-   * `source: (client) => HiSource` option; the {@link HiSourceLayout} options do not apply to it.
-   */
-  readonly source?: (client: SqlClient) => HiSource;
-  /**
-   * Generator options the adapter decides rather than its user: `segments` from its key columns (see
-   * `segmentsForColumns`, which merges the user's), `keyType` and `idFormat` where the adapter offers them.
+   * Generator options the adapter decides rather than its user: `keyType` and `idFormat` where the adapter
+   * offers them as its own options, `segments` where it builds them otherwise than from {@link limits}.
    * @default { keyType: 'bigint' }
    */
   readonly generatorOptions?: Pick<HiLoGeneratorOptions<KeyType>, 'segments' | 'keyType' | 'idFormat'>;
   /**
-   * `false` when the adapter offers no `keyGuard` option (and installs no key guard on SQLite).
+   * `false` when the adapter offers no `keyGuard` option and installs no key guard on SQLite.
    * @default true
    */
   readonly keyGuard?: boolean;
+}
+
+/**
+ * Checks an adapter's options the way {@link openKeySupply} does, for an adapter that checks them before it can
+ * open the supply (`withHiLo()` before the DataSource connects, `HiLo.configure()` before the ORM exists): the
+ * option names, `url`, `client`, `generator` (how many, and their shapes), `source`, `verifyBlocks` and what only
+ * has an effect with it, and `keyGuard`.
+ * @throws HiLoConfigurationError naming the option and the fix.
+ * @example
+ * ```ts
+ * checkKeySupplyOptions(options, { owner: 'HiLo.configure()', optionNames: OPTION_NAMES, ownConnection: true });
+ * ```
+ */
+export function checkKeySupplyOptions(options: unknown, checks: KeySupplyChecks): void {
+  const { owner } = checks;
+  if (options === null || typeof options !== 'object')
+    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
+  const names = checks.optionNames ?? KEY_SUPPLY_OPTION_NAMES;
+  HiLoConfigurationError.checkOptionNames(options, names, owner);
+  const { url, client, generator, source, verifyBlocks, onStoreBehind, keyGuard } = options as KeySupplyInput;
+  checkVerifyBlocks(options, owner);
+  checkKeyGuardOption(keyGuard);
+  const given = [url, client, generator].filter((v) => v !== undefined).length;
+  if (given > 1 || (given === 0 && checks.ownConnection !== true)) {
+    const list = ['url', 'client', 'generator'].filter((name) => names.has(name)).map((name) => `\`${name}\``);
+    throw new HiLoConfigurationError(
+      checks.ownConnection === true
+        ? // (given > 1 here: at least two of them are options the adapter takes)
+          `${owner} takes at most one of ${list.slice(0, -1).join(', ')} or ${list.at(-1)}, got ${given}; keep one, ` +
+            `or leave them all out for a connection hilo opens by itself.`
+        : `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, ` +
+            `e.g. ${checks.example ?? '{ url: process.env.DATABASE_URL }'}.`,
+    );
+  }
+  if (url !== undefined && typeof url !== 'string')
+    throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
+  if (client !== undefined && typeof (client as { query?: unknown }).query !== 'function') {
+    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (connect(url), pgClient(pool), …)', client);
+  }
+  if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
+    throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);
+  }
+  const ownSource = checks.sourceFunction === true && typeof source === 'function';
+  if (source !== undefined && source !== 'sequence' && source !== 'table' && !ownSource) {
+    const expected = checks.sourceFunction === true ? '"sequence", "table" or a function (client) => HiSource' : '';
+    throw HiLoConfigurationError.invalidOption('source', expected || '"sequence" or "table"', source);
+  }
+  if (generator !== undefined && (verifyBlocks !== undefined || onStoreBehind !== undefined)) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`generator\` and \`${verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, but a ` +
+        `generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
+        `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
+    );
+  }
+  if (generator !== undefined && keyGuard !== undefined) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`generator\` and \`keyGuard\`, but with a generator you pass in hilo has no connection to ` +
+        `install the guard on; install it with ensureKeyGuard(client, targets) from hilo-core (or \`hilo init ` +
+        `--guard\`), or pass \`url\` or \`client\` instead of \`generator\`.`,
+    );
+  }
 }
 
 /**
@@ -197,15 +306,15 @@ export interface KeySupplySetup extends KeySupplyWording {
  * @param options - the user's options, the adapter's own taken out.
  * @param setup - how the adapter is called, its key columns and what it decides itself; a string is the
  *   `owner` alone (and then `wording` and `columns` follow as arguments).
- * @throws HiLoConfigurationError for an unknown or malformed option, or not exactly one of `url`, `client`,
- *   `generator` (at most one with `setup.connect`).
+ * @throws HiLoConfigurationError for an unknown or malformed option (see {@link checkKeySupplyOptions}), or
+ *   two block sizes for one segment in `setup.limits`.
  * @example
  * ```ts
  * const supply = openKeySupply({ url: process.env.DATABASE_URL, blockSize: 100 }, { owner: 'hiloKysely()', columns });
  * const key = await (await supply.generator()).next('orders');
  * ```
  */
-export function openKeySupply(options: KeySupplyOptions, setup: KeySupplySetup): KeySupply;
+export function openKeySupply(options: KeySupplyInput, setup: KeySupplySetup): KeySupply;
 /**
  * The form with `owner`, `wording` and `columns` as arguments.
  * @param owner - how the adapter is called in messages, e.g. `"hiloDrizzle()"`.
@@ -223,18 +332,18 @@ export function openKeySupply(
   columns?: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
 ): KeySupply;
 export function openKeySupply(
-  options: KeySupplyOptions,
+  options: KeySupplyInput,
   setupOrOwner: KeySupplySetup | string,
   wording: KeySupplyWording = {},
   columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]) = [],
 ): KeySupply {
   const setup: KeySupplySetup =
     typeof setupOrOwner === 'string' ? { ...wording, owner: setupOrOwner, columns } : setupOrOwner;
-  const owner = setup.owner;
+  const { owner } = setup;
   const keyColumns = setup.columns ?? [];
-  if (options === null || typeof options !== 'object')
-    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
-  HiLoConfigurationError.checkOptionNames(options, KEY_SUPPLY_OPTION_NAMES, owner);
+  checkKeySupplyOptions(options, { ...setup, ownConnection: setup.connect !== undefined });
+  // the adapter's own options (in `setup.optionNames`) are its to read: only the supply's own are passed on
+  const ours = Object.fromEntries(Object.entries(options).filter(([name]) => KEY_SUPPLY_OPTION_NAMES.has(name)));
   const {
     url,
     client,
@@ -244,47 +353,16 @@ export function openKeySupply(
     schema,
     strategy,
     create,
-    verifyBlocks,
+    verifyBlocks: _verifyBlocks,
     onMissingTable: _onMissingTable,
     keyGuard: keyGuardOption,
     ...passed
-  } = options;
-  const generatorOptions = { ...passed, ...setup.generatorOptions };
-  checkVerifyBlocks(options, owner);
+  } = ours as KeySupplyInput;
   const keyGuard = setup.keyGuard !== false && checkKeyGuardOption(keyGuardOption);
-  const given = [url, client, generator].filter((v) => v !== undefined).length;
-  if (given > 1 || (given === 0 && setup.connect === undefined)) {
-    throw new HiLoConfigurationError(
-      `${owner} needs ${setup.connect === undefined ? 'exactly' : 'at most'} one of \`url\`, \`client\` or ` +
-        `\`generator\`, got ${given}; pass the database URL, e.g. ` +
-        `${setup.example ?? '{ url: process.env.DATABASE_URL }'}.`,
-    );
-  }
-  if (url !== undefined && typeof url !== 'string')
-    throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
-  if (client !== undefined && typeof (client as { query?: unknown }).query !== 'function') {
-    throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (connect(url), pgClient(pool), …)', client);
-  }
-  if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
-    throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);
-  }
-  if (source !== undefined && source !== 'sequence' && source !== 'table') {
-    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', source);
-  }
-  if (generator !== undefined && (verifyBlocks !== undefined || options.onStoreBehind !== undefined)) {
-    throw new HiLoConfigurationError(
-      `${owner} got \`generator\` and \`${verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, but a ` +
-        `generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
-        `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
-    );
-  }
-  if (generator !== undefined && keyGuardOption !== undefined) {
-    throw new HiLoConfigurationError(
-      `${owner} got \`generator\` and \`keyGuard\`, but with a generator you pass in hilo has no connection to ` +
-        `install the guard on; install it with ensureKeyGuard(client, targets) from hilo-core (or \`hilo init ` +
-        `--guard\`), or pass \`url\` or \`client\` instead of \`generator\`.`,
-    );
-  }
+  // a generator passed in keeps the segments it was built with
+  const segments =
+    setup.limits === undefined || generator !== undefined ? {} : { segments: segmentsForColumns(setup.limits, passed) };
+  const generatorOptions = { ...passed, ...segments, ...setup.generatorOptions };
 
   /** The connection reservations run on, and how to release it: the user's client stays theirs. */
   const open = async (): Promise<AdapterConnection> => {
@@ -336,9 +414,17 @@ export function openKeySupply(
       ...(storedKeys === undefined ? {} : { storedKeys }),
     };
     const built = (): HiLoGenerator<number | bigint> =>
-      setup.source !== undefined
-        ? createHiLoGenerator({ ...withKeys, source: setup.source(sql) })
-        : createHiLo({ ...withKeys, client: sql, source, table, schema, strategy, create });
+      typeof source === 'function'
+        ? createHiLoGenerator({ ...withKeys, source: source(sql) })
+        : createHiLo({
+            ...withKeys,
+            client: sql,
+            source,
+            table,
+            schema,
+            strategy,
+            create,
+          });
     return ownGenerator<number | bigint>(built, release);
   };
 
@@ -378,6 +464,10 @@ export function openKeySupply(
     async guard() {
       await supply.generator();
       await guard?.ensure();
+    },
+    async warm(segments) {
+      await supply.guard();
+      await (await supply.generator()).warm([...segments]);
     },
     async close() {
       if (closed) return;
