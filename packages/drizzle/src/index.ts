@@ -228,7 +228,7 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       return fn as never;
     },
     // (a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block)
-    warm: (targets) => supply.warm(targets === undefined ? fields.keys() : targets.map(learn)),
+    warm: async (targets) => supply.warm(targets === undefined ? fields.keys() : targets.map(learn)),
     async ensure(target, count) {
       await (await supply.generator()).ensure(learn(target), count);
     },
