@@ -1,19 +1,28 @@
-// Adapters translate; core decides (issue #14): each adapter's src stays under a size budget, so logic that grows
-// in an adapter shows up here and moves to hilo-core's adapter kit. Counted in TypeScript tokens, without comments
-// (the TSDoc users read in their editors is not logic) and generated files, so that the formatter's line width
-// does not move the count: the budget is what 900 lines were before the code was formatted at 120 columns
-// (hilo-typeorm's 898 lines were 7,080 tokens). Raised to 7,300 in session 21 for three things only TypeORM's
-// adapter can say, each measured: hiloDataSourceFactory() for @nestjs/typeorm (124 tokens), the key columns' own
-// transformers that name a forgotten withHiLo() (about 90), and the entity tables verified blocks probe (about 60);
-// the shared part (adapterStoredKeys) went to the adapter kit.
+// Adapters translate; core decides (issue #14): each adapter's src stays under a size budget of its own, so logic
+// that grows in an adapter shows up here and moves to hilo-core's adapter kit. Counted in TypeScript tokens, without
+// comments (the TSDoc users read in their editors is not logic) and generated files, so that the formatter's line
+// width does not move the count. Until issue #48 one budget of 7,300 served all five, counted by a bare scanner that
+// lost its place after the first `${…}` of a template literal (it read the rest of the file as template text or
+// code by turns: hilo-kysely's 2,211 tokens counted 1,220). Now each file is parsed and every token counted once,
+// and each adapter's budget is what it measured when the adapter kit was finished (issue #48: one openKeySupply
+// for all five, tryNext() and warm() in the kit, the option checks shared, the typed errors re-exported). Measured
+// with this count, before → after: typeorm 10,137 → 9,982, prisma 6,033 → 6,004, mikro-orm 7,318 → 7,178,
+// drizzle 1,464 → 1,439, kysely 2,211 → 2,198. Lower a budget when an adapter shrinks; never raise one: move the
+// logic to the kit instead.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ADAPTERS = ['typeorm', 'prisma', 'mikro-orm', 'drizzle', 'kysely'];
-const LIMIT = 7_300;
+/** Each adapter's budget: the most tokens of code its src may hold. */
+const BUDGETS: Readonly<Record<string, number>> = {
+  typeorm: 9_982,
+  prisma: 6_004,
+  'mikro-orm': 7_178,
+  drizzle: 1_439,
+  kysely: 2_198,
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -23,11 +32,20 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Tokens of TypeScript source, comments and white space left out. */
+/**
+ * Tokens of TypeScript source, comments and white space left out: the leaves of the parsed tree (a template
+ * literal's head, middles and tail, and a regular expression, each one token), TSDoc nodes skipped.
+ */
 export function codeTokens(text: string): number {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
+  const file = ts.createSourceFile('count.ts', text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   let count = 0;
-  while (scanner.scan() !== ts.SyntaxKind.EndOfFileToken) count++;
+  const visit = (node: ts.Node): void => {
+    if (node.kind >= ts.SyntaxKind.FirstJSDocNode && node.kind <= ts.SyntaxKind.LastJSDocNode) return;
+    const children = node.getChildren(file);
+    if (children.length > 0) children.forEach(visit);
+    else if (node.kind !== ts.SyntaxKind.EndOfFileToken && node.kind !== ts.SyntaxKind.SyntaxList) count++;
+  };
+  visit(file);
   return count;
 }
 
@@ -40,10 +58,16 @@ describe('adapter size', () => {
     expect(codeTokens(spread)).toBe(codeTokens(compact) + 2);
   });
 
-  it.each(ADAPTERS)(`hilo-%s's src is under ${LIMIT} tokens of code`, (adapter) => {
+  it('counts a template literal and a regular expression as the tokens they are, and the code after them', () => {
+    // `const`, `a`, `=`, head, `x`, tail, `;`, then `const b = 2;` — a bare scanner read what follows `}` as text
+    expect(codeTokens('const a = `${x}`;\nconst b = 2;')).toBe(7 + 5);
+    expect(codeTokens("const r = /[`'{]/g;\nconst b = 2;")).toBe(5 + 5);
+  });
+
+  it.each(Object.entries(BUDGETS))("hilo-%s's src is within its budget of %i tokens of code", (adapter, budget) => {
     const files = sourceFiles(join(root, 'packages', adapter, 'src'));
     expect(files.length).toBeGreaterThan(0);
     const total = files.reduce((sum, file) => sum + codeTokens(readFileSync(file, 'utf8')), 0);
-    expect(total).toBeLessThan(LIMIT);
+    expect(total).toBeLessThanOrEqual(budget);
   });
 });

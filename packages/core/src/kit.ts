@@ -1,9 +1,12 @@
 // `hilo-core/adapter-kit`: what hilo's adapters (and anyone writing one) share, kept off the root so that
-// applications see only what they call. Each export keeps its TSDoc where it is defined.
+// applications see only what they call. Each export keeps its TSDoc where it is defined: the kit's own pieces in
+// adapter-kit/ (one file per concern), the rest in the layer it belongs to.
 export {
   adapterStoredKeys,
   checkVerifyBlocks,
   openKeySupply,
+  checkKeySupplyOptions,
+  type KeySupplyChecks,
   ownGenerator,
   type OwnedGenerator,
   KEY_SUPPLY_OPTION_NAMES,
@@ -20,13 +23,16 @@ export {
   segmentOfTable,
   type KeySupply,
   type KeySupplyOptions,
+  type KeySupplyInput,
   type KeySupplyWording,
+  type KeySupplySetup,
+  type AdapterConnection,
   type KeyField,
   columnTypeMaxKey,
   BIGINT_MAX,
   objectMark,
   type ObjectMark,
-} from './adapter-kit.js';
+} from './adapter-kit/index.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
 export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
 export { requireStoredTables } from './operations/store-check.js';

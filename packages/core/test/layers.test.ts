@@ -20,7 +20,7 @@ const LAYERS: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   { name: 'dialects', pattern: /^dialects\// },
   { name: 'operations', pattern: /^operations\// },
   { name: 'presets', pattern: /^presets\// },
-  { name: 'entries', pattern: /^(adapter-kit|index|kit|otel)\.ts$/ },
+  { name: 'entries', pattern: /^(adapter-kit\/[^/]+|index|kit|otel)\.ts$/ },
 ];
 
 const importPattern =
@@ -59,6 +59,28 @@ function upwardImports(files: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
+/** The dialect folder `path` (relative to src/) lies in, e.g. `postgres` for `dialects/postgres/client.ts`. */
+function dialectFolderOf(path: string): string | undefined {
+  return /^dialects\/([^/]+)\//.exec(path)?.[1];
+}
+
+/**
+ * Every import in `files` from one dialect's folder into another's, as `from → to`: what two dialects share
+ * belongs in sql/ (the contract every database implements), so a dialect can be read, changed or dropped alone.
+ */
+function crossDialectImports(files: ReadonlyMap<string, string>): string[] {
+  const found: string[] = [];
+  for (const [path, text] of files) {
+    const own = dialectFolderOf(path);
+    if (own === undefined) continue;
+    for (const target of importsOf(path, text)) {
+      const other = dialectFolderOf(target);
+      if (other !== undefined && other !== own) found.push(`${path} → ${target}`);
+    }
+  }
+  return found;
+}
+
 describe('hilo-core layers', () => {
   const files = new Map(sourceFiles(src).map((file) => [relative(src, file), readFileSync(file, 'utf8')]));
 
@@ -70,17 +92,33 @@ describe('hilo-core layers', () => {
     expect(upwardImports(files)).toEqual([]);
   });
 
+  it('no dialect imports another dialect (what they share lives in sql/)', () => {
+    expect(crossDialectImports(files)).toEqual([]);
+  });
+
+  it('the dialect check finds an import from one dialect folder into another, not one into dialects/index.ts', () => {
+    const bad = new Map([
+      ['dialects/mysql/client.ts', "import { driverParams } from '../postgres/client.js';"],
+      ['dialects/sqlite/connect.ts', "import type { Dialect } from '../index.js';"],
+      ['dialects/postgres/connect.ts', "import { pgClient } from './client.js';"],
+    ]);
+    expect(crossDialectImports(bad)).toEqual(['dialects/mysql/client.ts → dialects/postgres/client.ts']);
+  });
+
   it('the check finds an upward import, type-only or re-exported', () => {
     const bad = new Map([
       ['dialects/postgres/client.ts', "import type { SqlSourceKind } from '../../operations/sources.js';"],
       ['engine/options.ts', "export { DIALECTS } from '../dialects/index.js';"],
       ['sql/driver-errors.ts', "import { DIALECTS } from '../dialects/index.js';"],
       ['operations/connect.ts', "import { openPostgres } from '../dialects/postgres/connect.js';"],
+      ['presets/shared.ts', "import { keyToField } from '../adapter-kit/key-fields.js';"],
+      ['adapter-kit/key-supply.ts', "import { connect } from '../operations/connect.js';"],
     ]);
     expect(upwardImports(bad)).toEqual([
       'dialects/postgres/client.ts → operations/sources.ts (dialects imports operations)',
       'engine/options.ts → dialects/index.ts (engine imports dialects)',
       'sql/driver-errors.ts → dialects/index.ts (sql imports dialects)',
+      'presets/shared.ts → adapter-kit/key-fields.ts (presets imports entries)',
     ]);
   });
 });

@@ -5,7 +5,7 @@ import { createHiLoGenerator } from '../src/engine/generator.js';
 import { memorySource } from '../src/sources/memory-source.js';
 import { connect } from '../src/operations/connect.js';
 import { createHiLo } from '../src/operations/create-hilo.js';
-import { openKeySupply } from '../src/adapter-kit.js';
+import { openKeySupply } from '../src/adapter-kit/index.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
 
 function configurationError(run: () => unknown): HiLoConfigurationError {

@@ -15,6 +15,26 @@ import {
 } from 'hilo-core/adapter-kit';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';
 
 /** `$defaultFn` found no key in memory: the block was empty (not warmed, or a batch larger than the block). */
 export class HiLoDrizzleNotReadyError extends HiLoNotReadyError {
@@ -143,16 +163,13 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
   // with hilo.key() in it, so hilo exists before any table it could be given at creation
   const stored = new Map<Table, StoredKeyColumn[]>();
   // on SQLite the key guard (keyGuard, on by default) names the key column's $defaultFn as the fix
-  const supply = openKeySupply(
-    options,
-    'hiloDrizzle()',
-    {
-      schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
-      installLine: drizzleInstallLine,
-      keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
-    },
-    () => [...stored.values()].flat(),
-  );
+  const supply = openKeySupply(options, {
+    owner: 'hiloDrizzle()',
+    columns: () => [...stored.values()].flat(),
+    schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
+    installLine: drizzleInstallLine,
+    keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
+  });
   const fields = new Map<string, KeyField>();
   // segments whose keys are checked against a table hilo was given; one without is said once, never silently off
   const covered = new Set<string>();
@@ -187,16 +204,8 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
   const draw = (segment: string): number | bigint => {
     noteUnchecked(segment);
-    const generator = supply.current;
-    if (generator === undefined) {
-      // start connecting, so a retry after a moment finds keys
-      supply.generator().then(
-        (g) => g.tryNextSync(segment),
-        () => undefined,
-      );
-      throw new HiLoDrizzleNotReadyError(segment);
-    }
-    const key = generator.tryNextSync(segment);
+    // from memory, else a reservation (or the connection) starts, so a retry after a moment finds keys
+    const key = supply.tryNext(segment);
     if (key === undefined) throw new HiLoDrizzleNotReadyError(segment);
     return key;
   };
@@ -218,12 +227,8 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       };
       return fn as never;
     },
-    async warm(targets) {
-      const segments = targets === undefined ? [...fields.keys()] : targets.map(learn);
-      // a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block
-      await supply.guard();
-      await (await supply.generator()).warm(segments);
-    },
+    // (a table learnt now, or created since start, is guarded on SQLite even when its segment needs no block)
+    warm: async (targets) => supply.warm(targets === undefined ? fields.keys() : targets.map(learn)),
     async ensure(target, count) {
       await (await supply.generator()).ensure(learn(target), count);
     },

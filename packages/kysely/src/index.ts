@@ -26,6 +26,27 @@ import {
 import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyKind } from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';
+
 /** How one table gets its keys. */
 export interface HiLoKyselyTable {
   /**
@@ -209,15 +230,12 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot), kind };
   });
   // on SQLite the key guard (keyGuard, on by default) names the plugin as the fix for a key-less row
-  const supply = openKeySupply(
-    supplyOptions,
-    'hiloKysely()',
-    {
-      schemaOption: "the table's schema in `tables`, e.g. `tables: { 'shop.orders': true }`",
-      installLine: () => KYSELY_INSTALL_LINE,
-    },
-    stored,
-  );
+  const supply = openKeySupply(supplyOptions, {
+    owner: 'hiloKysely()',
+    columns: stored,
+    schemaOption: "the table's schema in `tables`, e.g. `tables: { 'shop.orders': true }`",
+    installLine: () => KYSELY_INSTALL_LINE,
+  });
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
     if (found === undefined)
@@ -227,15 +245,9 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
 
   /** The next key of `t` from memory, converted as its `as` says. */
   const draw = (t: Registered): number | bigint | string => {
-    const key = supply.current?.tryNextSync(t.segment);
-    if (key === undefined) {
-      if (supply.current === undefined)
-        supply.generator().then(
-          (g) => g.tryNextSync(t.segment),
-          () => undefined,
-        );
-      throw new HiLoKyselyNotReadyError(t.segment, t.table);
-    }
+    // from memory, else a reservation (or the connection) starts, so a retry after a moment finds keys
+    const key = supply.tryNext(t.segment);
+    if (key === undefined) throw new HiLoKyselyNotReadyError(t.segment, t.table);
     return keyToField(key, t.as, `${t.table}.${t.column}`);
   };
   const take = (t: Registered): ValueNode => ValueNode.create(draw(t));
@@ -336,11 +348,8 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     async ensure(table, count) {
       await (await supply.generator()).ensure(lookup(table).segment, count);
     },
-    async warm() {
-      // a table created since start is guarded on SQLite even when its segment needs no block
-      await supply.guard();
-      await (await supply.generator()).warm([...new Set([...tables.values()].map((t) => t.segment))]);
-    },
+    // (a table created since start is guarded on SQLite even when its segment needs no block)
+    warm: () => supply.warm(new Set([...tables.values()].map((t) => t.segment))),
     generator: () => supply.generator(),
     close: () => supply.close(),
   };

@@ -1,20 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
+import { mysqlClient, type MysqlCallbackPoolLike, pgClient, sqliteClient, type SqlClient } from 'hilo-core';
 import {
-  createHiLo,
-  createHiLoGenerator,
-  mysqlClient,
-  type MysqlCallbackPoolLike,
-  pgClient,
-  sqliteClient,
-  type SqlClient,
-} from 'hilo-core';
-import {
-  adapterStoredKeys,
-  ownGenerator,
-  privateDatabaseSource,
-  refuseLayoutInMemory,
-  segmentsForColumns,
+  GENERATOR_OPTION_NAMES,
+  HI_SOURCE_LAYOUT_OPTION_NAMES,
+  openKeySupply,
   settlesWithin,
+  type AdapterConnection,
   type OwnedGenerator,
 } from 'hilo-core/adapter-kit';
 import type { HiLoOptions } from './options.js';
@@ -27,37 +18,41 @@ import {
   ormSqliteInTransaction,
   registersAfterInit,
 } from './mikro-orm-internals.js';
-import type { AnyKeyGenerator, KeyColumn } from './runtime.js';
+import type { KeyColumn } from './runtime.js';
+
+/** The option names of `HiLo.configure()`. */
+const OPTION_NAMES: ReadonlySet<string> = new Set([
+  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
+  'verifyBlocks',
+  'onMissingTable',
+  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
+  'generator',
+  'client',
+  'poolSize',
+]);
+
+/** How `HiLo.configure()`'s options are checked, at once and again by the key supply. */
+export const CHECKS = { owner: 'HiLo.configure()', optionNames: OPTION_NAMES };
 
 /**
- * Builds the generator for an ORM. Reservations run on `options.client` when given, else on a small pool of
- * their own opened with the ORM's own connection settings (same driver, host, credentials, TLS), so they
- * never share the EntityManager's transaction and never wait for one of its pooled connections.
+ * Builds the generator for an ORM through hilo-core's key supply. Reservations run on `options.client` when
+ * given, else on a small pool of their own opened with the ORM's own connection settings (same driver, host,
+ * credentials, TLS), so they never share the EntityManager's transaction and never wait for one of its pooled
+ * connections; an in-memory SQLite database keeps its counter in this process. A generator passed in is used as
+ * it is, and stays open.
  */
 export async function createGeneratorFor(
   orm: MikroORM,
   options: HiLoOptions,
   columns: readonly KeyColumn[] = [],
 ): Promise<OwnedGenerator> {
-  const {
-    generator: _generator,
-    client: given,
-    source,
-    table,
-    schema,
-    strategy,
-    create,
-    poolSize,
-    verifyBlocks: _verifyBlocks,
-    onMissingTable: _onMissingTable,
-    ...rest
-  } = options;
-  const generatorOptions = { ...rest, segments: segmentsForColumns(columns, rest) };
-  const client =
-    given ??
-    (await clientFromOrm(orm, poolSize ?? 2, typeof rest.closeTimeoutMs === 'number' ? rest.closeTimeoutMs : 5000));
-  if (client === 'memory') {
-    refuseLayoutInMemory(options, "The ORM's SQLite database", 'HiLo.configure()');
+  const { poolSize, keyType, idFormat, closeTimeoutMs } = options;
+  // an entity's table lies in its own schema, else in the ORM's `schema` (which MikroORM qualifies tables with)
+  const ormSchema = orm.config.get('schema');
+  const inOrmSchema = typeof ormSchema === 'string' ? ormSchema : undefined;
+  const connect = async (): Promise<AdapterConnection> => {
+    const client = await clientFromOrm(orm, poolSize ?? 2, typeof closeTimeoutMs === 'number' ? closeTimeoutMs : 5000);
+    if (client !== 'memory') return { client, release: () => client.close() };
     // An in-memory SQLite database is private to this process, so process memory is as good as a table;
     // its counters start above keys already stored. A connection not yet open is a database not yet written.
     const query = async (sql: string, params: readonly unknown[]) => {
@@ -66,43 +61,30 @@ export async function createGeneratorFor(
         ? ((await connection.execute(sql, [...params])) as Record<string, unknown>[])
         : [];
     };
-    return ownGenerator(
-      () =>
-        createHiLoGenerator({
-          ...generatorOptions,
-          source: privateDatabaseSource(orm, columns, query),
-        } as never) as AnyKeyGenerator,
-      () => undefined,
-    );
-  }
-  // an entity's table lies in its own schema, else in the ORM's `schema` (which MikroORM qualifies tables with)
-  const ormSchema = orm.config.get('schema');
-  const storedKeys = adapterStoredKeys(
-    client,
-    options,
-    columns.map(({ segment, table, column, schema: own, kind }) => ({
-      segment,
-      table,
-      column,
-      schema: own ?? (typeof ormSchema === 'string' ? ormSchema : undefined),
-      kind,
-    })),
-    'HiLo.configure()',
-    { schemaOption: "the ORM's `schema` option or the entity's `schema`" },
+    return { inMemory: { owner: orm, query, database: "The ORM's SQLite database" } };
+  };
+  // the hi table or sequences go to the ORM's schema too, unless the database is in memory and has none
+  const inMemory =
+    options.client === undefined && options.generator === undefined && OWN_CONNECTIONS[databaseKind(orm)].inMemory(orm);
+  const supply = openKeySupply(
+    { ...options, schema: options.schema ?? (inMemory ? undefined : inOrmSchema) },
+    {
+      ...CHECKS,
+      columns: columns.map(({ segment, table, column, schema, kind }) => ({
+        segment,
+        table,
+        column,
+        schema: schema ?? inOrmSchema,
+        kind,
+      })),
+      limits: columns,
+      connect,
+      generatorOptions: { keyType: keyType ?? 'number', idFormat },
+      keyGuard: false,
+      schemaOption: "the ORM's `schema` option or the entity's `schema`",
+    },
   );
-  const build = () =>
-    createHiLo({
-      ...generatorOptions,
-      ...(storedKeys === undefined ? {} : { storedKeys }),
-      client,
-      source,
-      table,
-      schema: schema ?? orm.config.get('schema'),
-      strategy,
-      create,
-    } as never) as AnyKeyGenerator;
-  // a client the user passed stays theirs; the pool opened here closes with the generator
-  return ownGenerator(build, () => (given ? undefined : client.close()));
+  return { generator: await supply.generator(), close: () => supply.close() };
 }
 
 /** How hilo's own connection is opened and wrapped on one database family the ORM may talk to. */

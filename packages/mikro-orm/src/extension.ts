@@ -1,13 +1,7 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import { HiLoConfigurationError } from 'hilo-core';
-import {
-  checkInteger,
-  checkVerifyBlocks,
-  DEFAULT_TABLE,
-  GENERATOR_OPTION_NAMES,
-  HI_SOURCE_LAYOUT_OPTION_NAMES,
-} from 'hilo-core/adapter-kit';
-import { createGeneratorFor } from './connection.js';
+import { checkInteger, checkKeySupplyOptions, DEFAULT_TABLE } from 'hilo-core/adapter-kit';
+import { CHECKS, createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
 import { registersAfterInit, requireInternals, subclassEntityManager } from './mikro-orm-internals.js';
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type AnyKeyGenerator } from './runtime.js';
@@ -95,37 +89,10 @@ export function hiloConfig(options: HiLoOptions = {}): Pick<Options, 'extensions
   return { extensions: [HiLo.configure(options)] };
 }
 
-/** The option names of `HiLo.configure()`. */
-const OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
-  'verifyBlocks',
-  'onMissingTable',
-  ...HI_SOURCE_LAYOUT_OPTION_NAMES,
-  'generator',
-  'client',
-  'poolSize',
-]);
-
 function validate(options: HiLoOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
-  }
-  HiLoConfigurationError.checkOptionNames(options, OPTION_NAMES, 'HiLo.configure()');
+  // reservations go to a pool hilo opens with the ORM's settings when neither `client` nor `generator` is given
+  checkKeySupplyOptions(options, { ...CHECKS, ownConnection: true });
   if (options.poolSize !== undefined) checkInteger('poolSize', options.poolSize);
-  if (options.source !== undefined && options.source !== 'sequence' && options.source !== 'table') {
-    throw HiLoConfigurationError.invalidOption('source', '"sequence" or "table"', options.source);
-  }
-  if (options.generator && options.client) {
-    throw new HiLoConfigurationError('Pass either `generator` or `client` to HiLo.configure(), not both.');
-  }
-  checkVerifyBlocks(options, 'HiLo.configure()');
-  if (options.generator && (options.verifyBlocks !== undefined || options.onStoreBehind !== undefined)) {
-    throw new HiLoConfigurationError(
-      `HiLo.configure() got \`generator\` and \`${options.verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, ` +
-        `but a generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
-        `createHiLo()/createHiLoGenerator() instead, or leave out \`generator\` so that hilo builds it.`,
-    );
-  }
 }
 
 function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
@@ -145,10 +112,8 @@ function registerOn(orm: MikroORM, options: HiLoOptions): void {
     throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
   }
   requireInternals(orm);
-  const { generator } = options;
-  const runtime = new HiLoRuntime((o, columns) =>
-    generator ? Promise.resolve({ generator, close: async () => undefined }) : createGeneratorFor(o, options, columns),
-  );
+  // a generator passed in is used as it is, and stays open (the key supply closes only what it opened)
+  const runtime = new HiLoRuntime((o, columns) => createGeneratorFor(o, options, columns));
   config.registerExtension(EXTENSION_NAME, () => runtime);
   keepHiTableOutOfSchemaDiff(orm, options.table ?? DEFAULT_TABLE);
   const subscriber = new HiLoFlushSubscriber(runtime);

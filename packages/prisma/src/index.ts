@@ -21,3 +21,23 @@ export {
   renderMetadataModule,
   type HiLoCommentOptions,
 } from './generator/build-metadata.js';
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';

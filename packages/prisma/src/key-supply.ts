@@ -1,9 +1,8 @@
-import { HiLoConfigurationError, type HiLoGenerator, type SqlClient } from 'hilo-core';
+import type { HiLoGenerator, SqlClient } from 'hilo-core';
 import {
   columnTypeMaxKey,
   KEY_SUPPLY_OPTION_NAMES,
   openKeySupply,
-  segmentsForColumns,
   type HiSourceLayout,
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
@@ -78,17 +77,8 @@ const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([
 
 /** Validates the connection options and builds the key taker; nothing connects before the first key. */
 export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: HiLoPrismaMetadata): KeyTaker {
-  if (options === null || typeof options !== 'object')
-    throw HiLoConfigurationError.invalidOption('options', 'an object', options);
-  HiLoConfigurationError.checkOptionNames(options, PRISMA_OPTION_NAMES, 'hilo()');
-  const { metadata: _metadata, ...supplyOptions } = options as HiLoPrismaConnectionOptions & { metadata?: unknown };
-
   const keyed = Object.values(metadata.models).flatMap((m) => (m.key === undefined ? [] : [m.key]));
   const segmentNames = [...new Set(keyed.map((k) => k.segment))];
-  const segments = segmentsForColumns(
-    keyed.map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: fieldMaxKey(key) })),
-    supplyOptions,
-  );
 
   // verified blocks probe each model's table (`@@map`, else the model's name) and key column (`@map`), in its
   // `@@schema`, else the schema the driver adapter qualifies tables with (as Prisma's own statements do)
@@ -106,16 +96,16 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
         },
       ];
     });
-  const supply = openKeySupply(
-    { ...supplyOptions, segments },
-    'hilo()',
-    {
-      example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
-      closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
-      schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
-    },
-    stored,
-  );
+  // (`metadata` is in the option names: hilo() reads it)
+  const supply = openKeySupply(options, {
+    owner: 'hilo()',
+    optionNames: PRISMA_OPTION_NAMES,
+    columns: stored,
+    limits: keyed.map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: fieldMaxKey(key) })),
+    example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
+    closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
+    schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
+  });
   return {
     useAdapterSchema(schema) {
       adapterSchema = schema;
@@ -126,7 +116,7 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
     },
     handle: {
       generator: () => supply.generator() as Promise<HiLoGenerator<number> | HiLoGenerator<bigint>>,
-      warm: async () => (await supply.generator()).warm(segmentNames),
+      warm: () => supply.warm(segmentNames),
       close: () => supply.close(),
     },
   };

@@ -4,3 +4,23 @@ export { hiloKeyTransformer, hiloBigIntKeyTransformer } from './key-transformer.
 export { installHiLo, withHiLo, hiloOf, HiLoTypeOrm, type HiLoTypeOrmOptions } from './install.js';
 export { dataSourceClient } from './driver-client.js';
 export { hiloDataSourceFactory } from './nest.js';
+// hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
+export {
+  HiLoError,
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  HiLoSourceUnavailableError,
+  HiLoSourceError,
+  HiLoTimeoutError,
+  HiLoOverflowError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoStoreBehindError,
+  HiLoSynchronousStandbyError,
+  HiLoKeyLimitError,
+  HiLoClosedError,
+  type HiLoErrorCode,
+  type HiLoHint,
+  type MismatchOverlap,
+  type StoreBehindDetails,
+} from 'hilo-core';

@@ -10,8 +10,6 @@ import type {
   ObjectLiteral,
 } from 'typeorm';
 import {
-  createHiLo,
-  createHiLoGenerator,
   HiLoConfigurationError,
   HiLoExhaustedError,
   type HiLoGenerator,
@@ -19,16 +17,13 @@ import {
   type SqlClient,
 } from 'hilo-core';
 import {
-  adapterStoredKeys,
-  checkVerifyBlocks,
+  checkKeySupplyOptions,
   columnTypeMaxKey,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   keyToField,
-  ownGenerator,
+  openKeySupply,
   PASSED_GENERATOR_OPTION_NAMES,
-  privateDatabaseSource,
-  refuseLayoutInMemory,
-  segmentsForColumns,
+  type AdapterConnection,
   type HiSourceLayout,
   type KeyFieldLimits,
   type OwnedGenerator,
@@ -107,20 +102,12 @@ const KNOWN_OPTIONS = new Set([
   ...PASSED_GENERATOR_OPTION_NAMES,
 ]);
 
+/** How installHiLo()'s options are checked, at once and again by the key supply. */
+const CHECKS = { owner: 'installHiLo()', optionNames: KNOWN_OPTIONS, sourceFunction: true };
+
 function validateOptions(options: HiLoTypeOrmOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw HiLoConfigurationError.invalidOption('installHiLo() options', 'an object', options);
-  }
-  HiLoConfigurationError.checkOptionNames(options, KNOWN_OPTIONS, 'installHiLo()');
-  checkVerifyBlocks(options, 'installHiLo()');
-  const { source } = options;
-  if (source !== undefined && source !== 'sequence' && source !== 'table' && typeof source !== 'function') {
-    throw HiLoConfigurationError.invalidOption(
-      'source',
-      '"sequence", "table" or a function (client) => HiSource',
-      source,
-    );
-  }
+  // reservations go to the DataSource's own connection when no `client` is given
+  checkKeySupplyOptions(options, { ...CHECKS, ownConnection: true });
   for (const name of ['warm', 'saveWithoutSelect'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       throw HiLoConfigurationError.invalidOption(name, 'true or false', options[name]);
@@ -513,80 +500,40 @@ export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOp
   }
   const columns = discoverKeyColumns(dataSource);
   alignJoinColumns(dataSource, columns);
-  const {
-    source,
-    table,
-    schema,
-    strategy,
-    create,
-    client: givenClient,
-    warm = true,
-    saveWithoutSelect = true,
-    verifyBlocks: _verifyBlocks,
-    onMissingTable: _onMissingTable,
-    ...generatorOptions
-  } = options;
-  // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
-  const stored = [...columns.values()].map(({ segment, column: { entityMetadata: metadata, databaseName } }) => ({
-    segment,
-    table: metadata.tableName,
-    column: databaseName,
-    schema: metadata.schema ?? metadata.database,
-  }));
-  const segments = segmentsForColumns(
-    [...columns.values()].map(({ segment, blockSize, limits, where }) => ({
+  const { warm = true, saveWithoutSelect = true } = options;
+  const columnList = [...columns.values()];
+  // reservations run on the user's client, else on the DataSource's pool, hilo's own connection to its SQLite
+  // file (released with the generator), or for `:memory:` a counter in this process (sqlite-connection.ts)
+  const connect = async (): Promise<AdapterConnection> => {
+    if (!isBetterSqlite(dataSource)) return { client: dataSourceClient(dataSource) };
+    const sqlite = await sqliteReservations(dataSource);
+    if (sqlite.kind === 'file') return sqlite;
+    const query = (sql: string, params: readonly unknown[]) => dataSource.query(sql, [...params]);
+    return { inMemory: { owner: dataSource, query, database: 'The better-sqlite3 DataSource' } };
+  };
+  const supply = openKeySupply(options, {
+    ...CHECKS,
+    // where verified blocks probe: each key column's table, qualified by a PostgreSQL schema or a MySQL database
+    columns: columnList.map(({ segment, column: { entityMetadata: metadata, databaseName } }) => ({
+      segment,
+      table: metadata.tableName,
+      column: databaseName,
+      schema: metadata.schema ?? metadata.database,
+    })),
+    limits: columnList.map(({ segment, blockSize, limits, where }) => ({
       segment,
       blockSize,
       maxKey: limits.maxKey,
       where,
     })),
-    generatorOptions,
-  );
-  let client = givenClient;
-  let release = () => {};
-  let hiSource: HiSource | undefined;
-  if (!client && isBetterSqlite(dataSource)) {
-    const sqlite = await sqliteReservations(dataSource);
-    if (sqlite.kind === 'file') {
-      client = sqlite.client;
-      release = sqlite.release;
-    } else {
-      refuseLayoutInMemory(options, 'The better-sqlite3 DataSource', 'installHiLo()');
-      // the counter starts above the rows and only this process writes them: nothing to verify
-      hiSource = privateDatabaseSource(dataSource, stored, (sql, params) => dataSource.query(sql, [...params]));
-    }
-  }
-  const build = (): HiLoGenerator<bigint> => {
-    client ??= hiSource ? undefined : dataSourceClient(dataSource);
-    if (hiSource) return createHiLoGenerator({ ...generatorOptions, source: hiSource, keyType: 'bigint', segments });
-    const storedKeys = adapterStoredKeys(client!, options, stored, 'installHiLo()', {
-      schemaOption: "the entity's `schema`, or the DataSource's `schema` option",
-    });
-    if (typeof source === 'function')
-      return createHiLoGenerator({
-        ...generatorOptions,
-        storedKeys,
-        source: source(client!),
-        keyType: 'bigint',
-        segments,
-      });
-    return createHiLo({
-      ...generatorOptions,
-      storedKeys,
-      client: client!,
-      keyType: 'bigint',
-      segments,
-      source,
-      table,
-      schema,
-      strategy,
-      create,
-    });
-  };
-  // the SQLite file connection opened here (if any) is released with the generator
-  const owned = await ownGenerator(build, release);
+    connect,
+    keyGuard: false,
+    schemaOption: "the entity's `schema`, or the DataSource's `schema` option",
+  });
+  const generator = (await supply.generator()) as HiLoGenerator<bigint>;
+  const owned = { generator, close: () => supply.close() };
   try {
-    if (warm && columns.size > 0) await owned.generator.warm([...new Set([...columns.values()].map((c) => c.segment))]);
+    if (warm && columns.size > 0) await generator.warm([...new Set(columnList.map((c) => c.segment))]);
   } catch (error) {
     await owned.close().catch(() => undefined);
     throw error;

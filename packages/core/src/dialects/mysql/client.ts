@@ -2,7 +2,7 @@ import { mysqlDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { mustDropConnection } from '../../sql/driver-errors.js';
 import { pooledClient } from '../../sql/session.js';
-import { driverParams } from '../postgres/client.js';
+import { driverParams } from '../../sql/driver-params.js';
 
 /** The part of a `mysql2/promise` connection hilo uses (declared here so core never imports `mysql2`). */
 export interface MysqlQueryableLike {

@@ -2,6 +2,7 @@ import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
 import { pooledClient } from '../../sql/session.js';
+import { driverParams } from '../../sql/driver-params.js';
 import { explainPoolerError, isStatementPooling } from './pooler.js';
 
 /** The part of a `pg` query result hilo reads. */
@@ -31,11 +32,6 @@ export interface PgClientOptions {
    * @default false
    */
   readonly ownsPool?: boolean;
-}
-
-/** Parameters as `pg` accepts them everywhere: bigint as decimal text. */
-export function driverParams(params: readonly unknown[] | undefined): unknown[] {
-  return params === undefined ? [] : params.map((p) => (typeof p === 'bigint' ? p.toString() : p));
 }
 
 function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {

@@ -1,7 +1,7 @@
 import { HiLoConfigurationError } from '../../errors.js';
 import { explainPoolerError } from './pooler.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
-import { driverParams } from './client.js';
+import { driverParams } from '../../sql/driver-params.js';
 
 /** The rows a postgres.js query resolves to: an array with the number of rows the statement touched. */
 export interface PostgresJsRowsLike extends ReadonlyArray<unknown> {

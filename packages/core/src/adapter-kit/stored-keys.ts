@@ -1,0 +1,88 @@
+// Verified blocks for adapters: the generator's `storedKeys` built from the tables and key columns an ORM maps,
+// and the check of the options that turn it off or tune it.
+import { HiLoConfigurationError } from '../errors.js';
+import type { StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import { sqlStoredKeys } from '../operations/stored-keys.js';
+import { missingTableRule, type OnMissingTable } from '../operations/probe-tables.js';
+import type { SqlClient } from '../sql/sql-client.js';
+
+/**
+ * The generator's `storedKeys` for an adapter (its `verifyBlocks` option): the tables and key columns of each
+ * segment, read on `client`, or `undefined` when the user turned verification off with `verifyBlocks: false`.
+ * `columns` may be a function, for adapters that learn their tables after start (Drizzle tables passed to
+ * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once. Give each
+ * column the `schema` the ORM qualifies its statements with; a table the probe does not find follows
+ * `missingTableRule` (`onMissingTable`): empty at its segment's first block, refused (or warned of) at a later one.
+ *
+ * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
+ * @param wording - `schemaOption`: where the adapter's user sets a table's schema, for that message.
+ * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
+ *   `verifyBlocks: false` (it would have no effect).
+ * @example
+ * ```ts
+ * const storedKeys = adapterStoredKeys(client, options, [{ segment: 'orders', table: 'orders', column: 'id' }], 'installHiLo()');
+ * ```
+ */
+export function adapterStoredKeys(
+  client: SqlClient,
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
+  columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
+  owner: string,
+  wording: { readonly schemaOption?: string | undefined } = {},
+): StoredKeys | undefined {
+  checkVerifyBlocks(options, owner);
+  if (options.verifyBlocks === false) return undefined;
+  // the tables come from the ORM's metadata: one not created yet is no typo, one still missing once keys of its
+  // segment were handed out is a table hilo does not see (probe-tables.ts); one rule for every table list
+  const missingTables = missingTableRule((options.onMissingTable as OnMissingTable | undefined) ?? 'error', {
+    owner,
+    schemaOption: wording.schemaOption,
+  });
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables });
+  let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
+  const current = (): StoredKeys => {
+    const list = uniqueColumns(columns());
+    const signature = JSON.stringify(list);
+    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, { missingTables }) };
+    return known.keys;
+  };
+  return {
+    largest: (segment, signal) => current().largest(segment, signal),
+    within: (segment, block, signal) => current().within(segment, block, signal),
+    ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),
+  };
+}
+
+/**
+ * Refuses a malformed `verifyBlocks`, and `onStoreBehind` next to `verifyBlocks: false`, for adapters that check
+ * their options before they build the generator ({@link adapterStoredKeys} checks again).
+ * @param owner - how the adapter is called in messages, e.g. `"withHiLo()"`.
+ * @throws HiLoConfigurationError naming the option and the fix.
+ * @example
+ * ```ts
+ * checkVerifyBlocks({ verifyBlocks: false, onStoreBehind: 'lift' }, 'withHiLo()'); // throws
+ * ```
+ */
+export function checkVerifyBlocks(
+  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
+  owner: string,
+): void {
+  const { verifyBlocks, onStoreBehind, onMissingTable } = options;
+  if (verifyBlocks !== undefined && typeof verifyBlocks !== 'boolean')
+    throw HiLoConfigurationError.invalidOption('verifyBlocks', 'true or false', verifyBlocks);
+  if (onMissingTable !== undefined && onMissingTable !== 'error' && onMissingTable !== 'warn')
+    throw HiLoConfigurationError.invalidOption('onMissingTable', '"error" or "warn"', onMissingTable);
+  if (verifyBlocks === false && onStoreBehind !== undefined) {
+    throw new HiLoConfigurationError(
+      `${owner} got \`onStoreBehind: ${JSON.stringify(onStoreBehind)}\` with \`verifyBlocks: false\`, but only a ` +
+        `verified block can find the store behind; remove \`verifyBlocks: false\` (verifying is the default) or ` +
+        `remove \`onStoreBehind\`.`,
+    );
+  }
+}
+
+function uniqueColumns(columns: readonly StoredKeyColumn[]): StoredKeyColumn[] {
+  const seen = new Map<string, StoredKeyColumn>();
+  for (const c of columns) seen.set(JSON.stringify([c.segment, c.schema ?? null, c.table, c.column]), c);
+  return [...seen.values()];
+}
