@@ -11,6 +11,7 @@ export type HiLoErrorCode =
   | 'HILO_STORE_BEHIND'
   | 'HILO_KEY_LIMIT'
   | 'HILO_NO_SYNC_STANDBY'
+  | 'HILO_SERVER_UNCONFIRMED'
   | 'HILO_CLOSED';
 
 /**
@@ -297,6 +298,18 @@ export class HiLoSynchronousStandbyError extends HiLoError {
         },
       },
     );
+  }
+}
+
+/**
+ * A server check reached a server that cannot say yet whether the keys in memory are its own: one in recovery (a
+ * standby not promoted yet, a primary demoted during a switchover). Retryable: the keys stay held back and the check
+ * asks again after a pause; only an answer from a server that takes writes decides (issue #47). Internal to the
+ * server check; callers never get it.
+ */
+export class HiLoServerUnconfirmedError extends HiLoError {
+  constructor(message: string) {
+    super('HILO_SERVER_UNCONFIRMED', message, { retryable: true });
   }
 }
 
