@@ -8,8 +8,9 @@
  * crashed host): no caller gets an error, no key is handed out twice, no key reserved on a leader without a
  * synchronous standby is handed out, and a process started right after each switch waits for the new leader's
  * standby instead of failing (before: `next()` refused with `HILO_NO_SYNC_STANDBY`, not retryable, and running
- * processes handed out keys reserved on the new leader before its standby was back). Then, asynchronous: the keys a lagging replica never received are
- * handed out again after the failover, by running and new processes alike; the numbers go to the README.
+ * processes handed out keys reserved on the new leader before its standby was back). Then, asynchronous: the keys
+ * a lagging replica never received are handed out again after the failover, by running and new processes alike;
+ * the numbers go to the README.
  *
  * One cluster for the file; the cases run in order on it (the second changes its settings).
  */

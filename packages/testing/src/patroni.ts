@@ -323,7 +323,9 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    await Promise.all(nodes.map((p, i) => p && killProcess(p, join(dir, PATRONI_NODES[i]!, 'data', 'postmaster.pid'))));
+    await Promise.all(
+      nodes.flatMap((p, i) => (p ? [killProcess(p, join(dir, PATRONI_NODES[i]!, 'data', 'postmaster.pid'))] : [])),
+    );
     if (etcd) await killProcess(etcd);
     await Promise.all(proxies.map((proxy) => proxy.close()));
     rmSync(dir, { recursive: true, force: true });
@@ -508,7 +510,9 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
     await waitHealthy();
 
     return {
-      url: `postgres://postgres:${password}@${pgPorts.map((port) => `127.0.0.1:${port}`).join(',')}/postgres?target_session_attrs=read-write`,
+      url:
+        `postgres://postgres:${password}@${pgPorts.map((port) => `127.0.0.1:${port}`).join(',')}/postgres` +
+        '?target_session_attrs=read-write',
       urls,
       members,
       leader,
@@ -517,7 +521,7 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
         const from = await leader();
         const to = 1 - from;
         const out = await new Promise<string>((resolve, reject) => {
-          const child = spawn(
+          const child: ChildProcess = spawn(
             found.patronictl,
             [
               '-c',
@@ -533,8 +537,8 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
             { ...(user ?? {}), cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] },
           );
           let text = '';
-          child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
           child.on('error', reject);
           child.on('close', (code) =>
             code === 0 ? resolve(text) : reject(new Error(`patronictl switchover: ${text}`)),
