@@ -168,10 +168,10 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * after hilo's own connection fails; until a server answers again, the keys in memory are not handed out. The
    * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus the
    * lesser of `serverCheckMs` and a quarter of `timeoutMs` (a check that does not answer by then parks the keys
-   * while it goes on, as through PgBouncer when the backend is gone). `false` checks only with reservations and after connection errors. Sources that cannot
-   * tell servers apart (SQLite, memory, a role that may not read the identity) are never checked. On MariaDB, a
-   * server hilo left that answers again (a failback) is a failover again: each one discards the keys in memory and
-   * raises the store above every key reserved.
+   * while it goes on, as through PgBouncer when the backend is gone). `false` checks only with reservations and
+   * after connection errors. Sources that cannot tell servers apart (SQLite, memory, a role that may not read the
+   * identity) are never checked. On MariaDB, a server hilo left that answers again (a failback) is a failover
+   * again: each one discards the keys in memory and raises the store above every key reserved.
    * @default 1000
    * @example
    * ```ts
