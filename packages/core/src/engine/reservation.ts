@@ -138,7 +138,8 @@ export async function reserveWithRetry(
         throw error;
       }
       if (notConfirmedYet(error) && performance.now() + CONFIRM_PAUSE_MS < started + options.timeoutMs) {
-        attempt--;
+        hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs: CONFIRM_PAUSE_MS, error });
+        attempt--; // a wait for the server, not one of the `retries`
         await sleep(CONFIRM_PAUSE_MS, signal);
         continue;
       }
