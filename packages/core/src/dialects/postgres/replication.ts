@@ -41,29 +41,38 @@ export const postgresReplication: ReplicationSql = {
       sync: number;
       hidden: number;
       streaming: number;
+      slots: number;
       recovery: boolean;
     }>(
       `select current_setting('synchronous_standby_names') as names, pg_is_in_recovery() as recovery,
               (select count(*) from pg_stat_replication where sync_state in ('sync', 'quorum'))::int as sync,
               (select count(*) from pg_stat_replication where sync_state is null)::int as hidden,
-              (select count(*) from pg_stat_replication)::int as streaming`,
+              (select count(*) from pg_stat_replication)::int as streaming,
+              (select count(*) from pg_replication_slots where slot_type = 'physical')::int as slots`,
     );
     const row = rows[0];
     if (row === undefined) return { problem: 'the server did not say whether it has one.', retryable: true };
     if (row.recovery) return { problem: 'the server is a standby in recovery (not promoted yet).', retryable: true };
     if (row.names.trim() === '') {
-      // empty is a wait when a failover manager empties it while the standby is away (Patroni's synchronous_mode
-      // without synchronous_mode_strict) and lists the standby again once it streams; a server that never listed
-      // one, with no standby streaming, is set up without synchronous replication
-      const waiting = confirmedBefore || row.streaming > 0;
+      // a wait, not a refusal: a failover manager empties it while its standby is away (Patroni's synchronous_mode
+      // without synchronous_mode_strict, also on a leader promoted moments ago) and lists the standby once it streams.
+      // Nothing on the server tells that apart from one set up without synchronous replication (a new leader has
+      // neither a standby streaming nor, yet, a slot for one), so callers wait within their timeout and then get
+      // this error, which says what was seen.
+      const sign =
+        row.streaming > 0
+          ? 'a standby streams asynchronously'
+          : row.slots > 0
+            ? 'a replication slot waits for a standby'
+            : confirmedBefore
+              ? 'it listed one before'
+              : 'no standby streams';
       return {
         problem:
-          'the server lists none: its `synchronous_standby_names` is empty' +
-          (waiting
-            ? ` (${row.streaming > 0 ? 'a standby streams asynchronously' : 'it listed one before'}: a failover ` +
-              'manager such as Patroni lists it again once it streams; `synchronous_mode_strict` keeps it listed).'
-            : '.'),
-        retryable: waiting,
+          `the server lists none: its \`synchronous_standby_names\` is empty (${sign}). A failover manager such as ` +
+          'Patroni lists a standby once one streams (`synchronous_mode_strict` keeps one listed); otherwise the server ' +
+          'is set up without synchronous replication.',
+        retryable: true,
       };
     }
     // without pg_read_all_stats, sync_state is hidden: then the setting alone has to do
