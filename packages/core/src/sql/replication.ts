@@ -46,8 +46,8 @@ export interface ReplicationSql {
   /**
    * Why the server cannot confirm reservations with a synchronous standby now, or `undefined` when it can.
    * `retryable`: a wait can cure it (a standby reconnecting, a failover manager about to list one). `confirmedBefore`:
-   * this source saw a synchronous standby on the database before, so a setting that lists none now was emptied by a
-   * failover manager while the standby is away, not left empty by design.
+   * this source saw a synchronous standby on the database before (a setting that lists none now was emptied by a
+   * failover manager while the standby is away), for the problem to say.
    */
   synchronousStandbyProblem?(
     client: SqlClient,
