@@ -280,7 +280,8 @@ export class HiLoStoreBehindError extends HiLoError {
  * `synchronousStandby: true` asks for reservations that count only once a synchronous standby has them, and the
  * server cannot give that now: it lists no synchronous standby (`synchronous_standby_names` is empty), none is
  * connected, or one did not confirm a reservation in time (a standby cut off: an earlier reservation is still
- * waiting). Retryable when a standby coming back can cure it.
+ * waiting). Retryable when a wait can cure it: a standby coming back, or a failover manager listing one (an empty
+ * `synchronous_standby_names` is taken as that; callers get the error only after waiting `timeoutMs`).
  */
 export class HiLoSynchronousStandbyError extends HiLoError {
   constructor(problem: string, options?: { retryable?: boolean; cause?: unknown }) {

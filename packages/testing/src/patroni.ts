@@ -4,10 +4,10 @@
  * one temporary folder on free loopback ports; the machine's own etcd, Patroni or PostgreSQL are never touched.
  * Short `ttl`, `loop_wait` and `retry_timeout` make a switchover take about a second and a failover a few.
  *
- * How the nodes run: as replication.ts runs its servers. As root, each Patroni runs as the `postgres` OS user and as
- * PID 1 of its own PID and IPC namespaces (`unshare --pid --ipc --fork`, then `setpriv`): Patroni then acts as the
- * namespace's init and reaps its postmaster's children, and a SIGKILL to it takes Patroni and PostgreSQL down at
- * once, like a crashed host. Where namespaces are not allowed, Patroni runs as a plain child in a process group of
+ * How the nodes run: as replication.ts runs its servers. As root, each Patroni runs as the `postgres` OS user in
+ * PID, IPC and mount namespaces of its own (`unshare --pid --ipc --fork --mount-proc`, then `setpriv`), under a small
+ * reaper that is the namespace's PID 1: a SIGKILL to it takes Patroni and PostgreSQL down at once, like a crashed
+ * host. Where namespaces are not allowed, Patroni runs as a plain child in a process group of
  * its own, and a kill also signals the postmaster named in `postmaster.pid`.
  *
  * Each node's `connect_address` (what the other node streams from, and what Patroni advertises) is a fault proxy to
@@ -267,9 +267,10 @@ function onExitCleanUp(): void {
 }
 
 /**
- * The namespace's init: runs Patroni as its child and reaps every process that ends in the namespace at once. Patroni
- * started as PID 1 acts as an init itself, but reaps only between its own steps, and meanwhile takes its stopped
- * postmaster, not yet reaped, for a running one (a switchover's demotion then fails).
+ * The namespace's init: runs Patroni as its child and reaps every process that ends in the namespace at once, so
+ * Patroni runs as on a host (as PID 1 it would switch to an init mode of its own). The namespace also mounts its own
+ * /proc (`--mount-proc`): Patroni looks its postmaster up there by PID, and the host's /proc would show another
+ * process under that number.
  */
 const REAPER = [
   'import os, signal, subprocess, sys',
