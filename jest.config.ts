@@ -364,8 +364,9 @@ const workspace = {
  * What the quick tier (`./pnpm test:quick`, scripts/test.mjs) leaves out of the workspace's project: end-to-end files
  * (they pack and install packages, resolve npm installs of them, clone the repository, run the demo, the NestJS app,
  * README programs or the `hilo` command as processes), the fault-injection suites (each waits out timeouts on
- * purpose), the failover suites (a primary and standby per test, replication cut, the primary killed) and the
- * Galera suites (a three-node cluster per file, nodes isolated and killed). The full tier runs them.
+ * purpose), the failover suites (a primary and standby per test, replication cut, the primary killed), the
+ * Galera suites (a three-node cluster per file, nodes isolated and killed) and the Patroni suite (a two-node cluster
+ * with etcd, switched over and failed over). The full tier runs them.
  */
 const NOT_QUICK = [
   '/scripts/test/(pack-install|clone|demo|nestjs-example|nest-app|npm-peers|better-sqlite3-12)\\.',
@@ -376,6 +377,7 @@ const NOT_QUICK = [
   '/packages/core/test/fault\\.',
   '/packages/core/test/failover\\.',
   '/packages/core/test/galera\\.',
+  '/packages/core/test/patroni\\.',
 ];
 
 const quick = process.env['HILO_TEST_TIER'] === 'quick';

@@ -11,6 +11,7 @@ export type HiLoErrorCode =
   | 'HILO_STORE_BEHIND'
   | 'HILO_KEY_LIMIT'
   | 'HILO_NO_SYNC_STANDBY'
+  | 'HILO_SERVER_UNCONFIRMED'
   | 'HILO_CLOSED';
 
 /**
@@ -279,7 +280,8 @@ export class HiLoStoreBehindError extends HiLoError {
  * `synchronousStandby: true` asks for reservations that count only once a synchronous standby has them, and the
  * server cannot give that now: it lists no synchronous standby (`synchronous_standby_names` is empty), none is
  * connected, or one did not confirm a reservation in time (a standby cut off: an earlier reservation is still
- * waiting). Retryable when a standby coming back can cure it.
+ * waiting). Retryable when a wait can cure it: a standby coming back, or a failover manager listing one (an empty
+ * `synchronous_standby_names` is taken as that; callers get the error only after waiting `timeoutMs`).
  */
 export class HiLoSynchronousStandbyError extends HiLoError {
   constructor(problem: string, options?: { retryable?: boolean; cause?: unknown }) {
@@ -297,6 +299,18 @@ export class HiLoSynchronousStandbyError extends HiLoError {
         },
       },
     );
+  }
+}
+
+/**
+ * A server check reached a server that cannot say yet whether the keys in memory are its own: one in recovery (a
+ * standby not promoted yet, a primary demoted during a switchover). Retryable: the keys stay held back and the check
+ * asks again after a pause; only an answer from a server that takes writes decides (issue #47). Internal to the
+ * server check; callers never get it.
+ */
+export class HiLoServerUnconfirmedError extends HiLoError {
+  constructor(message: string) {
+    super('HILO_SERVER_UNCONFIRMED', message, { retryable: true });
   }
 }
 

@@ -56,7 +56,7 @@ describeReplication('failover with a synchronous standby (synchronousStandby: tr
     const p = pool(pair.url);
     try {
       for (const source of ['sequence', 'table'] as const) {
-        const hilo = createHiLo({ client: pgClient(p), source, synchronousStandby: true });
+        const hilo = createHiLo({ client: pgClient(p), source, synchronousStandby: true, timeoutMs: 1000 });
         const error = (await hilo.warm(['orders']).catch((e: unknown) => e)) as Error;
         expect(error).toBeInstanceOf(HiLoSynchronousStandbyError);
         expect(error.message).toMatch(

@@ -88,3 +88,13 @@ export {
   type GaleraCluster,
   type GaleraPerFile,
 } from './galera.ts';
+export {
+  startPatroniCluster,
+  describePatroni,
+  patroniProblem,
+  PATRONI_NODES,
+  type PatroniCluster,
+  type PatroniMember,
+  type PatroniOptions,
+  type PatroniPerFile,
+} from './patroni.ts';

@@ -201,13 +201,13 @@ export function replicationProblem(): string | undefined {
   return 'problem' in found ? found.problem : undefined;
 }
 
-interface OsUser {
+export interface OsUser {
   readonly uid: number;
   readonly gid: number;
 }
 
 /** As root: the `postgres` user (created when missing), since PostgreSQL refuses to run as root. */
-function serverUser(): OsUser | undefined {
+export function serverUser(): OsUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   try {
     execFileSync('id', ['postgres'], { stdio: 'ignore' });
@@ -223,7 +223,7 @@ function serverUser(): OsUser | undefined {
 let namespaces: boolean | undefined;
 
 /** Whether `unshare --pid --ipc --fork` works here (root, and not forbidden by a container). */
-function canUseNamespaces(): boolean {
+export function canUseNamespaces(): boolean {
   if (namespaces === undefined) {
     try {
       execFileSync('unshare', ['--pid', '--ipc', '--fork', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
@@ -277,7 +277,7 @@ interface Server1 {
 }
 
 /** The PID of `parent`'s only child (unshare's forked child, which setpriv turned into the postmaster). */
-function childOf(parent: number): number | undefined {
+export function childOf(parent: number): number | undefined {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {

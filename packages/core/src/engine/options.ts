@@ -166,11 +166,12 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * server that is gone are not handed out from another one (a standby promoted after it missed the last
    * reservations): see "Failover" in the README. The same identity is read with every reservation and right
    * after hilo's own connection fails; until a server answers again, the keys in memory are not handed out. The
-   * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus
-   * `timeoutMs` at most. `false` checks only with reservations and after connection errors. Sources that cannot
-   * tell servers apart (SQLite, memory, a role that may not read the identity) are never checked. On MariaDB, a
-   * server hilo left that answers again (a failback) is a failover again: each one discards the keys in memory and
-   * raises the store above every key reserved.
+   * interval bounds how long keys are handed out after the server stopped answering: `serverCheckMs` plus the
+   * lesser of `serverCheckMs` and a quarter of `timeoutMs` (a check that does not answer by then parks the keys
+   * while it goes on, as through PgBouncer when the backend is gone). `false` checks only with reservations and
+   * after connection errors. Sources that cannot tell servers apart (SQLite, memory, a role that may not read the
+   * identity) are never checked. On MariaDB, a server hilo left that answers again (a failback) is a failover
+   * again: each one discards the keys in memory and raises the store above every key reserved.
    * @default 1000
    * @example
    * ```ts

@@ -79,6 +79,17 @@ function mayBeServerGone(error: unknown): boolean {
   return !discards.has(error as object) && !(error instanceof HiLoSynchronousStandbyError);
 }
 
+/**
+ * Whether an error says the server cannot confirm a reservation yet, and a short wait may cure it: a leader whose
+ * synchronous standby has not (re)connected yet, a server still in recovery (DESIGN rule 9, issue #47).
+ */
+function notConfirmedYet(error: unknown): boolean {
+  return error instanceof HiLoSynchronousStandbyError && error.retryable;
+}
+
+/** The pause between two looks at a server that cannot confirm a reservation yet. */
+const CONFIRM_PAUSE_MS = 200;
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (ms <= 0) return resolve();
@@ -94,7 +105,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /**
  * Reserves blocks for `segment`: up to `attempts` attempts with full-jitter exponential backoff, each bounded
  * by `timeoutMs`, all within `retryBudgetMs`. Only retryable errors are retried; a block granted to an attempt
- * already abandoned (timed out, or the generator closed) is never used and is reported lost.
+ * already abandoned (timed out, or the generator closed) is never used and is reported lost. A server that cannot
+ * confirm a reservation yet (no synchronous standby yet) is a wait, not a failed attempt: it is asked again every
+ * {@link CONFIRM_PAUSE_MS} for `timeoutMs` (also with one attempt, as `warm()` makes), then the usual rules apply.
  */
 export async function reserveWithRetry(
   options: ResolvedOptions,
@@ -123,6 +136,12 @@ export async function reserveWithRetry(
       if (!retryable) {
         hooks.emit({ type: 'failed', segment: segment.name, error });
         throw error;
+      }
+      if (notConfirmedYet(error) && performance.now() + CONFIRM_PAUSE_MS < started + options.timeoutMs) {
+        hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs: CONFIRM_PAUSE_MS, error });
+        attempt--; // a wait for the server, not one of the `retries`
+        await sleep(CONFIRM_PAUSE_MS, signal);
+        continue;
       }
       if (attempt >= attempts) break;
       const ceiling = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** Math.min(attempt - 1, 30));

@@ -27,8 +27,13 @@ export type Observed = 'same' | 'retired';
  * While a check is due after a failure (the server stopped answering, a reservation lost its connection), the
  * keys in memory are parked: not handed out until a server answers. The same server gives them back; another
  * one discards them. Keys handed out from a block the new server may not know about are thus bounded by the
- * time between the server going away and the first failed check: at most `intervalMs` plus one check's
- * `timeoutMs`, and only when the old server went silent without refusing connections.
+ * time between the server going away and the first check that did not answer at once: at most `intervalMs` plus
+ * {@link parkAfterMs} (a check that takes longer parks the keys while it goes on, as through a pooler that holds
+ * it while the backend is gone), and only when the old server went silent without refusing connections.
+ *
+ * A server in recovery (a standby not promoted yet, a primary demoted during a switchover) is neither the known
+ * server nor a failover: the source's check rejects retryably, and the keys stay parked until a server that takes
+ * writes answers (issue #47).
  */
 export class ServerWatch {
   /** The server the blocks in memory (and parked) were reserved on. */
@@ -136,6 +141,9 @@ export class ServerWatch {
     const attempt = new AbortController();
     this.attempt = attempt;
     const since = this.failovers;
+    // a server that does not answer at once may be gone behind a pooler that holds the check (PgBouncer waits for a
+    // backend to come back): the keys in memory wait from now on, while the check goes on (issue #47)
+    const slow = setTimeout(() => this.slowAnswer(), this.parkAfterMs);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -156,10 +164,31 @@ export class ServerWatch {
       return;
     } finally {
       clearTimeout(timer);
+      clearTimeout(slow);
       this.attempt = undefined;
     }
     if (identity === undefined) this.cannotTell();
     else if (!this.stopped) this.observe(identity, since);
+  }
+
+  /**
+   * How long a check may take before the keys in memory are parked while it goes on: `serverCheckMs`, at most a
+   * quarter of `timeoutMs`. A server that then answers as itself gives them back at once.
+   */
+  private get parkAfterMs(): number {
+    return Math.min(this.intervalMs ?? this.timeoutMs, Math.ceil(this.timeoutMs / 4));
+  }
+
+  /** A check has not answered within {@link parkAfterMs}: park the keys in memory until it (or a later one) does. */
+  private slowAnswer(): void {
+    if (this.known === undefined || this.stopped || this.parked) return;
+    this.parked = true;
+    this.hooks.park();
+    this.hooks.emit({
+      type: 'server-unconfirmed',
+      server: this.known,
+      error: new Error(`the server did not answer a check within ${this.parkAfterMs} ms; the check goes on`),
+    });
   }
 
   /** The source cannot say which server it reaches: parked keys go back, as nothing will ever confirm them. */

@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoSynchronousStandbyError } from '../errors.js';
+import { HiLoConfigurationError, HiLoServerUnconfirmedError, HiLoSynchronousStandbyError } from '../errors.js';
 import type { ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
@@ -24,6 +24,12 @@ export interface SourceReplication {
   run<T>(work: () => Promise<T>, signal: AbortSignal, action: string): Promise<T>;
 }
 
+/** A server in recovery answered the first identity read: the statement itself then says what it can. */
+function unlessInRecovery(error: unknown): undefined {
+  if (error instanceof HiLoServerUnconfirmedError) return undefined;
+  throw error;
+}
+
 /**
  * The replication side of a SQL source on `client`: the server identity read with every reservation (once the
  * server showed it lets this role read it), and `synchronous` reservations with their checks.
@@ -44,7 +50,14 @@ export function sourceReplication(
   }
   /** Whether this role may read the identity: unknown until the first answer. */
   let readable: boolean | undefined;
+  /** The standby check that passed (or is running), valid while the source reaches the server it ran on. */
   let checked: Promise<void> | undefined;
+  /** The server the standby check passed on, once a statement or a server check told it. */
+  let checkedOn: string | undefined;
+  /** The last server a statement or a server check reached. */
+  let lastServer: string | undefined;
+  /** Whether a synchronous standby was ever seen on this database (so an empty setting now is a failover manager's). */
+  let confirmedBefore = false;
   /** The identity expression of this client's server (`identityOn`), once known. */
   let expression: Promise<string> | undefined;
   /** Abandoned statements whose commit still waits for the standby, by start time. */
@@ -59,6 +72,19 @@ export function sourceReplication(
     return expression;
   }
 
+  /**
+   * The source reached `identity`: after a failover the standby check is not trusted any more (issue #47), so the next
+   * reservation looks for the new server's synchronous standby before it sends anything.
+   */
+  function reached(identity: string): void {
+    lastServer = identity;
+    if (checkedOn === undefined) checkedOn = identity;
+    else if (identity !== checkedOn) {
+      checked = undefined;
+      checkedOn = undefined;
+    }
+  }
+
   async function server(signal: AbortSignal): Promise<string | undefined> {
     if (sql === undefined || readable === false) return undefined;
     try {
@@ -69,10 +95,21 @@ export function sourceReplication(
         `reading the identity of the server behind ${description}`,
       );
       readable = true;
-      return typeof rows[0]?.srv === 'string' ? rows[0].srv : undefined;
+      const found = typeof rows[0]?.srv === 'string' ? rows[0].srv : undefined;
+      if (found !== undefined && sql.inRecovery?.(found) === true) {
+        // a standby, or a primary demoted and restarted as one (a switchover), not promoted yet: it confirms nothing
+        // about the keys in memory, and is no failover either (issue #47); the watch keeps them parked and asks again
+        throw new HiLoServerUnconfirmedError(
+          `The server behind ${description} is in recovery (a standby not promoted yet, e.g. during a switchover): ` +
+            `keys in memory are held back until the server that takes writes answers.`,
+        );
+      }
+      if (found !== undefined) reached(found);
+      return found;
     } catch (error) {
       // only a first answer that refuses the statement (a role that may not read it: a managed service revoking
       // pg_control_system) turns the identity off; failovers then go unnoticed, and the warning says so
+      if (error instanceof HiLoServerUnconfirmedError) throw error;
       if (readable === true || signal.aborted || isTransientError(error, rules)) {
         throw convertDriverError(error, { dialect: rules, action: `reading the server identity (${description})` });
       }
@@ -90,20 +127,43 @@ export function sourceReplication(
   async function checkOnce(): Promise<void> {
     let found: { problem: string; retryable: boolean } | undefined;
     try {
-      found = await standbyProblem!.call(sql, client);
+      found = await standbyProblem!.call(sql, client, confirmedBefore);
     } catch (error) {
       throw convertDriverError(error, { dialect: rules, action: `looking for a synchronous standby (${description})` });
     }
     if (found !== undefined) throw new HiLoSynchronousStandbyError(found.problem, { retryable: found.retryable });
+    confirmedBefore = true;
   }
 
   function check(signal?: AbortSignal): Promise<void> {
     if (!synchronous) return Promise.resolve();
     if (checked === undefined) {
-      checked = checkOnce();
-      checked.catch(() => (checked = undefined));
+      const running = checkOnce();
+      checked = running;
+      checkedOn = lastServer;
+      running.catch(() => {
+        if (checked === running) checked = undefined;
+      });
     }
     return abortable(checked, signal, 'looking for a synchronous standby');
+  }
+
+  /**
+   * What a reservation statement reported about the synchronous standby: without one its commit did not wait, so its
+   * keys are discarded (a gap) and the reservation waits for the standby like one that found none before it started.
+   */
+  function standbyReported(present: boolean): void {
+    if (present) {
+      confirmedBefore = true;
+      return;
+    }
+    checked = undefined;
+    throw new HiLoSynchronousStandbyError(
+      'the reservation ran on a server without one (`synchronous_standby_names` empty or no synchronous standby ' +
+        'streaming: a failover manager such as Patroni empties it while the standby is away, unless ' +
+        '`synchronous_mode_strict` is on); its keys are discarded, and reservations wait until a standby confirms them.',
+      { retryable: true },
+    );
   }
 
   return {
@@ -124,10 +184,20 @@ export function sourceReplication(
           );
         }
       }
-      if (request.server === undefined || sql === undefined) return { synchronous };
-      if (readable === undefined) await server(request.signal);
-      if (readable !== true) return { synchronous };
-      return { server: request.server, identity: await identityExpression(sql), synchronous };
+      const standby = synchronous ? standbyReported : undefined;
+      if (request.server === undefined || sql === undefined) return { synchronous, standby };
+      if (readable === undefined) await server(request.signal).catch(unlessInRecovery);
+      if (readable !== true) return { synchronous, standby };
+      const report = request.server;
+      return {
+        server: (identity: string) => {
+          reached(identity);
+          report(identity);
+        },
+        identity: await identityExpression(sql),
+        synchronous,
+        standby,
+      };
     },
     run(work, signal, action) {
       const pending = work();

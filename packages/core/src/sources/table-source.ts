@@ -59,10 +59,13 @@ export interface TableSourceOptions {
    * Reservations count only once a synchronous standby has them: each reservation's commit waits until the
    * standby flushed it (PostgreSQL's `synchronous_commit = on` for that statement, plus a WAL record so that a
    * sequence's logged-ahead values are covered too), so a standby promoted after a failover never hands out a
-   * key this source handed out. Before its first reservation the source checks that the server has a
-   * synchronous standby (`synchronous_standby_names`, `pg_stat_replication`) and otherwise fails with
-   * `HiLoSynchronousStandbyError`, as it does while an earlier reservation still waits for a standby that lags
-   * or was cut off. PostgreSQL only. See "Failover" in the hilo-core README.
+   * key this source handed out. Before its first reservation, and again after a failover, the source checks that
+   * the server has a synchronous standby (`synchronous_standby_names`, `pg_stat_replication`), and each
+   * reservation reads in its own statement whether one is there (its keys are discarded otherwise). Without one
+   * (a standby reconnecting, a failover manager that has not listed it yet, a server in recovery) reservations
+   * wait, asking again every 200 ms, for `timeoutMs`, then within `retryBudgetMs`, and then fail with
+   * `HiLoSynchronousStandbyError`, as they do while an earlier reservation still waits for a standby that lags or
+   * was cut off. PostgreSQL only. See "Failover" in the hilo-core README.
    * @default false
    */
   readonly synchronousStandby?: boolean;

@@ -32,15 +32,33 @@ export interface ReplicationSql {
    */
   readonly identityMayReturn?: boolean;
   /**
+   * Whether an identity a server check read names a server in recovery (a standby, or a primary a failover manager
+   * demoted and restarted as one): it neither takes reservations nor says which server the keys in memory belong
+   * with, so hilo waits for another answer instead of taking it for a failover (issue #47).
+   */
+  inRecovery?(identity: string): boolean;
+  /**
    * An SQL expression, evaluated once in a reservation's statement, that makes the statement's commit wait until
    * a synchronous standby has it (and has every earlier WAL record, such as a sequence's logged-ahead values).
    */
   readonly synchronousCommit?: string;
   /**
-   * Why the server cannot confirm reservations with a synchronous standby now (`retryable`: a standby coming
-   * back cures it), or `undefined` when it can.
+   * An SQL expression (boolean), evaluated in a reservation's statement next to {@link synchronousCommit}: whether a
+   * synchronous standby is there to confirm the commit. A leader that lost its standby (Patroni's `synchronous_mode`
+   * without `synchronous_mode_strict` then empties `synchronous_standby_names`) commits without waiting; the
+   * reservation's keys are then discarded (a gap) instead of handed out (issue #47).
    */
-  synchronousStandbyProblem?(client: SqlClient): Promise<{ problem: string; retryable: boolean } | undefined>;
+  readonly synchronousStandbyPresent?: string;
+  /**
+   * Why the server cannot confirm reservations with a synchronous standby now, or `undefined` when it can.
+   * `retryable`: a wait can cure it (a standby reconnecting, a failover manager about to list one). `confirmedBefore`:
+   * this source saw a synchronous standby on the database before (a setting that lists none now was emptied by a
+   * failover manager while the standby is away), for the problem to say.
+   */
+  synchronousStandbyProblem?(
+    client: SqlClient,
+    confirmedBefore: boolean,
+  ): Promise<{ problem: string; retryable: boolean } | undefined>;
 }
 
 /** What a source asks of a reservation statement beyond the reservation itself. */
@@ -51,4 +69,9 @@ export interface ReserveStatementOptions {
   readonly identity?: string | undefined;
   /** Make the statement's commit wait for a synchronous standby ({@link ReplicationSql.synchronousCommit}). */
   readonly synchronous?: boolean | undefined;
+  /**
+   * With `synchronous`: told whether a synchronous standby was there when the statement ran
+   * ({@link ReplicationSql.synchronousStandbyPresent}).
+   */
+  readonly standby?: ((present: boolean) => void) | undefined;
 }

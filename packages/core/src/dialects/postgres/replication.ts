@@ -1,5 +1,8 @@
 import type { ReplicationSql } from '../../sql/replication.js';
 
+/** What the identity says in place of a timeline while the server is in recovery. */
+const IN_RECOVERY = 'none (in recovery)';
+
 /**
  * PostgreSQL's server identity and synchronous commit for reservations (issue #40).
  *
@@ -15,7 +18,7 @@ import type { ReplicationSql } from '../../sql/replication.js';
 export const postgresReplication: ReplicationSql = {
   identity:
     `'system ' || (select system_identifier from pg_control_system())::text || ' timeline ' || ` +
-    `case when pg_is_in_recovery() then 'none (in recovery)' ` +
+    `case when pg_is_in_recovery() then '${IN_RECOVERY}' ` +
     `else (('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::int)::text end || ` +
     `' started ' || extract(epoch from pg_postmaster_start_time())::text`,
   // `on` (or the server's `remote_apply`) waits for the standby to flush the commit record; a promotion replays
@@ -25,17 +28,52 @@ export const postgresReplication: ReplicationSql = {
   synchronousCommit:
     `set_config('synchronous_commit', case when current_setting('synchronous_commit') = 'remote_apply' ` +
     `then 'remote_apply' else 'on' end, true) || pg_logical_emit_message(true, 'hilo', 'reservation')::text`,
-  async synchronousStandbyProblem(client) {
-    const { rows } = await client.query<{ names: string; sync: number; hidden: number; recovery: boolean }>(
+  inRecovery: (identity) => identity.includes(IN_RECOVERY),
+  // the same facts as synchronousStandbyProblem, in the reservation's own statement: the setting as this session
+  // sees it (the commit waits only when it lists a standby) and a walsender that reports a synchronous standby
+  // (`sync_state` is hidden without pg_read_all_stats: then the setting alone has to do)
+  synchronousStandbyPresent:
+    `current_setting('synchronous_standby_names') <> '' and exists (select 1 from pg_stat_replication ` +
+    `where sync_state in ('sync', 'quorum') or sync_state is null)`,
+  async synchronousStandbyProblem(client, confirmedBefore) {
+    const { rows } = await client.query<{
+      names: string;
+      sync: number;
+      hidden: number;
+      streaming: number;
+      slots: number;
+      recovery: boolean;
+    }>(
       `select current_setting('synchronous_standby_names') as names, pg_is_in_recovery() as recovery,
               (select count(*) from pg_stat_replication where sync_state in ('sync', 'quorum'))::int as sync,
-              (select count(*) from pg_stat_replication where sync_state is null)::int as hidden`,
+              (select count(*) from pg_stat_replication where sync_state is null)::int as hidden,
+              (select count(*) from pg_stat_replication)::int as streaming,
+              (select count(*) from pg_replication_slots where slot_type = 'physical')::int as slots`,
     );
     const row = rows[0];
     if (row === undefined) return { problem: 'the server did not say whether it has one.', retryable: true };
-    if (row.recovery) return { problem: 'the server is a standby in recovery.', retryable: true };
+    if (row.recovery) return { problem: 'the server is a standby in recovery (not promoted yet).', retryable: true };
     if (row.names.trim() === '') {
-      return { problem: 'the server lists none: its `synchronous_standby_names` is empty.', retryable: false };
+      // a wait, not a refusal: a failover manager empties it while its standby is away (Patroni's synchronous_mode
+      // without synchronous_mode_strict, also on a leader promoted moments ago) and lists the standby once it streams.
+      // Nothing on the server tells that apart from one set up without synchronous replication (a new leader has
+      // neither a standby streaming nor, yet, a slot for one), so callers wait within their timeout and then get
+      // this error, which says what was seen.
+      const sign =
+        row.streaming > 0
+          ? 'a standby streams asynchronously'
+          : row.slots > 0
+            ? 'a replication slot waits for a standby'
+            : confirmedBefore
+              ? 'it listed one before'
+              : 'no standby streams';
+      return {
+        problem:
+          `the server lists none: its \`synchronous_standby_names\` is empty (${sign}). A failover manager such as ` +
+          'Patroni lists a standby once one streams (`synchronous_mode_strict` keeps one listed); otherwise the server ' +
+          'is set up without synchronous replication.',
+        retryable: true,
+      };
     }
     // without pg_read_all_stats, sync_state is hidden: then the setting alone has to do
     if (row.sync === 0 && row.hidden === 0) {

@@ -15,13 +15,20 @@ import { postgresReplication } from './replication.js';
 export function extraColumns(options: ReserveStatementOptions | undefined): string {
   return (
     (options?.server === undefined ? '' : `, (select ${postgresReplication.identity}) as srv`) +
-    (options?.synchronous === true ? `, (select ${postgresReplication.synchronousCommit!}) as sync` : '')
+    (options?.synchronous === true
+      ? `, (select ${postgresReplication.synchronousCommit!}) as sync, ` +
+        `(select ${postgresReplication.synchronousStandbyPresent!}) as sby`
+      : '')
   );
 }
 
-/** Reports the identity a reservation statement read (see {@link extraColumns}). */
-export function reportServer(row: { srv?: unknown } | undefined, options: ReserveStatementOptions | undefined): void {
+/** Reports the identity and the standby a reservation statement read (see {@link extraColumns}). */
+export function reportServer(
+  row: { srv?: unknown; sby?: unknown } | undefined,
+  options: ReserveStatementOptions | undefined,
+): void {
   if (options?.server !== undefined && typeof row?.srv === 'string') options.server(row.srv);
+  if (options?.standby !== undefined && typeof row?.sby === 'boolean') options.standby(row.sby);
 }
 
 /** PostgreSQL SQL of the sequence source. */
@@ -42,8 +49,11 @@ export const postgresSequenceStatements: SequenceStatements = {
     const extra = extraColumns(options);
     const { rows } =
       count === 1
-        ? await client.query<{ v: unknown; srv?: unknown }>(`select nextval($1::regclass)::text as v${extra}`, [q])
-        : await client.query<{ v: unknown; srv?: unknown }>(
+        ? await client.query<{ v: unknown; srv?: unknown; sby?: unknown }>(
+            `select nextval($1::regclass)::text as v${extra}`,
+            [q],
+          )
+        : await client.query<{ v: unknown; srv?: unknown; sby?: unknown }>(
             `select nextval($1::regclass)::text as v${extra} from generate_series(1, $2::int)`,
             [q, count],
           );

@@ -15,7 +15,7 @@ export const postgresTableStatements: TableStatements = {
   createTable: (t, s, v) => `create table if not exists ${t} (${s} varchar(255) primary key, ${v} bigint not null)`,
   insertRow: (t, s, v) => `insert into ${t} (${s}, ${v}) values ($1, $2::bigint) on conflict (${s}) do nothing`,
   async advance(client, t, s, v, key, amount, options) {
-    const { rows } = await client.query<{ v: unknown; srv?: unknown }>(
+    const { rows } = await client.query<{ v: unknown; srv?: unknown; sby?: unknown }>(
       `update ${t} set ${v} = ${v} + $1::bigint where ${s} = $2 returning ${v}::text as v${extraColumns(options)}`,
       [amount, key],
     );
