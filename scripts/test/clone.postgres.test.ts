@@ -46,10 +46,11 @@ const DEMO_PROJECTS = [
 ];
 /**
  * At most this many packages for the demo. 776 when written: 652 for the examples and the packages they use, and 124
- * for the root project's test and lint tools (pnpm installs the root with any selection); the whole workspace is 910.
+ * for the root project's test and lint tools (pnpm installs the root with any selection); the whole workspace was 910.
+ * 831 since the release tools joined the root's (changesets, api-extractor, eslint-plugin-jest: 31 more).
  * A dependency update may move it a little; a full install, or a compat project in the demo's, is far above it.
  */
-const DEMO_PACKAGES_AT_MOST = 800;
+const DEMO_PACKAGES_AT_MOST = 860;
 
 /** The number pnpm prints for the packages an install added (`Packages: +N`, or `. | +N ++++` when filtered). */
 const installedCount = (output: string) => {
