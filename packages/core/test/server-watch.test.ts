@@ -411,6 +411,22 @@ describe('failover in the engine', () => {
     await generator.close();
   });
 
+  it('refuses, not retryable, a block not above the keys reserved before a failover from a store it cannot raise', async () => {
+    const servers = new Servers('primary', 'standby');
+    const { raiseAbove: _, ...source } = servers.source();
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({ source, ...fixed, serverCheckMs: false, onEvent: (e) => events.push(e) });
+    await generator.warm(['a']);
+    servers.current = 'standby'; // its counter for a is where nothing was reserved: its block is 1…10 again
+    const refused = await generator.reserve('a', 20).catch((error: unknown) => error);
+    // only moving the store by hand cures it: the caller gets it at once, not after every retry (HILO_EXHAUSTED)
+    expect(refused).toBeInstanceOf(HiLoSourceError);
+    expect(refused).toMatchObject({ code: 'HILO_SOURCE_FAILED', retryable: false });
+    expect((refused as Error).message).toMatch(/not above key 10 .*cannot raise its store.*by hand/);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([]);
+    await generator.close();
+  });
+
   it('ends the pause of a caller waiting on parked keys at once when the generator closes', async () => {
     const servers = new Servers('primary');
     const source = servers.source();

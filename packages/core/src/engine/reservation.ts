@@ -64,7 +64,10 @@ export interface ReservationHooks {
 /** Errors the engine raises itself to discard blocks and try again: they say nothing about the connection. */
 const discards = new WeakSet<object>();
 
-/** A retryable error that discards an attempt's blocks; it does not make the server suspect. */
+/**
+ * An error that discards an attempt's blocks (reserved across a failover, or on a server hilo left); it does not
+ * make the server suspect. Retryable: reserving again, on the server hilo is on now, cures it.
+ */
 function discard(message: string): HiLoSourceError {
   const error = new HiLoSourceError(message, { retryable: true });
   discards.add(error);
@@ -295,6 +298,8 @@ async function reserveOnServer(
           `Move the store of segment "${segment.name}" above key ${floor} by hand (the sequence's next value, or ` +
           `the hi table's row); \`hilo floor ${segment.name} --from TABLE.COLUMN\` does it once every key handed ` +
           `out before is stored in that column.`,
+        // only a change by hand cures it: the source cannot raise its store, or something keeps moving it back
+        { retryable: false },
       );
     }
     await source.raiseAbove(segment.name, floor, signal);
