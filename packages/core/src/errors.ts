@@ -39,13 +39,15 @@ export function missingObjectHint(object: string, segment?: string): HiLoHint {
 }
 
 /**
- * Base class of every error hilo throws. `code` tells the kind; `retryable` tells whether trying the same
- * thing again may succeed (a lost connection) or not (a bad option).
+ * Base class of every error hilo throws. `code` tells the kind; `retryable` is true exactly when trying the same
+ * call again can cure it (a lost connection, a timeout, a conflict another transaction won), false when only a
+ * change can (a bad option, a missing table, a store behind its rows). The rule per code is in the hilo-core
+ * README ("Errors").
  */
 export class HiLoError extends Error {
   /** What kind of failure this is. */
   readonly code: HiLoErrorCode;
-  /** Whether the same operation may succeed if tried again. */
+  /** Whether trying the same call again can cure it: the generator retries only these, within `retryBudgetMs`. */
   readonly retryable: boolean;
   /**
    * For a retryable error that only a short wait can cure: the longest time worth retrying it, in ms, which
@@ -136,7 +138,13 @@ export class HiLoSourceUnavailableError extends HiLoError {
   }
 }
 
-/** The hi source failed for a reason retrying will not cure (missing table, no permission, …). */
+/**
+ * The hi source failed. Not retryable by default: a missing table, a missing permission or a source set up wrong
+ * fail the same way again. The thrower sets `retryable` when a retry can cure it: a conflict another transaction
+ * won (`conflict`), a lock another process held for a while, an error of a source of your own that says nothing
+ * about why (its outcome is unknown), or blocks hilo itself discarded after a failover (reserved again on the new
+ * server).
+ */
 export class HiLoSourceError extends HiLoError {
   /**
    * The server answered and turned this attempt down because a concurrent transaction won (a deadlock, a Galera

@@ -3,6 +3,7 @@
 // What happens to the blocks in memory, in what order, and that keys only grow. Real servers: failover.postgres.test.ts.
 import {
   createHiLoGenerator,
+  HiLoClosedError,
   HiLoSourceError,
   HiLoStoreBehindError,
   memorySource,
@@ -408,6 +409,70 @@ describe('failover in the engine', () => {
     await until('confirmed', () => events.some((e) => e.type === 'server-confirmed'));
     expect(generator.nextSync('a')).toBe(1);
     await generator.close();
+  });
+
+  it('refuses, not retryable, a block not above the keys reserved before a failover from a store it cannot raise', async () => {
+    const servers = new Servers('primary', 'standby');
+    const { raiseAbove: _, ...source } = servers.source();
+    const events: HiLoEvent[] = [];
+    const generator = createHiLoGenerator({ source, ...fixed, serverCheckMs: false, onEvent: (e) => events.push(e) });
+    await generator.warm(['a']);
+    servers.current = 'standby'; // its counter for a is where nothing was reserved: its block is 1…10 again
+    const refused = await generator.reserve('a', 20).catch((error: unknown) => error);
+    // only moving the store by hand cures it: the caller gets it at once, not after every retry (HILO_EXHAUSTED)
+    expect(refused).toBeInstanceOf(HiLoSourceError);
+    expect(refused).toMatchObject({ code: 'HILO_SOURCE_FAILED', retryable: false });
+    expect((refused as Error).message).toMatch(/not above key 10 .*cannot raise its store.*by hand/);
+    expect(events.filter((e) => e.type === 'retry')).toEqual([]);
+    await generator.close();
+  });
+
+  it('ends the pause of a caller waiting on parked keys at once when the generator closes', async () => {
+    const servers = new Servers('primary');
+    const source = servers.source();
+    let checksDown = false;
+    const generator = createHiLoGenerator({
+      source: {
+        ...source,
+        // while checks fail, reservations succeed without naming their server: nothing confirms the parked keys
+        reserve: async (segment, request) => {
+          if (servers.down) throw servers.down;
+          const blocks = await servers.get('primary').reserve(segment, request);
+          if (!checksDown) request.server?.('primary');
+          return blocks;
+        },
+        server: async () => {
+          servers.checks++;
+          await Promise.resolve();
+          if (checksDown) throw unreachable();
+          return servers.current;
+        },
+      },
+      ...fixed,
+      serverCheckMs: false,
+      retries: 0,
+    });
+    await generator.warm(['a', 'b']);
+    servers.down = unreachable();
+    checksDown = true;
+    await expect(generator.reserve('b', 20)).rejects.toThrow(); // parks a's keys
+    servers.down = undefined;
+    const checks = servers.checks;
+    let outcome: unknown = 'pending';
+    const waiting = generator.next('a').then(
+      (key) => (outcome = key),
+      (error: unknown) => (outcome = error),
+    );
+    // the caller's reservation is parked with the rest, its check of the server fails: it pauses before asking again
+    await until('the caller checked the server', () => servers.checks > checks);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toBe('pending');
+    const closing = generator.close();
+    // settled within the turn close() was called in, not when the pause (250 ms) would have ended
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toBeInstanceOf(HiLoClosedError);
+    await waiting;
+    await closing;
   });
 
   it('refuses serverCheckMs out of range, and never checks a source that cannot tell servers apart', async () => {

@@ -1,6 +1,7 @@
 import { checkInteger } from './checks.js';
 import { BlockSizing } from './block-sizing.js';
-import { beforeDeadline, reserveWithRetry, type ReservationHooks } from './reservation.js';
+import { beforeDeadline } from './deadline.js';
+import { reserveWithRetry, type ReservationHooks } from './reservation.js';
 import { keysIn, SegmentBlocks } from './segment-blocks.js';
 import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from '../errors.js';
 import type { HiLoEvent, LostReason, SegmentStats } from './events.js';

@@ -6,6 +6,7 @@ import {
   HiLoSynchronousStandbyError,
   HiLoTimeoutError,
 } from '../errors.js';
+import { withTimeout, sleep } from './deadline.js';
 import type { HiLoEvent, LostReason } from './events.js';
 import type { Observed } from './server-watch.js';
 import type { ResolvedOptions } from './options.js';
@@ -63,7 +64,10 @@ export interface ReservationHooks {
 /** Errors the engine raises itself to discard blocks and try again: they say nothing about the connection. */
 const discards = new WeakSet<object>();
 
-/** A retryable error that discards an attempt's blocks; it does not make the server suspect. */
+/**
+ * An error that discards an attempt's blocks (reserved across a failover, or on a server hilo left); it does not
+ * make the server suspect. Retryable: reserving again, on the server hilo is on now, cures it.
+ */
 function discard(message: string): HiLoSourceError {
   const error = new HiLoSourceError(message, { retryable: true });
   discards.add(error);
@@ -89,18 +93,6 @@ function notConfirmedYet(error: unknown): boolean {
 
 /** The pause between two looks at a server that cannot confirm a reservation yet. */
 const CONFIRM_PAUSE_MS = 200;
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Reserves blocks for `segment`: up to `attempts` attempts with full-jitter exponential backoff, each bounded
@@ -185,63 +177,60 @@ async function reserveOnce(
   closeSignal: AbortSignal,
 ): Promise<void> {
   const started = performance.now();
-  const attempt = new AbortController();
-  const onClose = () => attempt.abort(closeSignal.reason);
-  closeSignal.addEventListener('abort', onClose, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new HiLoTimeoutError(
-        `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer ` +
-          `than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
-      );
-      attempt.abort(error);
-      reject(error);
-    }, options.timeoutMs);
-  });
   let settled = false;
   // the failovers seen when the blocks' server was last known to be the current one
   let epoch = hooks.failovers();
   try {
-    const work = (async () => {
-      if (segment.prepared === undefined) {
-        const source = options.source;
-        segment.prepared = source.prepare ? source.prepare(segment.name, attempt.signal) : Promise.resolve();
-        segment.prepared.catch(() => (segment.prepared = undefined));
-      }
-      await segment.prepared;
-      const reserve = () => reserveOnServer(options, segment, hooks, attempt.signal, (n) => (epoch = n));
-      const storedKeys = options.storedKeys;
-      if (storedKeys === undefined) return await reserve();
-      const failoversBefore = hooks.failovers();
-      const blocks = await reserveVerified(
-        options,
-        storedKeys,
-        segment.name,
-        !segment.startVerified,
-        reserve,
-        hooks,
-        attempt.signal,
-      );
-      if (hooks.failovers() !== failoversBefore) {
-        // the checks may have read the server hilo left (or skipped the new one's start check): check again there
-        hooks.lose(blocks, 'failover');
-        throw discard(
-          `A failover was noticed while keys for segment "${segment.name}" were being reserved and checked; they ` +
-            `are discarded and reserved again on the new server, after its stored keys are read.`,
+    const blocks = await withTimeout(
+      options.timeoutMs,
+      () =>
+        new HiLoTimeoutError(
+          `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer ` +
+            `than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
+        ),
+      (signal) => {
+        const work = (async () => {
+          if (segment.prepared === undefined) {
+            const source = options.source;
+            segment.prepared = source.prepare ? source.prepare(segment.name, signal) : Promise.resolve();
+            segment.prepared.catch(() => (segment.prepared = undefined));
+          }
+          await segment.prepared;
+          const reserve = () => reserveOnServer(options, segment, hooks, signal, (n) => (epoch = n));
+          const storedKeys = options.storedKeys;
+          if (storedKeys === undefined) return await reserve();
+          const failoversBefore = hooks.failovers();
+          const blocks = await reserveVerified(
+            options,
+            storedKeys,
+            segment.name,
+            !segment.startVerified,
+            reserve,
+            hooks,
+            signal,
+          );
+          if (hooks.failovers() !== failoversBefore) {
+            // the checks may have read the server hilo left (or skipped the new one's start check): check again there
+            hooks.lose(blocks, 'failover');
+            throw discard(
+              `A failover was noticed while keys for segment "${segment.name}" were being reserved and checked; ` +
+                `they are discarded and reserved again on the new server, after its stored keys are read.`,
+            );
+          }
+          segment.startVerified = true;
+          return blocks;
+        })();
+        // a block granted after we gave up is never used: count it as lost
+        work.then(
+          (blocks) => {
+            if (settled) hooks.lose(blocks, 'late-reservation');
+          },
+          () => undefined,
         );
-      }
-      segment.startVerified = true;
-      return blocks;
-    })();
-    // a block granted after we gave up is never used: count it as lost
-    work.then(
-      (blocks) => {
-        if (settled) hooks.lose(blocks, 'late-reservation');
+        return work;
       },
-      () => undefined,
+      { parent: closeSignal },
     );
-    const blocks = await Promise.race([work, timedOut]);
     settled = true;
     if (hooks.closed()) {
       hooks.lose(blocks, 'close');
@@ -262,9 +251,6 @@ async function reserveOnce(
   } catch (error) {
     settled = true;
     throw normalize(options, error);
-  } finally {
-    clearTimeout(timer);
-    closeSignal.removeEventListener('abort', onClose);
   }
 }
 
@@ -312,6 +298,8 @@ async function reserveOnServer(
           `Move the store of segment "${segment.name}" above key ${floor} by hand (the sequence's next value, or ` +
           `the hi table's row); \`hilo floor ${segment.name} --from TABLE.COLUMN\` does it once every key handed ` +
           `out before is stored in that column.`,
+        // only a change by hand cures it: the source cannot raise its store, or something keeps moving it back
+        { retryable: false },
       );
     }
     await source.raiseAbove(segment.name, floor, signal);
@@ -328,17 +316,4 @@ function normalize(options: ResolvedOptions, error: unknown): unknown {
       retryable: true,
     },
   );
-}
-
-/** Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed. */
-export function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
-  work.catch(() => undefined);
-  const left = deadline - performance.now();
-  if (left <= 0) return Promise.race([work, Promise.resolve(undefined)]);
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), left);
-    timer.unref?.();
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

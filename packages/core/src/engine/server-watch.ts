@@ -1,4 +1,5 @@
 import { HiLoError } from '../errors.js';
+import { sleep, withTimeout } from './deadline.js';
 import type { HiLoEvent } from './events.js';
 import type { HiSource } from './types.js';
 
@@ -46,8 +47,8 @@ export class ServerWatch {
   parked = false;
   private timer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
-  /** The check in flight, aborted by `stop()`. */
-  private attempt: AbortController | undefined;
+  /** Aborted by `stop()`: aborts the check in flight and ends the pause of callers waiting in {@link confirm}. */
+  private readonly closing = new AbortController();
   private stopped = false;
   /** The source answered a check without an identity (it cannot tell): reservations no longer ask. */
   private unknowable = false;
@@ -138,23 +139,18 @@ export class ServerWatch {
   private async checkOnce(): Promise<void> {
     const server = this.source.server;
     if (server === undefined || this.stopped) return;
-    const attempt = new AbortController();
-    this.attempt = attempt;
     const since = this.failovers;
     // a server that does not answer at once may be gone behind a pooler that holds the check (PgBouncer waits for a
     // backend to come back): the keys in memory wait from now on, while the check goes on (issue #47)
     const slow = setTimeout(() => this.slowAnswer(), this.parkAfterMs);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new Error(`the server did not answer within timeoutMs (${this.timeoutMs} ms)`);
-        attempt.abort(error);
-        reject(error);
-      }, this.timeoutMs);
-    });
     let identity: string | undefined;
     try {
-      identity = await Promise.race([server.call(this.source, attempt.signal), timedOut]);
+      identity = await withTimeout(
+        this.timeoutMs,
+        () => new Error(`the server did not answer within timeoutMs (${this.timeoutMs} ms)`),
+        (signal) => server.call(this.source, signal),
+        { parent: this.closing.signal },
+      );
     } catch (error) {
       if (this.stopped) return;
       // only a failure that may be the server going away parks the keys; a refusal that stays (a bug, a
@@ -163,9 +159,7 @@ export class ServerWatch {
       else this.cannotTell();
       return;
     } finally {
-      clearTimeout(timer);
       clearTimeout(slow);
-      this.attempt = undefined;
     }
     if (identity === undefined) this.cannotTell();
     else if (!this.stopped) this.observe(identity, since);
@@ -201,11 +195,11 @@ export class ServerWatch {
 
   /**
    * For a caller waiting for keys while they are parked: one check of the server, then, if that did not settle
-   * it, a pause, so that waiting callers neither spin nor reserve block after block.
+   * it, a pause, so that waiting callers neither spin nor reserve block after block. `stop()` ends the pause at once.
    */
   async confirm(): Promise<void> {
     await this.check();
-    if (this.parked && !this.stopped) await new Promise((resolve) => setTimeout(resolve, RECHECK_MS));
+    if (this.parked && !this.stopped) await sleep(RECHECK_MS, this.closing.signal);
   }
 
   private startTimer(): void {
@@ -217,7 +211,7 @@ export class ServerWatch {
   /** Stops the checks (the generator closes). */
   stop(): void {
     this.stopped = true;
-    this.attempt?.abort(new Error('the generator closed'));
+    this.closing.abort(new Error('the generator closed'));
     clearInterval(this.timer);
     clearTimeout(this.recheck);
   }

@@ -1,4 +1,5 @@
 import { HiLoStoreBehindError, type HiLoError } from '../errors.js';
+import { beforeDeadline, withTimeout } from './deadline.js';
 import type { HiLoEvent } from './events.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block, StoredKey, StoredKeys, StoreOverlap } from './types.js';
@@ -228,8 +229,8 @@ export interface PeerCheckHooks {
 export class PeerCheck {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
-  /** The round in flight, aborted by `stop()` once its deadline passed. */
-  private attempt: AbortController | undefined;
+  /** Aborted by `stop()` once its deadline passed: aborts the probe in flight. */
+  private readonly closing = new AbortController();
   private stopped = false;
 
   constructor(
@@ -263,27 +264,18 @@ export class PeerCheck {
       if (this.stopped) return;
       if (target.refused !== undefined || this.hooks.parked() || target.hooks.unissued().length === 0) continue;
       const since = this.hooks.failovers();
-      const attempt = new AbortController();
-      this.attempt = attempt;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new Error(`the probe of the keys in hand took longer than timeoutMs (${this.timeoutMs} ms)`);
-          attempt.abort(error);
-          reject(error);
-        }, this.timeoutMs);
-        timer.unref();
-      });
       let overlap: StoreOverlap | undefined;
       try {
-        overlap = await Promise.race([peerInHand(storedKeys, target.name, target.hooks, attempt.signal), timedOut]);
+        overlap = await withTimeout(
+          this.timeoutMs,
+          () => new Error(`the probe of the keys in hand took longer than timeoutMs (${this.timeoutMs} ms)`),
+          (signal) => peerInHand(storedKeys, target.name, target.hooks, signal),
+          { parent: this.closing.signal, unref: true },
+        );
       } catch {
         // unknown, not a refusal: a lost connection says nothing about the peer; the rest of the round would likely
         // fail the same way, so the next round (or the next reservation, which probes the same) tries again
         return;
-      } finally {
-        clearTimeout(timer);
-        this.attempt = undefined;
       }
       if (overlap === undefined || this.stopped || target.refused !== undefined) continue;
       // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
@@ -302,16 +294,7 @@ export class PeerCheck {
     this.timer = undefined;
     const round = this.round;
     if (round === undefined) return;
-    const left = deadline - performance.now();
-    let wait: NodeJS.Timeout | undefined;
-    await Promise.race([
-      round,
-      new Promise<void>((resolve) => {
-        wait = setTimeout(resolve, Math.max(0, left));
-        wait.unref();
-      }),
-    ]);
-    clearTimeout(wait);
-    this.attempt?.abort(new Error('the generator closed'));
+    await beforeDeadline(round, deadline);
+    this.closing.abort(new Error('the generator closed'));
   }
 }

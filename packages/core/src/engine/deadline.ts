@@ -1,0 +1,80 @@
+// The engine's timers around work that may never answer (a stalled connection, a pooler holding a query): one
+// place that races work against a deadline, aborts it there, and clears its timer on every path.
+
+/** How {@link withTimeout} ties an attempt to the rest of the engine. */
+export interface TimeoutOptions {
+  /**
+   * Aborts the attempt too (with this signal's reason) when it aborts first, e.g. when the generator closes. The
+   * attempt still ends when `work` does, or at the deadline: what `work` returns after an abort is the caller's to
+   * judge (a block granted to an abandoned attempt is discarded, never handed out).
+   */
+  readonly parent?: AbortSignal | undefined;
+  /** Whether the timer must not keep the process alive (a check between reservations), default false. */
+  readonly unref?: boolean;
+}
+
+/**
+ * Runs `work` with a signal of its own, for at most `timeoutMs`: resolves or rejects as `work` does, or, once
+ * `timeoutMs` has passed, aborts the signal with `timedOut()`'s error and rejects with that same error (the work
+ * may still finish; its outcome is then the caller's to discard). The timer is cleared, and the listener on
+ * `options.parent` removed, on every path.
+ */
+export async function withTimeout<T>(
+  timeoutMs: number,
+  timedOut: () => Error,
+  work: (signal: AbortSignal) => Promise<T>,
+  options: TimeoutOptions = {},
+): Promise<T> {
+  const attempt = new AbortController();
+  const parent = options.parent;
+  const onParentAbort = () => attempt.abort(parent?.reason);
+  if (parent?.aborted === true) onParentAbort();
+  else parent?.addEventListener('abort', onParentAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = timedOut();
+      attempt.abort(error);
+      reject(error);
+    }, timeoutMs);
+    if (options.unref === true) timer.unref();
+  });
+  try {
+    // a `work` that throws before its first await rejects like one that fails later
+    const running = (async () => work(attempt.signal))();
+    return await Promise.race([running, expired]);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onParentAbort);
+  }
+}
+
+/**
+ * Resolves with `work`'s value, or with `undefined` once `deadline` (a `performance.now()` time) has passed; `work`
+ * is not aborted (its caller aborts what it must). The timer never keeps the process alive and is cleared either way.
+ */
+export function beforeDeadline<T>(work: Promise<T>, deadline: number): Promise<T | undefined> {
+  work.catch(() => undefined);
+  const left = deadline - performance.now();
+  if (left <= 0) return Promise.race([work, Promise.resolve(undefined)]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), left);
+    timer.unref();
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Waits `ms`, or less: it ends at once when `signal` aborts (the generator closing), and never rejects. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (ms <= 0 || signal?.aborted === true) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
