@@ -559,14 +559,16 @@ export function hibernateMismatchSuite(kind: Kind): void {
         expect(pooled.message).toMatch(/Hibernate uses pooled \(its default optimizer\)/);
 
         // both writing at once (measured with and without the peer check): the keys hilo hands out after Hibernate's
-        // first key in its block are those of one interval and one probe round (a few at 10 ms: at most 40 leaves room
+        // first key in its block are those of one interval and one probe round (a few at 10 ms: under 60 leaves room
         // for a loaded machine, where hilo's inserts slow down with the probes) or the rest of a block to its prefetch
         // mark, whichever comes first (pooled's blocks are 20 keys); keys Hibernate writes into what hilo handed out
         // before its first write there are in the table twice either way (Hibernate never checks)
         // Hibernate's first block: max_lo 50 from hi 0 holds keys 1…50; 3.6's pooled start, keys 1…20
         const on = await sharedWhileBothWrite('maxlo50on', maxLo('hib_key50on', 'p_maxlo50on'), 50, 200, PEER_CHECK_MS);
         await sharedWhileBothWrite('maxlo50off', maxLo('hib_key50off', 'p_maxlo50off'), 50, 200, false);
-        expect(on.after).toBeLessThan(40);
+        // 5–28 on a quiet machine; 42 in a CI run beside other test runs (load 6–15), where the 10 ms timer fires late:
+        // the bound says "well inside hilo's block of 100", the idle cases above prove the check itself
+        expect(on.after).toBeLessThan(60);
         const pooledOn = await sharedWhileBothWrite(
           'pooledon',
           pooledLo('pooledon', 'p_pooledon'),
@@ -577,7 +579,7 @@ export function hibernateMismatchSuite(kind: Kind): void {
         await sharedWhileBothWrite('pooledoff', pooledLo('pooledoff', 'p_pooledoff'), 20, 60, false);
         // the same bound as max_lo's: a landing CI run on a loaded machine measured 22 (one pooled block is 20 keys,
         // and the probe round that refuses can start a few keys into the next); without the check it is ~2,000
-        expect(pooledOn.after).toBeLessThan(40);
+        expect(pooledOn.after).toBeLessThan(60);
       }, 120_000);
 
       if (kind === 'postgres') {
