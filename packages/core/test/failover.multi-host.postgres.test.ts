@@ -53,6 +53,29 @@ afterEach(async () => {
 });
 
 describeReplication('a libpq host list', (replication) => {
+  /**
+   * A primary and standby, and a generator on a host list naming the primary first (as a list written before a
+   * failover would have it), checking the server every 300 ms.
+   */
+  async function hiloOnHostList(source: 'sequence' | 'table') {
+    const pair = await replication.start();
+    const [standby, primary] = [portOf(pair.standbyUrl), portOf(pair.primaryUrl)];
+    const url = `${login(pair.primaryUrl)}127.0.0.1:${primary},127.0.0.1:${standby}/postgres?target_session_attrs=read-write`;
+    const client = await connect(url, { connectTimeoutMs: 1000 });
+    clients.push(client);
+    const events: HiLoEvent[] = [];
+    const hilo = createHiLo({
+      client,
+      source,
+      blockSize: 20,
+      adaptive: false,
+      serverCheckMs: 300,
+      timeoutMs: 20_000,
+      onEvent: (event) => events.push(event),
+    });
+    return { pair, standby, primary, client, hilo, events };
+  }
+
   it('takes the host that accepts writes, in any place of the list; `any` takes the first that answers', async () => {
     const pair = await replication.start();
     const [standby, primary] = [portOf(pair.standbyUrl), portOf(pair.primaryUrl)];
@@ -75,22 +98,7 @@ describeReplication('a libpq host list', (replication) => {
   });
 
   it('follows the primary to the promoted standby: callers wait, no error and no key twice', async () => {
-    const pair = await replication.start();
-    const [standby, primary] = [portOf(pair.standbyUrl), portOf(pair.primaryUrl)];
-    // the primary first, as a list written before the failover would have it
-    const url = `${login(pair.primaryUrl)}127.0.0.1:${primary},127.0.0.1:${standby}/postgres?target_session_attrs=read-write`;
-    const client = await connect(url, { connectTimeoutMs: 1000 });
-    clients.push(client);
-    const events: HiLoEvent[] = [];
-    const hilo = createHiLo({
-      client,
-      source: 'sequence',
-      blockSize: 20,
-      adaptive: false,
-      serverCheckMs: 300,
-      timeoutMs: 20_000,
-      onEvent: (event) => events.push(event),
-    });
+    const { pair, standby, primary, client, hilo, events } = await hiloOnHostList('sequence');
     const { keys, errors, stop } = keyLoop(hilo);
     try {
       await until('200 keys before the failover', () => keys.length >= 200);
@@ -112,21 +120,7 @@ describeReplication('a libpq host list', (replication) => {
   });
 
   it('a primary turned read-only (as a demoted one is) sends hilo to the host that accepts writes', async () => {
-    const pair = await replication.start();
-    const [standby, primary] = [portOf(pair.standbyUrl), portOf(pair.primaryUrl)];
-    const url = `${login(pair.primaryUrl)}127.0.0.1:${primary},127.0.0.1:${standby}/postgres?target_session_attrs=read-write`;
-    const client = await connect(url, { connectTimeoutMs: 1000 });
-    clients.push(client);
-    const events: HiLoEvent[] = [];
-    const hilo = createHiLo({
-      client,
-      source: 'table',
-      blockSize: 20,
-      adaptive: false,
-      serverCheckMs: 300,
-      timeoutMs: 20_000,
-      onEvent: (event) => events.push(event),
-    });
+    const { pair, standby, client, hilo, events } = await hiloOnHostList('table');
     const { keys, errors, stop } = keyLoop(hilo);
     try {
       await until('200 keys before the switch', () => keys.length >= 200);
