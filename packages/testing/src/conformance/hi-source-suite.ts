@@ -111,8 +111,10 @@ function startWorker(
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // 'close', not 'exit': a worker's last lines may still be in the pipe when it exits (a clean-clone CI run once
+  // read an output without its final 'done' from a worker that exited 0)
   const exit = new Promise<number | null>((resolve) =>
-    child.on('exit', (code, signal) => {
+    child.on('close', (code, signal) => {
       // a signal the test did not send (a crash in a native driver, the OOM killer) is a failure worth a line too
       if (code !== 0 && !(code === null && signal === 'SIGKILL'))
         process.stderr.write(`worker failed (${code ?? signal}): ${stderr}\n`);
