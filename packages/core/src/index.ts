@@ -34,6 +34,7 @@ export type {
   StoreOverlap,
 } from './engine/types.js';
 export type { HiLoEvent, LostReason, SegmentStats } from './engine/events.js';
+export type { SegmentState } from './engine/lifecycle.js';
 export type { HiLoGeneratorOptions, SegmentOptions, IdFormat } from './engine/options.js';
 export { createHiLoGenerator, type HiLoGenerator } from './engine/generator.js';
 export { memorySource, type MemorySource, type MemorySourceOptions } from './sources/memory-source.js';

@@ -51,6 +51,8 @@ describeReplication('a server that cannot confirm yet', (replication) => {
       await sleep(1000);
       expect(events.filter((e) => e.event.type === 'failover')).toEqual([]);
       expect(handed.filter((at) => at > parkedAt + 5)).toEqual([]);
+      // serving → parked: a server in recovery is neither the known one nor a failover
+      expect(hilo.stats()['orders']!.state).toBe('parked');
 
       pair.switchApplicationTo('primary');
       const backAt = performance.now();
@@ -61,7 +63,7 @@ describeReplication('a server that cannot confirm yet', (replication) => {
       await sleep(200);
       expect(handed.length).toBeGreaterThan(before);
       expect(events.filter((e) => e.event.type === 'failover')).toEqual([]);
-      expect(hilo.stats()['orders']!.keysLost).toBe(0);
+      expect(hilo.stats()['orders']).toMatchObject({ state: 'serving', keysLost: 0 }); // parked → serving (confirm)
       process.stdout.write(
         `server in recovery: ${JSON.stringify({ parkedAfterMs: Math.round(parkedAt - movedAt), keysLost: 0 })}\n`,
       );

@@ -10,7 +10,7 @@ describe('SegmentBlocks: the synchronous block state', () => {
     let lows = 0;
     const low = () => lows++;
     expect(
-      blocks.accept(
+      blocks.enqueue(
         [
           { first: 1n, last: 4n },
           { first: 11n, last: 14n },
@@ -33,10 +33,10 @@ describe('SegmentBlocks: the synchronous block state', () => {
 
   it('refuses blocks that do not lie above every key in hand, and queues none of them', () => {
     const blocks = new SegmentBlocks('orders', undefined);
-    blocks.accept([{ first: 1n, last: 10n }], false, 'test');
+    blocks.enqueue([{ first: 1n, last: 10n }], false, 'test');
     blocks.advanceIfEmpty();
     expect(() =>
-      blocks.accept(
+      blocks.enqueue(
         [
           { first: 20n, last: 29n },
           { first: 5n, last: 9n },
@@ -46,13 +46,13 @@ describe('SegmentBlocks: the synchronous block state', () => {
       ),
     ).toThrow(HiLoSourceError);
     expect(blocks.available()).toBe(10);
-    expect(() => blocks.accept([], false, 'test')).toThrow(/returned no block/);
-    expect(() => blocks.accept([{ first: 40n, last: 39n }], false, 'test')).toThrow(/invalid block/);
+    expect(() => blocks.enqueue([], false, 'test')).toThrow(/returned no block/);
+    expect(() => blocks.enqueue([{ first: 40n, last: 39n }], false, 'test')).toThrow(/invalid block/);
   });
 
   it('with number keys, cuts a block at Number.MAX_SAFE_INTEGER and refuses the rest, later blocks included', () => {
     const blocks = new SegmentBlocks('orders', undefined);
-    const refused = blocks.accept(
+    const refused = blocks.enqueue(
       [
         { first: SAFE - 1n, last: SAFE + 1n },
         { first: SAFE + 10n, last: SAFE + 19n },
@@ -73,7 +73,7 @@ describe('SegmentBlocks: the synchronous block state', () => {
 
   it('with bigint keys, serves blocks beyond Number.MAX_SAFE_INTEGER', () => {
     const blocks = new SegmentBlocks('orders', undefined);
-    expect(blocks.accept([{ first: SAFE + 1n, last: SAFE + 2n }], true, 'test')).toEqual([]);
+    expect(blocks.enqueue([{ first: SAFE + 1n, last: SAFE + 2n }], true, 'test')).toEqual([]);
     blocks.advanceIfEmpty();
     const low = () => undefined;
     expect([blocks.take(true, low), blocks.take(true, low), blocks.take(true, low)]).toEqual([

@@ -54,6 +54,10 @@ class Servers {
 
 const unreachable = () => new HiLoSourceError('connection refused', { retryable: true });
 
+/** The segment's state as `stats()` reports it (see lifecycle.ts and CONTRIBUTING.md, "The engine's states"). */
+const stateOf = (generator: { stats(): Record<string, { state: string }> }, segment: string) =>
+  generator.stats()[segment]?.state;
+
 async function until(what: string, check: () => boolean, ms = 2000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
@@ -66,13 +70,18 @@ describe('failover in the engine', () => {
   it('drops every block reserved on the old server when a reservation reaches another, and keys only grow', async () => {
     const servers = new Servers('primary', 'standby');
     const events: HiLoEvent[] = [];
+    let statesAtFailover: (string | undefined)[] = [];
     const generator = createHiLoGenerator({
       source: servers.source(),
       ...fixed,
       serverCheckMs: false,
-      onEvent: (e) => events.push(e),
+      onEvent: (e) => {
+        events.push(e);
+        if (e.type === 'failover') statesAtFailover = [stateOf(generator, 'a'), stateOf(generator, 'b')];
+      },
     });
     await generator.warm(['a', 'b']);
+    expect([stateOf(generator, 'a'), stateOf(generator, 'b')]).toEqual(['serving', 'serving']);
     expect(await generator.next('a')).toBe(1);
     expect(await generator.reserve('b', 15)).toHaveLength(15); // b: keys up to 20 reserved
     // the standby saw a's first block only; then it is promoted
@@ -92,10 +101,14 @@ describe('failover in the engine', () => {
       { type: 'lost', segment: 'a', keys: 9, reason: 'failover' },
       { type: 'lost', segment: 'b', keys: 10, reason: 'failover' },
     ]);
+    // failover: every segment back to unverified, holding no key, until a block above its floor is kept
+    expect(statesAtFailover).toEqual(['unverified', 'unverified']);
     // a's next block came from the standby, above a's 10: the standby had seen a's first block
     expect(await generator.next('a')).toBe(11);
+    expect(stateOf(generator, 'a')).toBe('serving');
     expect(generator.stats()['a']!.keysLost).toBe(9);
     await generator.close();
+    expect([stateOf(generator, 'a'), stateOf(generator, 'b')]).toEqual(['closed', 'closed']);
   });
 
   it('notices a failover between reservations through the periodic check, and raises every store at once', async () => {
@@ -131,10 +144,12 @@ describe('failover in the engine', () => {
     expect(generator.nextSync('a')).toBe(1);
     servers.down = unreachable();
     await until('parked', () => events.some((e) => e.type === 'server-unconfirmed'));
+    expect(stateOf(generator, 'a')).toBe('parked');
     expect(generator.tryNextSync('a')).toBeUndefined();
     expect(generator.stats()['a']!.keysAvailable).toBe(0);
     servers.down = undefined;
     await until('confirmed', () => events.some((e) => e.type === 'server-confirmed'));
+    expect(stateOf(generator, 'a')).toBe('serving');
     expect(generator.nextSync('a')).toBe(2); // the same block, no gap
     expect(generator.stats()['a']!.keysLost).toBe(0);
     await generator.close();
@@ -293,6 +308,8 @@ describe('failover in the engine', () => {
     await until('a reservation while parked', () => servers.get('primary').reservations.get('a')! >= 2);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(answered).toBe(false);
+    // the block reserved meanwhile was accepted, then parked with the rest (accept, then park)
+    expect(stateOf(generator, 'a')).toBe('parked');
     checksDown = false;
     keys.push(await waiting);
     for (let i = 0; i < 18; i++) keys.push(await generator.next('a'));
@@ -323,6 +340,9 @@ describe('failover in the engine', () => {
     servers.current = 'standby'; // it stores key 100, above its hi store: a store behind its rows
     await expect(generator.next('a')).rejects.toBeInstanceOf(HiLoStoreBehindError);
     expect(largestOn).toEqual(['primary', 'standby']);
+    // nothing was kept from the standby: the segment is still unverified, holding no key
+    expect(stateOf(generator, 'a')).toBe('unverified');
+    expect(generator.stats()['a']!.keysAvailable).toBe(0);
     await generator.close();
   });
 

@@ -60,6 +60,7 @@ describe('verified blocks in the engine', () => {
       storedKeys: storedIn(new Set(), calls),
     });
     await hilo.warm(['orders']);
+    expect(hilo.stats()['orders']!.state).toBe('serving'); // the store was read: unverified → serving
     for (let i = 0; i < 11; i++) await hilo.next('orders');
     await hilo.close();
     expect(calls).toEqual([
@@ -96,6 +97,8 @@ describe('verified blocks in the engine', () => {
     expect(source.reservations.get('orders')).toBe(1);
     expect(events.filter((e) => e.type === 'retry')).toEqual([]);
     expect(events).toContainEqual({ type: 'lost', segment: 'orders', keys: 10, reason: 'store-behind' });
+    // nothing was kept: the segment stays unverified (its next reservation reads the store again)
+    expect(hilo.stats()['orders']!.state).toBe('unverified');
     expect(hilo.tryNextSync('orders')).toBeUndefined();
     await hilo.close();
   });
@@ -200,6 +203,7 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     ]);
     expect(events).toContainEqual({ type: 'lost', segment: 'orders', keys: 10, reason: 'mismatch' });
     // refused for good: no further reservation, no key from memory
+    expect(hilo.stats()['orders']).toMatchObject({ state: 'refused', keysAvailable: 0 });
     keys.delete(15n);
     await expect(hilo.next('orders')).rejects.toBe(error);
     expect(() => hilo.nextSync('orders')).toThrow(error as Error);
@@ -236,9 +240,11 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     expect(calls).toContain('within orders 7-10'); // the keys in hand never handed out, probed before the store is read
     expect(found.map((f) => [f.where, f.stored.key, f.block.first, f.block.last])).toEqual([['in-hand', 8n, 7n, 10n]]);
     expect(events).toContainEqual({ type: 'lost', segment: 'orders', keys: 4, reason: 'mismatch' });
+    expect(hilo.stats()['orders']!.state).toBe('refused'); // serving → refused: the keys in hand dropped
     expect(() => hilo.tryNextSync('orders')).toThrow(HiLoMismatchError); // like an overflow, not "not ready yet"
     await expect(hilo.next('orders')).rejects.toBeInstanceOf(HiLoMismatchError);
     await hilo.close();
+    expect(hilo.stats()['orders']!.state).toBe('closed'); // refused → closed: the only way out
   });
 
   it('keys hilo handed out itself while the probes of the keys in hand ran are no alarm', async () => {

@@ -1,3 +1,4 @@
+import type { SegmentState } from './lifecycle.js';
 import type { Block } from './types.js';
 
 /** What the generator reports through `onEvent`. */
@@ -70,6 +71,12 @@ export type LostReason = 'late-reservation' | 'close' | 'overflow' | 'store-behi
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {
+  /**
+   * Where the segment is in its life: `unverified` (no block kept on the server hilo is on yet), `serving` (its keys
+   * in memory are handed out), `parked` (the server is unconfirmed: they wait), `refused` (a peer reads the shared
+   * store differently: for good) or `closed`. See {@link SegmentState}.
+   */
+  readonly state: SegmentState;
   /** Keys handed out. */
   readonly keysIssued: number;
   /** Keys in memory, ready to hand out without a round trip. */

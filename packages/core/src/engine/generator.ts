@@ -1,13 +1,15 @@
 import { checkInteger } from './checks.js';
 import { BlockSizing } from './block-sizing.js';
 import { beforeDeadline } from './deadline.js';
-import { reserveWithRetry, type ReservationHooks } from './reservation.js';
-import { keysIn, SegmentBlocks } from './segment-blocks.js';
+import { reserveWithRetry } from './reservation.js';
+import { keysIn } from './segment-blocks.js';
+import { Segment } from './segment.js';
 import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from '../errors.js';
-import type { HiLoEvent, LostReason, SegmentStats } from './events.js';
+import type { HiLoEvent, SegmentStats } from './events.js';
+import type { SegmentEvent } from './lifecycle.js';
 import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
-import type { Block, KeyOf, KeyType } from './types.js';
+import type { KeyOf, KeyType } from './types.js';
 import { PeerCheck } from './verified-blocks.js';
 
 /**
@@ -63,80 +65,19 @@ export interface HiLoGenerator<K extends number | bigint = number> {
 /** The most keys one `reserve()` or `ensure()` call may ask for. */
 const MAX_COUNT = 100_000_000;
 
-/** One segment: its block state (the hot path's fields), plus what reservation, sizing and reporting keep. */
-class Segment extends SegmentBlocks {
-  inflight: Promise<void> | undefined;
-  inflightAbort: AbortController | undefined;
-  prepared: Promise<void> | undefined;
-  startVerified = false;
-  floor: bigint | undefined;
-  /** Keys taken out of hand while the server is unconfirmed (see `ServerWatch`), ascending. */
-  parked: Block[] = [];
-  /** Set when a peer sharing the store was found reading it with other settings: every later call rejects with it. */
-  refused: HiLoError | undefined;
-  /** Keys callers are waiting for right now (bulk requests and awaited next()). */
-  demand = 0;
-  /** Whether reaching 90 % of `maxKey` (the largest key the column holds) with `highestKey` was reported. */
-  headroomWarned = false;
-  readonly stats = {
-    keysReserved: 0,
-    keysReturned: 0,
-    keysLost: 0,
-    reservations: 0,
-    blocksReserved: 0,
-    failedAttempts: 0,
-    lastReservationMs: 0,
-    totalReservationMs: 0,
-    maxReservationMs: 0,
-  };
-  /** Removes and returns every key not handed out, parked ones first (they are the lower ones), ascending. */
-  dropAll(): Block[] {
-    return [...this.parked.splice(0), ...this.drain()];
-  }
-
-  /** Starts the background reservation; bound once, called by the block state when the prefetch mark is crossed. */
-  readonly low: () => void;
-  /** What this segment's reservations report back. */
-  readonly hooks: ReservationHooks;
-
-  constructor(
-    name: string,
-    prefetchAt: number | undefined,
-    readonly sizing: BlockSizing,
-    readonly maxKey: bigint,
-    owner: KeyGenerator<number | bigint>,
-  ) {
-    super(name, prefetchAt);
-    this.low = () => owner.prefetch(this);
-    this.hooks = {
-      size: () =>
-        this.sizing.next(Date.now(), this.issued(), this.demand - this.available(), (from, to) =>
-          owner.emit({ type: 'resized', segment: name, from, to }),
-        ),
-      accept: (blocks, ms) => owner.accept(this, blocks, ms),
-      lose: (blocks, reason) => owner.lose(this, blocks, reason),
-      observe: (identity, since) => owner.watch.observe(identity, since),
-      suspect: (error) => owner.watch.suspect(error),
-      failovers: () => owner.watch.failovers,
-      unidentified: () => owner.watch.unidentified(),
-      unissued: () => this.unissued(),
-      held: () => this.held(),
-      refuse: (error) => owner.refuse(this, error),
-      closed: () => owner.closed,
-      emit: (event) => owner.emit(event),
-    };
-  }
-}
-
-/** Composes block state, reservation and sizing into the {@link HiLoGenerator} behind `createHiLoGenerator()`. */
+/**
+ * Composes segments, reservation and the server watch into the {@link HiLoGenerator} behind `createHiLoGenerator()`.
+ * Every state that decides whether a key may be handed out, and every transition, is in lifecycle.ts: the watch
+ * changes its own, and what reaches the segments comes back here to be applied to each (`everySegment`).
+ */
 class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private readonly segments = new Map<string, Segment>();
   private readonly options: ResolvedOptions;
   private readonly bigint: boolean;
-  closed = false;
+  private closed = false;
   private closing: Promise<void> | undefined;
   /** Which server the blocks in memory came from (DESIGN rule 7). */
-  readonly watch: ServerWatch;
+  private readonly watch: ServerWatch;
   /** Probes the blocks in hand of a store shared with a peer between reservations (`peerCheckMs`). */
   private readonly peerCheck: PeerCheck;
 
@@ -144,24 +85,28 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     this.options = options;
     this.bigint = options.keyType === 'bigint';
     this.watch = new ServerWatch(options.source, options.serverCheckMs, options.timeoutMs, {
-      park: () => {
-        for (const s of this.segments.values()) s.parked.push(...s.drain());
+      park: (server, error) => {
+        this.everySegment('park');
+        this.emit({ type: 'server-unconfirmed', server, error });
       },
-      restore: () => {
-        for (const s of this.segments.values()) {
-          if (s.parked.length === 0) continue;
-          s.queue.push(...s.dropAll());
-          s.advanceIfEmpty();
-        }
+      confirm: (server, how) => {
+        this.everySegment('confirm');
+        if (how === 'answered') this.emit({ type: 'server-confirmed', server });
       },
       failover: (from, to) => this.failover(from, to),
-      emit: (event) => this.emit(event),
     });
-    this.peerCheck = new PeerCheck(options.storedKeys, options.peerCheckMs, options.timeoutMs, {
-      targets: () => this.segments.values(),
-      failovers: () => this.watch.failovers,
-      parked: () => this.watch.parked,
-    });
+    this.peerCheck = new PeerCheck(
+      options.storedKeys,
+      options.peerCheckMs,
+      options.timeoutMs,
+      () => this.segments.values(),
+      this.watch,
+    );
+  }
+
+  /** Applies a transition that reaches every segment (the server was parked, confirmed). */
+  private everySegment(event: SegmentEvent): void {
+    for (const s of this.segments.values()) s.transition(event);
   }
 
   // ---- hot path -------------------------------------------------------------------------------------
@@ -204,7 +149,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private takeSlow(segment: string): K | undefined {
     if (this.closed) throw new HiLoClosedError();
     const s = this.segment(segment);
-    if (s.refused) throw s.refused;
+    if (s.refusal) throw s.refusal;
     const key = s.take(this.bigint, s.low) as K | undefined;
     if (key === undefined && s.inflight === undefined) void this.refill(s).catch(() => undefined);
     return key;
@@ -305,14 +250,22 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         so?.maxBlockSize ?? Math.max(blockSize, o.maxBlockSize),
         o.adaptiveTargetMs,
       );
-      s = new Segment(name, o.prefetchAt, sizing, so?.maxKey ?? o.maxKey, this);
+      s = new Segment(
+        name,
+        o,
+        sizing,
+        so?.maxKey ?? o.maxKey,
+        this.watch,
+        (low) => this.prefetch(low),
+        () => this.peerCheck.start(),
+      );
       this.segments.set(name, s);
     }
     return s;
   }
 
   /** Starts a background reservation for `s` unless one is running or a block is queued. */
-  prefetch(s: Segment): void {
+  private prefetch(s: Segment): void {
     s.prefetchMark = Number.POSITIVE_INFINITY;
     if (this.closed || s.inflight !== undefined || s.queue.length > 0) return;
     // Started on the next turn of the event loop, not inside the call that crossed the mark: starting a
@@ -327,14 +280,14 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private refill(s: Segment, opts?: { attempts: number }): Promise<void> {
     if (this.closed) return Promise.reject(new HiLoClosedError());
     if (s.overflow) return Promise.reject(s.overflow);
-    if (s.refused) return Promise.reject(s.refused);
+    if (s.refusal) return Promise.reject(s.refusal);
     if (s.inflight) return s.inflight;
     const controller = new AbortController();
     s.inflightAbort = controller;
     const flight = reserveWithRetry(
       this.options,
       s,
-      s.hooks,
+      this.watch,
       controller.signal,
       opts?.attempts ?? this.options.retries + 1,
     ).finally(() => {
@@ -351,34 +304,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
    */
   private async refillOrConfirm(s: Segment): Promise<void> {
     await this.refill(s);
-    if (this.watch.parked) await this.watch.confirm();
-  }
-
-  /** Queues the blocks of a successful reservation and reports them. */
-  accept(s: Segment, blocks: readonly Block[], ms: number): void {
-    if (s.refused !== undefined) {
-      // refused between reservations (the peer check) while this one ran: none of its keys is handed out
-      this.lose(s, blocks, 'mismatch');
-      throw s.refused;
-    }
-    const before = s.highestKey;
-    const refused = s.accept(blocks, this.bigint, this.options.source.description, s.maxKey);
-    const st = s.stats;
-    st.reservations++;
-    st.lastReservationMs = ms;
-    st.totalReservationMs += ms;
-    if (ms > st.maxReservationMs) st.maxReservationMs = ms;
-    s.sizing.reserved(Date.now(), s.issued());
-    const keys = keysIn(blocks);
-    st.blocksReserved += blocks.length;
-    st.keysReserved += keys;
-    if (refused.length > 0) this.lose(s, refused, 'overflow');
-    this.emit({ type: 'reserved', segment: s.name, blocks, keys, durationMs: ms });
-    if (s.highestKey > before && !s.headroomWarned && s.highestKey * 10n >= s.maxKey * 9n) this.warnHeadroom(s);
-    // while the server is unconfirmed, new keys wait with the parked ones: the check decides for all of them
-    if (this.watch.parked) s.parked.push(...s.drain());
-    else s.advanceIfEmpty();
-    this.peerCheck.start();
+    if (this.watch.unconfirmed) await this.watch.waitForServer();
   }
 
   /**
@@ -387,16 +313,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
    */
   private failover(from: string, to: string): void {
     let keysLost = 0;
-    for (const s of this.segments.values()) {
-      const lost = s.dropAll();
-      if (lost.length > 0) {
-        keysLost += keysIn(lost);
-        this.lose(s, lost, 'failover');
-      }
-      if (s.highestKey > 0n && (s.floor === undefined || s.highestKey > s.floor)) s.floor = s.highestKey;
-      // the new server's stored keys are read again before its first block is handed out
-      s.startVerified = false;
-    }
+    // every segment back to `unverified`: the new server's stored keys are read again before its first block is
+    // handed out, and that block lies above the segment's floor
+    for (const s of this.segments.values()) keysLost += keysIn(s.transition('failover'));
     this.emit({ type: 'failover', from, to, keysLost });
     // raise each store above the keys reserved before at once, not at the segment's next use: a process starting
     // on the new server meanwhile gets blocks below them, and every later block (ours and its) lies above
@@ -412,32 +331,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     );
   }
 
-  lose(s: Segment, blocks: readonly Block[], reason: LostReason): void {
-    const keys = keysIn(blocks);
-    s.stats.keysLost += keys;
-    this.emit({ type: 'lost', segment: s.name, keys, reason });
-  }
-
-  /** Refuses `s` for good (a peer reads the shared store differently): its keys in hand are never handed out. */
-  refuse(s: Segment, error: HiLoError): void {
-    // the first refusal stands (a reservation's probe and the peer check may both find the peer)
-    s.refused ??= error;
-    const unused = s.dropAll();
-    if (unused.length > 0) this.lose(s, unused, 'mismatch');
-  }
-
-  private warnHeadroom(s: Segment): void {
-    s.headroomWarned = true;
-    const used = keyspaceUsed(s);
-    this.emit({ type: 'headroom', segment: s.name, highestKey: s.highestKey, maxKey: s.maxKey, used });
-    process.emitWarning(
-      `hilo: segment "${s.name}" has reserved keys up to ${s.highestKey}, ${(used * 100).toFixed(1)} % of its maxKey ${s.maxKey}. ` +
-        `Widen the key column (e.g. int → bigint) and raise \`maxKey\` before inserts start to fail.`,
-      { code: 'HILO_HEADROOM' },
-    );
-  }
-
-  emit(event: HiLoEvent): void {
+  private emit(event: HiLoEvent): void {
     this.options.onEvent?.(event);
   }
 
@@ -445,24 +339,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   stats(): Record<string, SegmentStats> {
     const out: Record<string, SegmentStats> = {};
-    for (const s of this.segments.values()) {
-      const st = s.stats;
-      out[s.name] = {
-        keysIssued: s.issued(),
-        keysAvailable: s.available(),
-        keysReserved: st.keysReserved,
-        keysReturned: st.keysReturned,
-        keysLost: st.keysLost,
-        reservations: st.reservations,
-        blocksReserved: st.blocksReserved,
-        failedAttempts: st.failedAttempts,
-        blockSize: s.sizing.blockSize,
-        keyspaceUsed: keyspaceUsed(s),
-        lastReservationMs: st.lastReservationMs,
-        meanReservationMs: st.reservations === 0 ? 0 : st.totalReservationMs / st.reservations,
-        maxReservationMs: st.maxReservationMs,
-      };
-    }
+    for (const s of this.segments.values()) out[s.name] = s.snapshot();
     return out;
   }
 
@@ -476,8 +353,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     // bounded: on a stalled connection, stop waiting and leave gaps (never duplicates: nothing is handed out after close)
     const deadline = performance.now() + this.options.closeTimeoutMs;
     // keys parked while the server is unconfirmed are never given back: the server may not be the one they came from
-    const unconfirmed = this.watch.parked;
+    const unconfirmed = this.watch.unconfirmed;
     this.watch.stop();
+    // every segment `closed` at once: no key in memory is handed out from here on
+    const unusedOf = new Map<Segment, ReturnType<Segment['transition']>>();
+    for (const s of this.segments.values()) unusedOf.set(s, s.transition('close'));
     const pending: Promise<unknown>[] = [this.peerCheck.stop(deadline)];
     for (const s of this.segments.values()) {
       s.inflightAbort?.abort(new HiLoClosedError());
@@ -485,8 +365,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     }
     await beforeDeadline(Promise.all(pending), deadline);
     const source = this.options.source;
-    for (const s of this.segments.values()) {
-      const unused = s.dropAll();
+    for (const [s, unused] of unusedOf) {
       if (unused.length === 0) continue;
       const latest = unused[unused.length - 1]!;
       let returned = 0;
@@ -509,11 +388,6 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     }
     await beforeDeadline(Promise.resolve(source.close?.()), deadline);
   }
-}
-
-/** Fraction of `maxKey` reached by the highest key reserved. */
-function keyspaceUsed(s: Segment): number {
-  return Number(s.highestKey) / Number(s.maxKey);
 }
 
 /**

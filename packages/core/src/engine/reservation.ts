@@ -7,29 +7,29 @@ import {
   HiLoTimeoutError,
 } from '../errors.js';
 import { withTimeout, sleep } from './deadline.js';
-import type { HiLoEvent, LostReason } from './events.js';
-import type { Observed } from './server-watch.js';
+import type { LostReason } from './events.js';
+import type { Epoch, SegmentState } from './lifecycle.js';
+import type { ServerView } from './server-watch.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block } from './types.js';
-import { reserveVerified } from './verified-blocks.js';
+import { reserveVerified, type VerifyTarget } from './verified-blocks.js';
 
-/** What a reservation needs from the segment it reserves for. */
-export interface ReservingSegment {
+/**
+ * What a reservation needs from the segment it reserves for (a `Segment` of the generator): its state and floor,
+ * and where the blocks go. The checks of the stored keys reach it through {@link VerifyTarget}.
+ */
+export interface ReservingSegment extends VerifyTarget {
   readonly name: string;
+  /** `unverified`: the store is read before the first block is kept; `closed`: nothing is kept. */
+  readonly state: SegmentState;
   /** The source's one-time preparation of this segment (creating its sequence or row), shared by attempts. */
   prepared: Promise<void> | undefined;
-  /** Whether a reservation of this generator checked the store against the largest stored key (`storedKeys`). */
-  startVerified: boolean;
   /**
    * After a failover: the highest key reserved on the servers hilo left. Keys only grow in a process, so a block
    * at or below it is discarded and the store raised above it.
    */
-  floor: bigint | undefined;
+  readonly floor: bigint | undefined;
   readonly stats: { failedAttempts: number };
-}
-
-/** What a reservation reports back to the generator that started it. */
-export interface ReservationHooks {
   /** The block size to ask for, decided just before the source is called. */
   size(): number;
   /** Takes the blocks of a successful attempt (`ms`: how long it took); throwing refuses them. */
@@ -39,39 +39,18 @@ export interface ReservationHooks {
    * the stored keys refused them, or they were reserved on a server hilo left (failover).
    */
   lose(blocks: readonly Block[], reason: LostReason): void;
-  /**
-   * A reservation reached the server `identity` (read in its own statement); `since`: the failovers seen when it was
-   * sent. `retired`: a late answer from a server hilo has left.
-   */
-  observe(identity: string, since: number): Observed;
-  /** A reservation failed in a way that may mean the server went away: look at the server now. */
-  suspect(error: unknown): void;
-  /** A reservation reported no server: the generator may learn it from a check instead. */
-  unidentified(): void;
-  /** How many failovers the generator has seen: blocks of an attempt that saw this change are never used. */
-  failovers(): number;
-  /** The keys in hand never handed out, ascending. */
-  unissued(): readonly Block[];
-  /** The blocks in hand with how many keys of each were handed out. */
-  held(): readonly { block: Block; handedOut: bigint }[];
-  /** Refuses the segment for good: drops the keys in hand; every later call rejects with `error`. */
-  refuse(error: HiLoError): void;
-  /** Whether the generator has been closed. */
-  closed(): boolean;
-  emit(event: HiLoEvent): void;
 }
-
-/** Errors the engine raises itself to discard blocks and try again: they say nothing about the connection. */
-const discards = new WeakSet<object>();
 
 /**
  * An error that discards an attempt's blocks (reserved across a failover, or on a server hilo left); it does not
- * make the server suspect. Retryable: reserving again, on the server hilo is on now, cures it.
+ * make the server suspect. Retryable: reserving again, on the server hilo is on now, cures it. A `HiLoSourceError`
+ * to the caller (its `name` says so); its own class only tells the engine not to suspect the server.
  */
-function discard(message: string): HiLoSourceError {
-  const error = new HiLoSourceError(message, { retryable: true });
-  discards.add(error);
-  return error;
+class BlocksDiscarded extends HiLoSourceError {
+  constructor(message: string) {
+    super(message, { retryable: true });
+    this.name = 'HiLoSourceError';
+  }
 }
 
 /**
@@ -80,7 +59,7 @@ function discard(message: string): HiLoSourceError {
  */
 function mayBeServerGone(error: unknown): boolean {
   if (error instanceof HiLoSourceError && error.conflict) return false;
-  return !discards.has(error as object) && !(error instanceof HiLoSynchronousStandbyError);
+  return !(error instanceof BlocksDiscarded) && !(error instanceof HiLoSynchronousStandbyError);
 }
 
 /**
@@ -104,7 +83,7 @@ const CONFIRM_PAUSE_MS = 200;
 export async function reserveWithRetry(
   options: ResolvedOptions,
   segment: ReservingSegment,
-  hooks: ReservationHooks,
+  server: ServerView,
   signal: AbortSignal,
   attempts: number,
 ): Promise<void> {
@@ -117,20 +96,20 @@ export async function reserveWithRetry(
     attempt++;
     if (signal.aborted) throw new HiLoClosedError();
     try {
-      await reserveOnce(options, segment, hooks, signal);
+      await reserveOnce(options, segment, server, signal);
       return;
     } catch (error) {
       lastError = error;
       segment.stats.failedAttempts++;
-      if (hooks.closed()) throw new HiLoClosedError();
+      if (segment.state === 'closed') throw new HiLoClosedError();
       const retryable = error instanceof HiLoError ? error.retryable : false;
-      if (retryable && mayBeServerGone(error)) hooks.suspect(error);
+      if (retryable && mayBeServerGone(error)) server.suspect(error);
       if (!retryable) {
-        hooks.emit({ type: 'failed', segment: segment.name, error });
+        segment.emit({ type: 'failed', segment: segment.name, error });
         throw error;
       }
       if (notConfirmedYet(error) && performance.now() + CONFIRM_PAUSE_MS < started + options.timeoutMs) {
-        hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs: CONFIRM_PAUSE_MS, error });
+        segment.emit({ type: 'retry', segment: segment.name, attempt, delayMs: CONFIRM_PAUSE_MS, error });
         attempt--; // a wait for the server, not one of the `retries`
         await sleep(CONFIRM_PAUSE_MS, signal);
         continue;
@@ -147,11 +126,11 @@ export async function reserveWithRetry(
         break;
       }
       const delayMs = Math.min(Math.floor(Math.random() * (ceiling + 1)), left);
-      hooks.emit({ type: 'retry', segment: segment.name, attempt, delayMs, error });
+      segment.emit({ type: 'retry', segment: segment.name, attempt, delayMs, error });
       await sleep(delayMs, signal);
     }
   }
-  hooks.emit({ type: 'failed', segment: segment.name, error: lastError });
+  segment.emit({ type: 'failed', segment: segment.name, error: lastError });
   if (attempts === 1) throw lastError;
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
   const elapsed = Math.round(performance.now() - started);
@@ -169,17 +148,23 @@ export async function reserveWithRetry(
   );
 }
 
-/** One attempt, abandoned after `timeoutMs` or when `closeSignal` fires. */
+/**
+ * One attempt, abandoned after `timeoutMs` or when `closeSignal` fires. Its blocks are kept only if the failover
+ * epoch has not moved since the server they came from was read: since the reservation reached it (a source that
+ * names its server) or, when the stored keys are checked too, since the attempt started (the checks may have read
+ * any server meanwhile).
+ */
 async function reserveOnce(
   options: ResolvedOptions,
   segment: ReservingSegment,
-  hooks: ReservationHooks,
+  server: ServerView,
   closeSignal: AbortSignal,
 ): Promise<void> {
   const started = performance.now();
   let settled = false;
-  // the failovers seen when the blocks' server was last known to be the current one
-  let epoch = hooks.failovers();
+  const start = server.epoch;
+  /** The epoch in which the blocks' server was last known to be the current one. */
+  let epoch: Epoch = start;
   try {
     const blocks = await withTimeout(
       options.timeoutMs,
@@ -196,34 +181,20 @@ async function reserveOnce(
             segment.prepared.catch(() => (segment.prepared = undefined));
           }
           await segment.prepared;
-          const reserve = () => reserveOnServer(options, segment, hooks, signal, (n) => (epoch = n));
           const storedKeys = options.storedKeys;
-          if (storedKeys === undefined) return await reserve();
-          const failoversBefore = hooks.failovers();
-          const blocks = await reserveVerified(
-            options,
-            storedKeys,
-            segment.name,
-            !segment.startVerified,
-            reserve,
-            hooks,
-            signal,
-          );
-          if (hooks.failovers() !== failoversBefore) {
-            // the checks may have read the server hilo left (or skipped the new one's start check): check again there
-            hooks.lose(blocks, 'failover');
-            throw discard(
-              `A failover was noticed while keys for segment "${segment.name}" were being reserved and checked; ` +
-                `they are discarded and reserved again on the new server, after its stored keys are read.`,
-            );
+          if (storedKeys === undefined) {
+            const reserved = await reserveOnServer(options, segment, server, signal);
+            epoch = reserved.epoch ?? start;
+            return reserved.blocks;
           }
-          segment.startVerified = true;
-          return blocks;
+          const reserve = async () => (await reserveOnServer(options, segment, server, signal)).blocks;
+          const verifyStart = segment.state === 'unverified';
+          return await reserveVerified(options, storedKeys, segment.name, verifyStart, reserve, segment, signal);
         })();
         // a block granted after we gave up is never used: count it as lost
         work.then(
           (blocks) => {
-            if (settled) hooks.lose(blocks, 'late-reservation');
+            if (settled) segment.lose(blocks, 'late-reservation');
           },
           () => undefined,
         );
@@ -232,22 +203,23 @@ async function reserveOnce(
       { parent: closeSignal },
     );
     settled = true;
-    if (hooks.closed()) {
-      hooks.lose(blocks, 'close');
+    if (segment.state === 'closed') {
+      segment.lose(blocks, 'close');
       throw new HiLoClosedError();
     }
-    if (hooks.failovers() !== epoch) {
-      // a failover was noticed while these blocks were being checked: they may come from the server hilo left
-      hooks.lose(blocks, 'failover');
-      throw discard(
+    if (server.epoch !== epoch) {
+      // a failover was noticed since: these blocks (or the stored keys they were checked against) may come from the
+      // server hilo left; the retry reserves on the new one, after reading its stored keys
+      segment.lose(blocks, 'failover');
+      throw new BlocksDiscarded(
         `A failover was noticed while keys for segment "${segment.name}" were being reserved; they are discarded ` +
           `and the reservation is tried again on the new server.`,
       );
     }
-    // the blocks lie above the floor (reserveOnServer saw to it, and no failover came since): it is done with only
-    // now, once they are kept, so that blocks discarded above cannot lift it for a retry on a server behind
-    segment.floor = undefined;
-    hooks.accept(blocks, performance.now() - started);
+    // the blocks lie above the floor (reserveOnServer saw to it, and no failover came since): the segment is done
+    // with it only now, once they are kept (`accept`), so that blocks discarded above cannot lift it for a retry on
+    // a server behind
+    segment.accept(blocks, performance.now() - started);
   } catch (error) {
     settled = true;
     throw normalize(options, error);
@@ -265,31 +237,31 @@ const MAX_RAISES = 3;
 async function reserveOnServer(
   options: ResolvedOptions,
   segment: ReservingSegment,
-  hooks: ReservationHooks,
+  server: ServerView,
   signal: AbortSignal,
-  onServer: (failovers: number) => void,
-): Promise<readonly Block[]> {
+): Promise<{ blocks: readonly Block[]; epoch: Epoch | undefined }> {
   const source = options.source;
   for (let raises = 0; ; raises++) {
     const seen: { server?: string } = {};
-    const since = hooks.failovers();
+    const since = server.epoch;
     const blocks = await source.reserve(segment.name, {
-      size: hooks.size(),
+      size: segment.size(),
       signal,
       server: (identity) => (seen.server = identity),
     });
-    if (seen.server !== undefined && hooks.observe(seen.server, since) === 'retired') {
-      hooks.lose(blocks, 'failover');
-      throw discard(
+    if (seen.server !== undefined && server.observe(seen.server, since) === 'retired') {
+      segment.lose(blocks, 'failover');
+      throw new BlocksDiscarded(
         `Hi source ${source.description} reserved keys for segment "${segment.name}" on a server hilo left after a ` +
           `failover (${seen.server}); they are discarded and the reservation is tried again.`,
       );
     }
-    if (seen.server !== undefined) onServer(hooks.failovers());
-    else hooks.unidentified();
+    // the epoch in which this server is the current one (observing it may just have made it so: a failover)
+    const epoch = seen.server === undefined ? undefined : server.epoch;
+    if (seen.server === undefined) server.unidentified();
     const floor = segment.floor;
-    if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) return blocks;
-    hooks.lose(blocks, 'failover');
+    if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) return { blocks, epoch };
+    segment.lose(blocks, 'failover');
     if (source.raiseAbove === undefined || raises >= MAX_RAISES) {
       throw new HiLoSourceError(
         `Hi source ${source.description} returned block [${blocks[0]!.first}, ${blocks[blocks.length - 1]!.last}] ` +

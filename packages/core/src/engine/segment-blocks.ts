@@ -117,7 +117,7 @@ export class SegmentBlocks {
           ? Number.POSITIVE_INFINITY
           : this.first + Math.max(0, Math.ceil(size * this.prefetchAt) - 1);
     } else {
-      // only reachable with bigint keys: blocks past MAX_SAFE_INTEGER are cut or refused in accept()
+      // only reachable with bigint keys: blocks past MAX_SAFE_INTEGER are cut or refused in enqueue()
       this.first = 1;
       this.next = 1;
       this.end = 0;
@@ -135,7 +135,7 @@ export class SegmentBlocks {
    * and every later block): the ranges refused are returned, and `overflow` is set. Throws `HiLoSourceError`
    * (and queues nothing) when a block is invalid or not above the keys in hand.
    */
-  accept(blocks: readonly Block[], bigint: boolean, source: string, maxKey?: bigint): Block[] {
+  enqueue(blocks: readonly Block[], bigint: boolean, source: string, maxKey?: bigint): Block[] {
     if (blocks.length === 0) {
       throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
     }

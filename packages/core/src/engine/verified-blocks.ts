@@ -1,14 +1,16 @@
 import { HiLoStoreBehindError, type HiLoError } from '../errors.js';
 import { beforeDeadline, withTimeout } from './deadline.js';
 import type { HiLoEvent } from './events.js';
+import type { SegmentState } from './lifecycle.js';
 import type { ResolvedOptions } from './options.js';
+import type { ServerView } from './server-watch.js';
 import type { Block, StoredKey, StoredKeys, StoreOverlap } from './types.js';
 
 /** How many times one attempt lifts the floor and reserves again before it gives up (a peer racing it down). */
 const MAX_LIFTS = 3;
 
-/** What a verified reservation reports back. */
-export interface VerifyHooks {
+/** The segment a verified reservation (or a peer probe) checks and reports to (a `Segment` of the generator). */
+export interface VerifyTarget {
   /** Blocks discarded because the store was behind, or read differently by a peer: never handed out. */
   lose(blocks: readonly Block[], reason: 'store-behind' | 'mismatch'): void;
   emit(event: HiLoEvent): void;
@@ -36,19 +38,19 @@ function inside(key: bigint, blocks: readonly Block[]): boolean {
 async function peerKeyInHand(
   storedKeys: StoredKeys,
   segment: string,
-  hooks: VerifyHooks,
+  target: VerifyTarget,
   signal: AbortSignal,
 ): Promise<Omit<StoreOverlap, 'segment' | 'where'> | undefined> {
-  for (const block of hooks.unissued()) {
+  for (const block of target.unissued()) {
     signal.throwIfAborted();
     const stored = await storedKeys.within(segment, block, signal);
-    if (stored !== undefined && inside(stored.key, hooks.unissued())) return { stored, block };
+    if (stored !== undefined && inside(stored.key, target.unissued())) return { stored, block };
   }
   if (storedKeys.counts !== undefined) {
-    for (const { block } of hooks.held()) {
+    for (const { block } of target.held()) {
       signal.throwIfAborted();
       const counts = await storedKeys.counts(segment, block, signal);
-      const now = hooks.held().find((h) => h.block.first === block.first);
+      const now = target.held().find((h) => h.block.first === block.first);
       // a block no longer held was used up (or dropped): every key of it may be ours
       const handedOut = now === undefined ? block.last - block.first + 1n : now.handedOut;
       const over = counts.find((c) => c.keys > handedOut);
@@ -72,10 +74,10 @@ async function peerKeyInHand(
 async function peerInHand(
   storedKeys: StoredKeys,
   segment: string,
-  hooks: VerifyHooks,
+  target: VerifyTarget,
   signal: AbortSignal,
 ): Promise<StoreOverlap | undefined> {
-  const work = () => peerKeyInHand(storedKeys, segment, hooks, signal);
+  const work = () => peerKeyInHand(storedKeys, segment, target, signal);
   const held = await (storedKeys.session === undefined ? work() : storedKeys.session(work));
   return held === undefined ? undefined : { segment, ...held, where: 'in-hand' };
 }
@@ -114,7 +116,7 @@ export async function reserveVerified(
   segment: string,
   start: boolean,
   reserve: () => Promise<readonly Block[]>,
-  hooks: VerifyHooks,
+  target: VerifyTarget,
   signal: AbortSignal,
 ): Promise<readonly Block[]> {
   // the reservation and its probes on one connection where the client pools them (see StoredKeys.session)
@@ -122,10 +124,10 @@ export async function reserveVerified(
     storedKeys.session === undefined ? work() : storedKeys.session(work);
   const shared = storedKeys.sharedWith;
   if (shared !== undefined) {
-    const overlap = await peerInHand(storedKeys, segment, hooks, signal);
+    const overlap = await peerInHand(storedKeys, segment, target, signal);
     if (overlap !== undefined) {
       const error = shared.mismatch(overlap);
-      hooks.refuse(error);
+      target.refuse(error);
       throw error;
     }
   }
@@ -148,12 +150,12 @@ export async function reserveVerified(
     if (found === undefined) return blocks;
     if (shared !== undefined) {
       // a peer reading the store with other settings: lifting the floor would not change how it reads it
-      hooks.lose(blocks, 'mismatch');
+      target.lose(blocks, 'mismatch');
       const error = shared.mismatch({ segment, ...found });
-      hooks.refuse(error);
+      target.refuse(error);
       throw error;
     }
-    hooks.lose(blocks, 'store-behind');
+    target.lose(blocks, 'store-behind');
     const { stored, block } = found;
     const details = {
       segment,
@@ -179,7 +181,7 @@ export async function reserveVerified(
     const top = (await storedKeys.largest(segment, signal)) ?? stored;
     const floor = top.key > stored.key ? top : stored;
     await source.raiseAbove(segment, floor.key, signal);
-    hooks.emit({
+    target.emit({
       type: 'floor-lifted',
       segment,
       table: floor.table,
@@ -198,21 +200,10 @@ export async function reserveVerified(
 }
 
 /** One segment as {@link PeerCheck} sees it. */
-export interface PeerCheckTarget {
+export interface PeerCheckTarget extends VerifyTarget {
   readonly name: string;
-  /** Set once the segment is refused for good: it is not probed again. */
-  readonly refused: HiLoError | undefined;
-  readonly hooks: VerifyHooks;
-}
-
-/** What {@link PeerCheck} reads from the generator. */
-export interface PeerCheckHooks {
-  /** The segments of the generator (read at each round). */
-  targets(): Iterable<PeerCheckTarget>;
-  /** How many failovers the generator has seen: a round that saw one refuses nothing (it may have read either server). */
-  failovers(): number;
-  /** Whether the keys in memory are parked (the server is unconfirmed): nothing is probed then. */
-  parked(): boolean;
+  /** `refused` segments are not probed again (nor `closed` ones, which hold no key). */
+  readonly state: SegmentState;
 }
 
 /**
@@ -233,11 +224,17 @@ export class PeerCheck {
   private readonly closing = new AbortController();
   private stopped = false;
 
+  /**
+   * @param targets the segments of the generator (read at each round)
+   * @param server the failover epoch (a round that saw it move refuses nothing: it may have read either server) and
+   *   whether the server is unconfirmed (nothing is probed then)
+   */
   constructor(
     private readonly storedKeys: StoredKeys | undefined,
     private readonly intervalMs: number | undefined,
     private readonly timeoutMs: number,
-    private readonly hooks: PeerCheckHooks,
+    private readonly targets: () => Iterable<PeerCheckTarget>,
+    private readonly server: Pick<ServerView, 'epoch' | 'unconfirmed'>,
   ) {}
 
   /** Starts the timer (idempotent): called when a segment first holds a block. */
@@ -260,16 +257,16 @@ export class PeerCheck {
     const storedKeys = this.storedKeys;
     const shared = storedKeys?.sharedWith;
     if (storedKeys === undefined || shared === undefined) return;
-    for (const target of [...this.hooks.targets()]) {
+    for (const target of [...this.targets()]) {
       if (this.stopped) return;
-      if (target.refused !== undefined || this.hooks.parked() || target.hooks.unissued().length === 0) continue;
-      const since = this.hooks.failovers();
+      if (target.state !== 'serving' || this.server.unconfirmed || target.unissued().length === 0) continue;
+      const since = this.server.epoch;
       let overlap: StoreOverlap | undefined;
       try {
         overlap = await withTimeout(
           this.timeoutMs,
           () => new Error(`the probe of the keys in hand took longer than timeoutMs (${this.timeoutMs} ms)`),
-          (signal) => peerInHand(storedKeys, target.name, target.hooks, signal),
+          (signal) => peerInHand(storedKeys, target.name, target, signal),
           { parent: this.closing.signal, unref: true },
         );
       } catch {
@@ -277,10 +274,10 @@ export class PeerCheck {
         // fail the same way, so the next round (or the next reservation, which probes the same) tries again
         return;
       }
-      if (overlap === undefined || this.stopped || target.refused !== undefined) continue;
+      if (overlap === undefined || this.stopped || target.state !== 'serving') continue;
       // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
-      if (this.hooks.failovers() !== since || this.hooks.parked()) continue;
-      target.hooks.refuse(shared.mismatch(overlap));
+      if (this.server.epoch !== since || this.server.unconfirmed) continue;
+      target.refuse(shared.mismatch(overlap));
     }
   }
 
