@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { HiLoConfigurationError } from '../errors.js';
+import { beforeDeadline } from '../engine/deadline.js';
 import type { SqlClient } from './sql-client.js';
 
 /** What {@link connect} hands each database's opener: the checked pool, timeout and close settings. */
@@ -14,21 +15,11 @@ export interface OpenSettings {
  * through it. How hilo bounds a close that a stuck connection would otherwise hold for ever.
  */
 export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      expired,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  return (await beforeDeadline(settled, performance.now() + ms)) === true;
 }
 
 /** The sockets a pool opened and has not closed yet, so that a stuck close can destroy them. */
