@@ -5,6 +5,7 @@
 import { metrics, type Attributes, type Meter } from '@opentelemetry/api';
 import type { HiLoEvent } from './engine/events.js';
 import type { HiLoGenerator } from './engine/generator.js';
+import { SEGMENT_TRANSITIONS, type SegmentState } from './engine/lifecycle.js';
 
 /** Options of {@link hiloMetrics}. */
 export interface HiLoMetricsOptions {
@@ -32,6 +33,12 @@ export interface HiLoMetrics {
 /** The attribute naming a segment on every instrument. */
 export const SEGMENT_ATTRIBUTE = 'hilo.segment';
 
+/** The attribute naming a state on `hilo.segment.state`. */
+const STATE_ATTRIBUTE = 'hilo.state';
+
+/** Every state `hilo.segment.state` reports, in the order of the segment's life: the rows of its transition table. */
+const SEGMENT_STATES = Object.keys(SEGMENT_TRANSITIONS) as readonly SegmentState[];
+
 /**
  * Creates hilo's OpenTelemetry instruments:
  *
@@ -40,6 +47,7 @@ export const SEGMENT_ATTRIBUTE = 'hilo.segment';
  * | `hilo.keys.issued` | observable counter | `{key}` | `hilo.segment` |
  * | `hilo.keys.available` | observable gauge | `{key}` | `hilo.segment` |
  * | `hilo.block.size` | observable gauge | `{key}` | `hilo.segment` |
+ * | `hilo.segment.state` | observable gauge | `{segment}` | `hilo.segment`, `hilo.state`: 1 for the segment's state, 0 for the others |
  * | `hilo.reservations` | counter | `{reservation}` | `hilo.segment` |
  * | `hilo.reservation.duration` | histogram | `s` | `hilo.segment` |
  * | `hilo.reservation.failures` | counter | `{attempt}` | `hilo.segment`, `hilo.outcome` (`retried`, `gave_up`), `error.type` |
@@ -101,6 +109,12 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
     unit: '{key}',
   });
 
+  const state = meter.createObservableGauge('hilo.segment.state', {
+    description:
+      "The segment's state (hilo.state: unverified, serving, parked, refused, closed): 1 for the one it is in, 0 for the others",
+    unit: '{segment}',
+  });
+
   const observed = new Set<Pick<HiLoGenerator<number | bigint>, 'stats'>>();
   meter.addBatchObservableCallback(
     (result) => {
@@ -110,10 +124,13 @@ export function hiloMetrics(options: HiLoMetricsOptions = {}): HiLoMetrics {
           result.observe(issued, stats.keysIssued, attributes);
           result.observe(available, stats.keysAvailable, attributes);
           result.observe(blockSize, stats.blockSize, attributes);
+          for (const s of SEGMENT_STATES) {
+            result.observe(state, s === stats.state ? 1 : 0, { ...attributes, [STATE_ATTRIBUTE]: s });
+          }
         }
       }
     },
-    [issued, available, blockSize],
+    [issued, available, blockSize, state],
   );
 
   return {

@@ -41,6 +41,12 @@ describePostgres('OpenTelemetry metrics', (db) => {
       expect(point('hilo.keys.issued', 'otel_orders')).toBe(25);
       expect(point('hilo.keys.available', 'otel_orders')).toBe(5);
       expect(point('hilo.block.size', 'otel_orders')).toBe(10);
+      // the segment's state: 1 for serving, 0 for every other state
+      const states = latest
+        .get('hilo.segment.state')
+        ?.dataPoints.filter((p) => p.attributes['hilo.segment'] === 'otel_orders')
+        .map((p) => [p.attributes['hilo.state'], p.value]);
+      expect(Object.fromEntries(states ?? [])).toEqual({ unverified: 0, serving: 1, parked: 0, refused: 0, closed: 0 });
       expect(point('hilo.reservations', 'otel_orders')).toBe(1);
       expect(point('hilo.reservations', 'otel_items')).toBe(1);
       expect(point('hilo.keys.issued', 'otel_items')).toBe(1);
