@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
-import { defaultMysqlUrlHint, envKeys, isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
+import { defaultMysqlUrlHint, envKeys } from './environment.ts';
 
 /** The database a test file gets: fresh, randomly named, dropped after the file's tests. */
 export interface TestDatabase {
@@ -96,8 +97,6 @@ function requiredUrl(kind: 'postgres' | 'mysql'): string {
   return url;
 }
 
-const hinted = new Set<string>();
-
 /**
  * `describe` for tests that need a fresh database of `kind`. The callback receives a handle whose `url`
  * points at a database created before the block's tests and dropped after them.
@@ -107,21 +106,8 @@ const hinted = new Set<string>();
 export function describeDatabase(kind: 'postgres' | 'mysql', title: string, body: (db: TestDatabase) => void): void {
   const problem = databaseProblem(kind);
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it(`needs ${kind}`, () => {
-          throw new Error(`${problem} (CI=true: a database that cannot be reached fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted.has(kind)) {
-      hinted.add(kind);
-      process.stderr.write(`hilo tests: skipping ${kind} tests: ${problem}\n`);
-    }
-    // Skip reason: this machine cannot reach the database (the hint above says why and how to start it).
-    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () => body({ kind, url: '', name: '' }));
+    const placeholder = { kind, url: '', name: '' };
+    describeMissingPeer({ needs: kind, skipping: `${kind} tests`, problem, placeholder }, title, body);
     return;
   }
   const handle = { kind, url: '', name: '' };

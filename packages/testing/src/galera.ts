@@ -26,7 +26,7 @@ import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { freePort } from './embedded-postgres.ts';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 import {
   findBinaries,
   killServer,
@@ -520,8 +520,6 @@ export interface GaleraPerFile {
   cluster(): GaleraCluster;
 }
 
-let hinted = false;
-
 /**
  * `describe` for tests on a real Galera cluster: one cluster per block, started before its first test (about 20 s)
  * and stopped after its last. Tests share it: each works in tables and segments of its own, and a test that kills,
@@ -531,26 +529,15 @@ let hinted = false;
 export function describeGalera(title: string, body: (galera: GaleraPerFile) => void): void {
   const problem = galeraProblem();
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs MariaDB with Galera', () => {
-          throw new Error(`${problem} (CI=true: a database that cannot be reached fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted) {
-      hinted = true;
-      process.stderr.write(`hilo tests: skipping Galera cluster tests: ${problem}\n`);
-    }
-    // Skip reason: this machine has no MariaDB with Galera (the hint above says how to get it).
-    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () =>
-      body({
-        cluster: () => {
-          throw new Error(problem);
-        },
-      }),
+    const placeholder = {
+      cluster: () => {
+        throw new Error(problem);
+      },
+    };
+    describeMissingPeer(
+      { needs: 'MariaDB with Galera', skipping: 'Galera cluster tests', problem, placeholder },
+      title,
+      body,
     );
     return;
   }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 
 /** The jars a Hibernate 3.6 node needs, as Debian installs them (`libhibernate3-java` and the JDBC drivers). */
 const JARS = [
@@ -69,18 +69,13 @@ export function hibernateClasspath(): { classpath: string } | { problem: string 
 export function describeHibernate(title: string, body: (classpath: () => string) => void): void {
   const found = hibernateClasspath();
   if ('problem' in found) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs a real Hibernate 3.6', () => {
-          throw new Error(`${found.problem} (CI=true: a peer that cannot run fails the run)`);
-        });
-      });
-      return;
-    }
-    process.stderr.write(`hilo tests: skipping Hibernate interop tests: ${found.problem}\n`);
-    // Skip reason: no Java or Hibernate 3.6 jars on this machine (the hint above names what is missing).
-    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () => body(() => ''));
+    const problem = found.problem;
+    const placeholder = () => '';
+    describeMissingPeer(
+      { needs: 'a real Hibernate 3.6', skipping: 'Hibernate interop tests', problem, placeholder },
+      title,
+      body,
+    );
     return;
   }
   describe(title, () => body(() => found.classpath));

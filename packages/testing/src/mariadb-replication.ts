@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { freePort, runProgram } from './embedded-postgres.ts';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 import { startForwarder, type Forwarder } from './forwarder.ts';
 
 /** How to get the binaries; part of every "cannot run" message. */
@@ -543,8 +543,6 @@ export interface MariadbReplicationPerTest {
   start(): Promise<ReplicatedMariadb>;
 }
 
-let hinted = false;
-
 /**
  * `describe` for MariaDB failover tests. The body's `start()` gives a test its own primary and replica and stops
  * them after that test, whatever happened. When the MariaDB server binaries are missing: with `CI=true` the block
@@ -556,21 +554,9 @@ export function describeMariadbReplication(
 ): void {
   const problem = mariadbReplicationProblem();
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs MariaDB server binaries', () => {
-          throw new Error(`${problem} (CI=true: a database that cannot be reached fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted) {
-      hinted = true;
-      process.stderr.write(`hilo tests: skipping MariaDB primary/replica tests: ${problem}\n`);
-    }
-    // Skip reason: this machine has no MariaDB server binaries (the hint above says how to get them).
-    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () => body({ start: () => Promise.reject(new Error(problem)) }));
+    const placeholder = { start: () => Promise.reject(new Error(problem)) };
+    const skipping = 'MariaDB primary/replica tests';
+    describeMissingPeer({ needs: 'MariaDB server binaries', skipping, problem, placeholder }, title, body);
     return;
   }
   // stops of the current test's pairs, registered before each starts: a start the test's timeout cut short is stopped too

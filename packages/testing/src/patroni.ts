@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './embedded-postgres.ts';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { canUseNamespaces, childOf, serverUser, type OsUser } from './replication.ts';
 
@@ -614,8 +614,6 @@ export interface PatroniPerFile {
   cluster(): PatroniCluster;
 }
 
-let hinted = false;
-
 /**
  * `describe` for Patroni tests: one cluster for the whole block (a start takes about 10 s), started in `beforeAll`
  * with `options`, stopped in `afterAll`. Without Patroni, etcd or PostgreSQL binaries: with `CI=true` the block
@@ -624,27 +622,12 @@ let hinted = false;
 export function describePatroni(title: string, options: PatroniOptions, body: (patroni: PatroniPerFile) => void): void {
   const problem = patroniProblem();
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs Patroni and etcd', () => {
-          throw new Error(`${problem} (CI=true: a peer that cannot be started fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted) {
-      hinted = true;
-      process.stderr.write(`hilo tests: skipping Patroni tests: ${problem}\n`);
-    }
-    // Skip reason: this machine has no Patroni, etcd or PostgreSQL server binaries (the hint above says how to get
-    // them). Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () =>
-      body({
-        cluster: () => {
-          throw new Error(problem);
-        },
-      }),
-    );
+    const placeholder = {
+      cluster: () => {
+        throw new Error(problem);
+      },
+    };
+    describeMissingPeer({ needs: 'Patroni and etcd', skipping: 'Patroni tests', problem, placeholder }, title, body);
     return;
   }
   let cluster: PatroniCluster | undefined;

@@ -11,7 +11,7 @@ import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './embedded-postgres.ts';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 
 /** How PgBouncer hands server connections to clients. */
 export type PoolMode = 'session' | 'transaction' | 'statement';
@@ -155,8 +155,6 @@ export interface PgBouncerPerTest {
   start(backendUrl: string, poolMode: PoolMode): Promise<RunningPgBouncer>;
 }
 
-let hinted = false;
-
 /**
  * `describe` for pooler tests. Without a PgBouncer binary: with `CI=true` the block fails with the reason;
  * elsewhere it is skipped with a one-line hint on how to enable it.
@@ -164,21 +162,8 @@ let hinted = false;
 export function describePgBouncer(title: string, body: (pgbouncer: PgBouncerPerTest) => void): void {
   const problem = pgBouncerProblem();
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs PgBouncer', () => {
-          throw new Error(`${problem} (CI=true: a peer that cannot be started fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted) {
-      hinted = true;
-      process.stderr.write(`hilo tests: skipping PgBouncer tests: ${problem}\n`);
-    }
-    // Skip reason: this machine has no PgBouncer (the hint above says how to get it). Only outside CI: under
-    // CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () => body({ start: () => Promise.reject(new Error(problem)) }));
+    const placeholder = { start: () => Promise.reject(new Error(problem)) };
+    describeMissingPeer({ needs: 'PgBouncer', skipping: 'PgBouncer tests', problem, placeholder }, title, body);
     return;
   }
   const stops: (() => Promise<void>)[] = [];

@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './embedded-postgres.ts';
-import { isCI } from './environment.ts';
+import { describeMissingPeer } from './missing-peer.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startForwarder, type Forwarder } from './forwarder.ts';
 
@@ -703,8 +703,6 @@ export interface ReplicationPerTest {
   start(options?: ReplicationOptions): Promise<ReplicatedPostgres>;
 }
 
-let hinted = false;
-
 /**
  * `describe` for failover tests. The body's `start()` gives a test its own primary and standby and stops them
  * after that test, whatever happened. When the PostgreSQL server binaries are missing: with `CI=true` the block
@@ -713,21 +711,9 @@ let hinted = false;
 export function describeReplication(title: string, body: (replication: ReplicationPerTest) => void): void {
   const problem = replicationProblem();
   if (problem) {
-    if (isCI) {
-      describe(title, () => {
-        it('needs PostgreSQL server binaries', () => {
-          throw new Error(`${problem} (CI=true: a database that cannot be reached fails the run)`);
-        });
-      });
-      return;
-    }
-    if (!hinted) {
-      hinted = true;
-      process.stderr.write(`hilo tests: skipping primary/standby tests: ${problem}\n`);
-    }
-    // Skip reason: this machine has no PostgreSQL server binaries (the hint above says how to get them).
-    // Only outside CI: under CI=true the branch above turns the same problem into a failing test.
-    describe.skip(title, () => body({ start: () => Promise.reject(new Error(problem)) }));
+    const placeholder = { start: () => Promise.reject(new Error(problem)) };
+    const skipping = 'primary/standby tests';
+    describeMissingPeer({ needs: 'PostgreSQL server binaries', skipping, problem, placeholder }, title, body);
     return;
   }
   // stops of the current test's pairs, registered before each starts: a start the test's timeout cut short is stopped too
