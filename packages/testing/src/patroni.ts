@@ -23,7 +23,8 @@ import pg from 'pg';
 import { freePort } from './embedded-postgres.ts';
 import { describeMissingPeer } from './missing-peer.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
-import { canUseNamespaces, childOf, serverUser, type OsUser } from './replication.ts';
+import { killIsolated, killNow, spawnIsolated, type IsolatedProcess } from './isolated-process.ts';
+import { serverUser } from './replication.ts';
 
 /** How to get what the cluster needs; part of every "cannot run" message. */
 const ENABLE =
@@ -160,70 +161,7 @@ export function patroniProblem(): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // processes
 
-interface Process1 {
-  readonly child: ChildProcess;
-  /** The PID to kill: PID 1 of the namespace as this process sees it, or the child's own (its group). */
-  readonly pid: number;
-  readonly ownGroup: boolean;
-  readonly logLines: string[];
-  readonly exited: Promise<void>;
-}
-
-/** Starts `argv` as `user` (in a namespace of its own when it can), collecting its output lines. */
-async function spawnAs(
-  user: OsUser | undefined,
-  argv: readonly string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-): Promise<Process1> {
-  const useNamespace = user !== undefined && canUseNamespaces();
-  const child = useNamespace
-    ? spawn(
-        'unshare',
-        [
-          '--pid',
-          '--ipc',
-          '--fork',
-          '--mount-proc',
-          '--kill-child',
-          '--',
-          'setpriv',
-          `--reuid=${user.uid}`,
-          `--regid=${user.gid}`,
-          '--init-groups',
-          ...argv,
-        ],
-        { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
-      )
-    : spawn(argv[0]!, argv.slice(1), { ...(user ?? {}), cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logLines: string[] = [];
-  const collect = (stream: NodeJS.ReadableStream | null) => {
-    let pending = '';
-    stream?.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        logLines.push(line);
-        if (logLines.length > 400) logLines.shift();
-      }
-    });
-  };
-  collect(child.stdout);
-  collect(child.stderr);
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  let pid = child.pid;
-  if (useNamespace) {
-    const deadline = performance.now() + 5000;
-    pid = undefined;
-    while (pid === undefined && performance.now() < deadline && child.exitCode === null) {
-      pid = childOf(child.pid!);
-      if (pid === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-  if (pid === undefined) throw new Error(`${argv[0]} started, but its PID is not under unshare`);
-  return { child, pid, ownGroup: !useNamespace, logLines, exited };
-}
+type Process1 = IsolatedProcess;
 
 /** SIGKILL to `p` (its namespace, or its group); resolves when it is gone. */
 async function killProcess(p: Process1, alsoPidFile?: string): Promise<void> {
@@ -231,18 +169,9 @@ async function killProcess(p: Process1, alsoPidFile?: string): Promise<void> {
   if (p.ownGroup && alsoPidFile !== undefined && existsSync(alsoPidFile)) {
     // outside a namespace Patroni starts the postmaster in a session of its own: kill it too
     const postmaster = Number(readFileSync(alsoPidFile, 'utf8').split('\n')[0]);
-    try {
-      if (postmaster > 0) process.kill(-postmaster, 'SIGKILL');
-    } catch {
-      // gone
-    }
+    if (postmaster > 0) killNow({ pid: postmaster, ownGroup: true });
   }
-  try {
-    process.kill(p.ownGroup ? -p.pid : p.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  await p.exited;
+  await killIsolated(p);
 }
 
 /** Clusters not stopped yet: killed and removed when the process exits without stopping them. */
@@ -255,11 +184,7 @@ function onExitCleanUp(): void {
   process.once('exit', () => {
     for (const cluster of live) {
       for (const p of cluster.processes()) {
-        try {
-          process.kill(p.ownGroup ? -p.pid : p.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
+        killNow(p);
       }
       rmSync(cluster.dir, { recursive: true, force: true });
     }
@@ -346,7 +271,7 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
     const etcdDir = join(dir, 'etcd');
     mkdirSync(etcdDir);
     own(etcdDir);
-    etcd = await spawnAs(
+    etcd = await spawnIsolated(
       user,
       [
         found.etcd,
@@ -362,8 +287,7 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
         '--election-timeout=500',
         '--log-level=warn',
       ],
-      dir,
-      env,
+      { cwd: dir, env, mountProc: true },
     );
     await until('etcd answering', 20_000, async () => {
       const response = await fetch(`http://127.0.0.1:${etcdClient}/health`);
@@ -438,7 +362,11 @@ export async function startPatroniCluster(options: PatroniOptions = {}): Promise
     });
 
     const startNode = async (i: number) => {
-      nodes[i] = await spawnAs(user, ['/usr/bin/python3', '-c', REAPER, found.patroni, configFiles[i]!], dir, env);
+      nodes[i] = await spawnIsolated(user, ['/usr/bin/python3', '-c', REAPER, found.patroni, configFiles[i]!], {
+        cwd: dir,
+        env,
+        mountProc: true,
+      });
     };
     await startNode(0);
     // the first node bootstraps the cluster alone; the second clones it afterwards

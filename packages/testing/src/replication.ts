@@ -13,7 +13,7 @@
  * sees it exit. `pg_ctl` itself is not used: it signals the PID in `postmaster.pid`, which inside a namespace
  * is 1; promotion goes through `pg_promote()`.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chownSync,
@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './embedded-postgres.ts';
+import { killIsolated, killNow, spawnIsolated, type IsolatedProcess, type OsUser } from './isolated-process.ts';
 import { describeMissingPeer } from './missing-peer.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { startForwarder, type Forwarder } from './forwarder.ts';
@@ -201,11 +202,6 @@ export function replicationProblem(): string | undefined {
   return 'problem' in found ? found.problem : undefined;
 }
 
-export interface OsUser {
-  readonly uid: number;
-  readonly gid: number;
-}
-
 /** As root: the `postgres` user (created when missing), since PostgreSQL refuses to run as root. */
 export function serverUser(): OsUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -218,21 +214,6 @@ export function serverUser(): OsUser | undefined {
     uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
     gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
   };
-}
-
-let namespaces: boolean | undefined;
-
-/** Whether `unshare --pid --ipc --fork` works here (root, and not forbidden by a container). */
-export function canUseNamespaces(): boolean {
-  if (namespaces === undefined) {
-    try {
-      execFileSync('unshare', ['--pid', '--ipc', '--fork', '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
-      namespaces = process.getuid?.() === 0;
-    } catch {
-      namespaces = false;
-    }
-  }
-  return namespaces;
 }
 
 /** Runs a short-lived PostgreSQL program as the server's user; rejects with its last output line when it fails. */
@@ -265,31 +246,9 @@ function run(
 // ---------------------------------------------------------------------------------------------------------------
 // one server
 
-interface Server1 {
+/** A running server: the isolated postmaster and the port it listens on. */
+interface Server1 extends IsolatedProcess {
   readonly port: number;
-  readonly child: ChildProcess;
-  /** The postmaster's PID as this process sees it. */
-  readonly pid: number;
-  /** Its process group is its own (no namespace): kill the group. */
-  readonly ownGroup: boolean;
-  readonly logLines: string[];
-  readonly exited: Promise<void>;
-}
-
-/** The PID of `parent`'s only child (unshare's forked child, which setpriv turned into the postmaster). */
-export function childOf(parent: number): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid …; comm may hold spaces and parentheses
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent) return Number(entry);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return undefined;
 }
 
 async function startServer(
@@ -299,69 +258,24 @@ async function startServer(
   port: number,
   cwd: string,
 ): Promise<Server1> {
-  const postgres = [join(bin, 'postgres'), '-D', dataDir, '-p', String(port)];
-  const useNamespace = user !== undefined && canUseNamespaces();
-  const child = useNamespace
-    ? spawn(
-        'unshare',
-        [
-          '--pid',
-          '--ipc',
-          '--fork',
-          '--kill-child',
-          '--',
-          'setpriv',
-          `--reuid=${user.uid}`,
-          `--regid=${user.gid}`,
-          '--init-groups',
-          ...postgres,
-        ],
-        { cwd, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] },
-      )
-    : spawn(postgres[0]!, postgres.slice(1), {
-        ...(user ?? {}),
-        cwd,
-        detached: true,
-        env: { ...process.env, LC_ALL: 'C' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-  const logLines: string[] = [];
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    let pending = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        logLines.push(line);
-        if (logLines.length > 400) logLines.shift();
-        if (line.includes('ready to accept')) resolve();
-      }
-    });
-    child.once('error', reject);
-    void exited.then(() =>
-      reject(new Error(`postgres exited (${child.exitCode ?? child.signalCode}): ${logLines.slice(-2).join(' | ')}`)),
-    );
-    setTimeout(
-      () => reject(new Error(`postgres not ready after 60 s: ${logLines.slice(-2).join(' | ')}`)),
-      60_000,
-    ).unref();
+  let ready: (() => void) | undefined;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  const server = await spawnIsolated(user, [join(bin, 'postgres'), '-D', dataDir, '-p', String(port)], {
+    cwd,
+    env: { ...process.env, LC_ALL: 'C' },
+    onLine: (line) => {
+      if (line.includes('ready to accept')) ready?.();
+    },
   });
-  const pid = useNamespace ? childOf(child.pid!) : child.pid;
-  if (pid === undefined) throw new Error('postgres started, but its PID is not under unshare');
-  return { port, child, pid, ownGroup: !useNamespace, logLines, exited };
-}
-
-/** SIGKILL to the postmaster (in a namespace: to all of the server) or its process group; resolves when gone. */
-async function killServer(server: Server1): Promise<void> {
-  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-  try {
-    process.kill(server.ownGroup ? -server.pid : server.pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-  await server.exited;
+  const last = () => server.logLines.slice(-2).join(' | ');
+  await new Promise<void>((resolve, reject) => {
+    void isReady.then(resolve);
+    void server.exited.then(() =>
+      reject(new Error(`postgres exited (${server.child.exitCode ?? server.child.signalCode}): ${last()}`)),
+    );
+    setTimeout(() => reject(new Error(`postgres not ready after 60 s: ${last()}`)), 60_000).unref();
+  });
+  return Object.assign(server, { port });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -377,11 +291,7 @@ function onExitCleanUp(): void {
   process.once('exit', () => {
     for (const pair of live) {
       for (const server of pair.servers) {
-        try {
-          process.kill(server.ownGroup ? -server.pid : server.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
+        killNow(server);
       }
       rmSync(pair.dir, { recursive: true, force: true });
     }
@@ -445,7 +355,7 @@ async function launch(
 
   // each part is safe to repeat: a start cut short by stop() cleans up again what it started meanwhile
   const cleanUp = async (): Promise<void> => {
-    await Promise.all(pair.servers.map(killServer));
+    await Promise.all(pair.servers.map(killIsolated));
     await forwarder?.close();
     await replicationProxy?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -647,7 +557,7 @@ async function launch(
     },
     replayLag,
     async killPrimary() {
-      await killServer(servers.primary);
+      await killIsolated(servers.primary);
     },
     async promoteStandby() {
       const [row] = await query<{ promoted: boolean }>('standby', 'select pg_promote(true, 60) as promoted');
