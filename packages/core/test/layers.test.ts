@@ -13,7 +13,7 @@ const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
  * operations look a dialect up by name; presets and the package entries sit on top.
  */
 const LAYERS: readonly { readonly name: string; readonly pattern: RegExp }[] = [
-  { name: 'errors', pattern: /^errors\.ts$/ },
+  { name: 'errors', pattern: /^(errors|error-messages)\.ts$/ },
   { name: 'engine', pattern: /^engine\// },
   { name: 'sql', pattern: /^sql\// },
   { name: 'sources', pattern: /^sources\// },

@@ -24,6 +24,7 @@ import {
 import { ownGenerator, type OwnedGenerator } from './owned-generator.js';
 import { segmentsForColumns, type KeyColumnLimit } from './segments.js';
 import { adapterStoredKeys, checkVerifyBlocks } from './stored-keys.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * Where an adapter's keys come from — exactly one of `url`, `client` or `generator`, or none of them when the
@@ -259,14 +260,10 @@ export function checkKeySupplyOptions(options: unknown, checks: KeySupplyChecks)
   const given = [url, client, generator].filter((v) => v !== undefined).length;
   if (given > 1 || (given === 0 && checks.ownConnection !== true)) {
     const list = ['url', 'client', 'generator'].filter((name) => names.has(name)).map((name) => `\`${name}\``);
-    throw new HiLoConfigurationError(
-      checks.ownConnection === true
-        ? // (given > 1 here: at least two of them are options the adapter takes)
-          `${owner} takes at most one of ${list.slice(0, -1).join(', ')} or ${list.at(-1)}, got ${given}; keep one, ` +
-            `or leave them all out for a connection hilo opens by itself.`
-        : `${owner} needs exactly one of \`url\`, \`client\` or \`generator\`, got ${given}; pass the database URL, ` +
-            `e.g. ${checks.example ?? '{ url: process.env.DATABASE_URL }'}.`,
-    );
+    throw checks.ownConnection === true
+      ? // (given > 1 here: at least two of them are options the adapter takes)
+        configurationErrors.tooManyConnectionOptions(owner, list, given)
+      : configurationErrors.notOneConnectionOption(owner, given, checks.example);
   }
   if (url !== undefined && typeof url !== 'string')
     throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
@@ -282,18 +279,13 @@ export function checkKeySupplyOptions(options: unknown, checks: KeySupplyChecks)
     throw HiLoConfigurationError.invalidOption('source', expected || '"sequence" or "table"', source);
   }
   if (generator !== undefined && (verifyBlocks !== undefined || onStoreBehind !== undefined)) {
-    throw new HiLoConfigurationError(
-      `${owner} got \`generator\` and \`${verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks'}\`, but a ` +
-        `generator you pass in is used as you built it; give \`storedKeys\` and \`onStoreBehind\` to ` +
-        `createHiLo()/createHiLoGenerator() instead, or pass \`url\` or \`client\` so that hilo builds it.`,
+    throw configurationErrors.generatorWithVerifyOption(
+      owner,
+      verifyBlocks === undefined ? 'onStoreBehind' : 'verifyBlocks',
     );
   }
   if (generator !== undefined && keyGuard !== undefined) {
-    throw new HiLoConfigurationError(
-      `${owner} got \`generator\` and \`keyGuard\`, but with a generator you pass in hilo has no connection to ` +
-        `install the guard on; install it with ensureKeyGuard(client, targets) from hilo-core (or \`hilo init ` +
-        `--guard\`), or pass \`url\` or \`client\` instead of \`generator\`.`,
-    );
+    throw configurationErrors.generatorWithKeyGuard(owner);
   }
 }
 
@@ -433,10 +425,7 @@ export function openKeySupply(
   let closed = false;
   const supply: KeySupply = {
     generator() {
-      if (closed)
-        return Promise.reject(
-          new HiLoConfigurationError(setup.closed ?? `${owner} was closed; create a new one to get more keys.`),
-        );
+      if (closed) return Promise.reject(configurationErrors.supplyClosed(owner, setup.closed));
       if (building === undefined) {
         building = build().then(
           (b) => (built = b),

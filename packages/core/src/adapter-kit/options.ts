@@ -1,9 +1,9 @@
 // The options every adapter passes through to the generator and the hi source as its user gave them, with
 // their names (for each adapter's unknown-option check) and the refusal of a layout a `:memory:` database lacks.
-import { HiLoConfigurationError } from '../errors.js';
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { CreateHiLoOptions } from '../operations/create-hilo.js';
 import type { OnMissingTable } from '../operations/probe-tables.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * The `createHiLoGenerator` options an adapter passes through as the user gave them: all but those the adapter
@@ -92,10 +92,5 @@ export function refuseLayoutInMemory(options: object, database: string, owner: s
     (name) => (options as Record<string, unknown>)[name] !== undefined,
   );
   if (given.length === 0) return;
-  throw new HiLoConfigurationError(
-    `${database} is in memory (":memory:"), where hilo keeps the counter in this process and ignores ` +
-      `${given.map((n) => `\`${n}\``).join(', ')}; ` +
-      `remove those options from ${owner}, or use a database file so that a hi table can be shared ` +
-      `(or pass \`client\` for a hi source elsewhere).`,
-  );
+  throw configurationErrors.layoutInMemory(database, given, owner);
 }

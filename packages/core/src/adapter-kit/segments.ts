@@ -1,6 +1,7 @@
 // Segments from what an adapter finds in the ORM's mapping: the segment a table's keys come from, and each
 // segment's block size and largest key from its key columns.
 import { HiLoConfigurationError } from '../errors.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** One key column an adapter found: its segment, the block size it declares, and the largest key it holds. */
 export interface KeyColumnLimit {
@@ -33,11 +34,10 @@ export function segmentsForColumns(
     seen.add(column.segment);
     const other = declared.get(column.segment);
     if (column.blockSize !== undefined && other !== undefined && other.blockSize !== column.blockSize) {
-      throw new HiLoConfigurationError(
-        `Segment "${column.segment}" gets blockSize ${other.blockSize} from ${other.where ?? 'one key column'} ` +
-          `and ${column.blockSize} from ${column.where ?? 'another'}; give them the same blockSize or ` +
-          `different segments.`,
-      );
+      throw configurationErrors.blockSizeConflict(column.segment, other, {
+        blockSize: column.blockSize,
+        where: column.where,
+      });
     }
     if (column.blockSize !== undefined && other === undefined)
       declared.set(column.segment, { blockSize: column.blockSize, where: column.where });

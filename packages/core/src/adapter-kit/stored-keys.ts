@@ -5,6 +5,7 @@ import type { StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { sqlStoredKeys } from '../operations/stored-keys.js';
 import { missingTableRule, type OnMissingTable } from '../operations/probe-tables.js';
 import type { SqlClient } from '../sql/sql-client.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * The generator's `storedKeys` for an adapter (its `verifyBlocks` option): the tables and key columns of each
@@ -73,11 +74,7 @@ export function checkVerifyBlocks(
   if (onMissingTable !== undefined && onMissingTable !== 'error' && onMissingTable !== 'warn')
     throw HiLoConfigurationError.invalidOption('onMissingTable', '"error" or "warn"', onMissingTable);
   if (verifyBlocks === false && onStoreBehind !== undefined) {
-    throw new HiLoConfigurationError(
-      `${owner} got \`onStoreBehind: ${JSON.stringify(onStoreBehind)}\` with \`verifyBlocks: false\`, but only a ` +
-        `verified block can find the store behind; remove \`verifyBlocks: false\` (verifying is the default) or ` +
-        `remove \`onStoreBehind\`.`,
-    );
+    throw configurationErrors.onStoreBehindWithoutVerify(owner, onStoreBehind);
   }
 }
 

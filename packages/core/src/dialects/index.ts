@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, describe } from '../errors.js';
+import { describe } from '../errors.js';
 import type { SequenceStatements } from '../sources/sequence-source.js';
 import type { TableStatements } from '../sources/table-source.js';
 import type { Dialect } from '../sql/dialect.js';
@@ -11,6 +11,7 @@ import { postgresSequenceStatements } from './postgres/sequence-source.js';
 import { postgresTableStatements } from './postgres/table-source.js';
 import { sqliteDialect } from './sqlite/dialect.js';
 import { sqliteTableStatements } from './sqlite/table-source.js';
+import { configurationErrors } from '../error-messages.js';
 
 export type { Dialect, DriverErrorLike } from '../sql/dialect.js';
 
@@ -80,10 +81,9 @@ export function dialectOf(reported: unknown, unsupported?: (got: string) => stri
   }
   const first = candidates[0];
   const got = typeof first === 'string' ? first : describe(first);
-  throw new HiLoConfigurationError(
-    unsupported?.(got) ??
-      `Expected a database hilo speaks (${Object.values(DIALECTS)
-        .map((d) => d.displayName)
-        .join(', ')}), got ${describe(first)}; pass a \`client\` on a database hilo supports.`,
+  throw configurationErrors.unsupportedDatabase(
+    first,
+    Object.values(DIALECTS).map((d) => d.displayName),
+    unsupported?.(got),
   );
 }

@@ -3,6 +3,7 @@ import { HiLoConfigurationError } from '../errors.js';
 import { validateSegment as checkSegment } from './segment-name.js';
 import type { HiSource, KeyType, StoredKeys } from './types.js';
 import type { HiLoEvent } from './events.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Per-segment settings that override the generator's. */
 export interface SegmentOptions {
@@ -297,9 +298,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     max: MAX_BLOCK_SIZE,
   });
   if (maxBlockSize < blockSize) {
-    throw new HiLoConfigurationError(
-      `Expected \`maxBlockSize\` (${maxBlockSize}) to be at least \`blockSize\` (${blockSize}); raise maxBlockSize or lower blockSize.`,
-    );
+    throw configurationErrors.maxBlockSizeBelowBlockSize(maxBlockSize, blockSize);
   }
   let adaptiveTargetMs: number | undefined;
   const adaptive = options.adaptive ?? true;
@@ -346,9 +345,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
         max: MAX_BLOCK_SIZE,
       });
       if (m < b) {
-        throw new HiLoConfigurationError(
-          `Expected \`segments.${name}.maxBlockSize\` (${m}) to be at least its blockSize (${b}).`,
-        );
+        throw configurationErrors.segmentMaxBlockSizeBelowBlockSize(name, m, b);
       }
       segments[name] = {
         blockSize: b,
@@ -402,28 +399,16 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     throw HiLoConfigurationError.invalidOption('storedKeys.sharedWith', 'an object with a mismatch() method', shared);
   }
   if (onStoreBehind === 'lift' && shared !== undefined) {
-    throw new HiLoConfigurationError(
-      `\`onStoreBehind: 'lift'\` cannot be used with an interop preset's \`storedKeys\`: the hi store is shared ` +
-        `with another system, so a stored key inside a block means the two sides read the store with different ` +
-        `settings, and lifting the floor would not change how the other side reads it. Remove \`onStoreBehind\` ` +
-        `(a found overlap is a HiLoMismatchError naming the settings to compare).`,
-    );
+    throw configurationErrors.liftOnSharedStore();
   }
   if (options.onStoreBehind !== undefined && storedKeys === undefined) {
-    throw new HiLoConfigurationError(
-      `\`onStoreBehind\` applies only with \`storedKeys\`, which tells hilo where the keys are stored; ` +
-        `set \`storedKeys\` or remove \`onStoreBehind\`.`,
-    );
+    throw configurationErrors.onStoreBehindWithoutStoredKeys();
   }
   const check = options.serverCheckMs ?? 1000;
   const serverCheckMs = check === false ? undefined : checkInteger('serverCheckMs', check, { min: 10, max: 3_600_000 });
   let peerCheckMs: number | undefined;
   if (options.peerCheckMs !== undefined && shared === undefined) {
-    throw new HiLoConfigurationError(
-      `\`peerCheckMs\` applies only with an interop preset's \`storedKeys\` (a hi store shared with another ` +
-        `system, \`storedKeys.sharedWith\`): without one there are no peer's keys to probe for. Pass \`storedKeys\` ` +
-        `to the preset (e.g. hibernateTablePreset(client, { storedKeys: [...] })) or remove \`peerCheckMs\`.`,
-    );
+    throw configurationErrors.peerCheckWithoutSharedStore();
   }
   const peer = options.peerCheckMs ?? 1000;
   if (shared !== undefined && peer !== false) {

@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, describe } from '../errors.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Longest segment name a hi table stores (its `segment` column is `varchar(255)`). */
 export const MAX_SEGMENT_LENGTH = 255;
@@ -15,10 +15,7 @@ export function validateSegment(value: unknown, name = 'segment'): string {
     // eslint-disable-next-line no-control-regex -- control characters are what this refuses
     /[\u0000-\u001f]/.test(value)
   ) {
-    throw new HiLoConfigurationError(
-      `Expected \`${name}\` to be a non-empty name of at most ${MAX_SEGMENT_LENGTH} characters without ` +
-        `control characters, e.g. "orders", got ${describe(value)}.`,
-    );
+    throw configurationErrors.invalidSegmentName(name, MAX_SEGMENT_LENGTH, value);
   }
   return value;
 }

@@ -1,11 +1,12 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoConfigurationError, HiLoSourceError } from '../errors.js';
+import { HiLoSourceError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { DIALECTS, SEQUENCE_STATEMENTS } from '../dialects/index.js';
 import { toHiLoError } from './driver-errors.js';
 import { SEQUENCE_SUFFIX } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Options of {@link alterBlockSize}. */
 export interface AlterBlockSizeOptions {
@@ -42,10 +43,7 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
   validateSegment(segment);
   checkInteger('blockSize', blockSize);
   const sql = SEQUENCE_STATEMENTS[client.dialect];
-  if (sql === undefined)
-    throw new HiLoConfigurationError(
-      `alterBlockSize: ${client.dialect} has no sequences; a table source takes any block size, so there is nothing to alter.`,
-    );
+  if (sql === undefined) throw configurationErrors.alterWithoutSequences(client.dialect);
   const schema = options.schema === undefined ? undefined : validateIdentifier('schema', options.schema);
   const name = validateIdentifier(`sequence (of segment ${JSON.stringify(segment)})`, `${segment}${SEQUENCE_SUFFIX}`);
   const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, schema);

@@ -5,6 +5,7 @@ import { openPostgres } from '../dialects/postgres/connect.js';
 import { openSqlite } from '../dialects/sqlite/connect.js';
 import { redactUrl, type OpenSettings } from '../sql/connect-support.js';
 import type { SqlClient } from '../sql/sql-client.js';
+import { configurationErrors } from '../error-messages.js';
 
 export { redactUrl } from '../sql/connect-support.js';
 
@@ -62,9 +63,7 @@ export async function connect(url: string, options: ConnectOptions = {}): Promis
   checkInteger('closeTimeoutMs', closeTimeoutMs, { min: 0 });
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined || !Object.hasOwn(OPENERS, scheme)) {
-    throw new HiLoConfigurationError(
-      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite:, got "${redactUrl(url)}".`,
-    );
+    throw configurationErrors.unknownUrlScheme(redactUrl(url));
   }
   return OPENERS[scheme]!(url, { poolSize, timeoutMs, closeTimeoutMs });
 }

@@ -8,6 +8,7 @@ import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableStrategy } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * Options of {@link createHiLo}: where keys come from, plus every generator option except `source`. An option
@@ -124,10 +125,9 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
         : stored;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {
-    throw new HiLoConfigurationError(
-      `\`table: ${JSON.stringify(table)}\` applies to \`source: 'table'\` only, but the source is a sequence per segment` +
-        `${options.source === undefined ? ` (the default on ${DIALECTS[client.dialect].displayName})` : ''}. ` +
-        `Set \`source: 'table'\` to use that hi table, or remove \`table\`.`,
+    throw configurationErrors.tableOptionOnSequence(
+      table,
+      options.source === undefined ? DIALECTS[client.dialect].displayName : undefined,
     );
   }
   const common = {

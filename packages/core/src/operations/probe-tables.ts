@@ -1,5 +1,5 @@
-import { HiLoConfigurationError } from '../errors.js';
 import type { Block, StoredKeyColumn } from '../engine/types.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** A probe of a key column whose table does not exist on the probing connection. */
 export interface MissingProbeTable {
@@ -76,7 +76,7 @@ export function missingTableRule(
     }
     if (block.first <= state.firstBlockLast) return;
     const message = missingTableMessage(column, wording);
-    if (onMissingTable === 'error') throw new HiLoConfigurationError(message);
+    if (onMissingTable === 'error') throw configurationErrors.storedKeysTableMissing(message);
     if (state.warned) return;
     state.warned = true;
     process.emitWarning(`hilo: ${message}`, { code: 'HILO_STORED_KEYS_UNCHECKED' });

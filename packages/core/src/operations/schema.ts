@@ -1,9 +1,9 @@
-import { HiLoConfigurationError } from '../errors.js';
 import type { SequenceSourceOptions } from '../sources/sequence-source.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** What {@link schemaSql} and {@link ensureSchema} create. */
 export interface SchemaOptions
@@ -37,8 +37,7 @@ const unused = (dialect: SqlDialect): SqlClient => ({
 function buildSource(client: SqlClient, options: SchemaOptions) {
   const kind = options.source ?? DIALECTS[client.dialect].defaultSource;
   if (kind === 'sequence') {
-    if (options.strategy === 'range')
-      throw new HiLoConfigurationError('Strategy "range" needs a table: pass source: "table".');
+    if (options.strategy === 'range') throw configurationErrors.rangeNeedsTable();
     return sequenceSource(client, {
       increment: options.increment ?? DEFAULT_SEQUENCE_INCREMENT,
       ...(options.schema === undefined ? {} : { schema: options.schema }),
@@ -47,8 +46,7 @@ function buildSource(client: SqlClient, options: SchemaOptions) {
       create: true,
     });
   }
-  if (options.strategy === 'pooled')
-    throw new HiLoConfigurationError('Tables use strategy "range" for "value = last key"; "pooled" is for sequences.');
+  if (options.strategy === 'pooled') throw configurationErrors.pooledOnTable();
   return tableSource(client, { ...options, strategy: options.strategy, create: true });
 }
 

@@ -8,6 +8,7 @@ import {
 import type { SqlClient } from '../sql/sql-client.js';
 import type { SqlHiSource } from '../sources/sql-hi-source.js';
 import { createTableSource, type TableSourceOptions } from '../sources/table-source.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Which kind of SQL hi source: one sequence per segment, or one row per segment in a table. */
 export type SqlSourceKind = 'sequence' | 'table';
@@ -56,9 +57,7 @@ export function tableSource(client: SqlClient, options: TableSourceOptions = {})
 export function sequenceStatementsOf(client: SqlClient): SequenceStatements {
   const statements = SEQUENCE_STATEMENTS[client.dialect];
   if (statements === undefined) {
-    throw new HiLoConfigurationError(
-      `${DIALECTS[client.dialect].displayName} has no sequences: use \`tableSource(client)\` (source: "table") instead.`,
-    );
+    throw configurationErrors.noSequences(DIALECTS[client.dialect].displayName);
   }
   return statements;
 }

@@ -1,4 +1,3 @@
-import { HiLoConfigurationError } from '../errors.js';
 import type { StoredKey, StoredKeyColumn } from '../engine/types.js';
 import { DIALECTS } from '../dialects/index.js';
 import { convertDriverError, isMissingObject } from '../sql/driver-errors.js';
@@ -9,6 +8,7 @@ import type { FloorFrom } from '../sources/sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import { sqlStoredKeys } from './stored-keys.js';
 import type { TableSourceOptions, TableStrategy } from '../sources/table-source.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Options of {@link checkStore}. */
 export interface CheckStoreOptions {
@@ -67,10 +67,7 @@ export async function requireStoredTables(client: SqlClient, columns: readonly S
       await client.query(`select ${column} from ${table} where 1 = 0`);
     } catch (error) {
       if (isMissingObject(error, rules)) {
-        throw new HiLoConfigurationError(
-          `The keys of segment "${c.segment}" are to be checked against ${name}.${c.column}, but table ${name} does ` +
-            `not exist, so nothing could be checked. Fix the table name (or give its schema: SCHEMA.TABLE.COLUMN).`,
-        );
+        throw configurationErrors.storedTableNotFound(c.segment, name, c.column);
       }
       throw convertDriverError(error, { dialect: rules, action: `reading ${name}.${c.column}` });
     }
@@ -99,9 +96,7 @@ export async function checkStore(client: SqlClient, options: CheckStoreOptions):
   const { segment } = options;
   const sourceOptions = { ...options.sourceOptions, create: false };
   if (kind === 'sequence' && sourceOptions.strategy === 'hilo' && sourceOptions.increment === undefined) {
-    throw new HiLoConfigurationError(
-      'A `hilo` sequence advances by 1 and does not record its maxLo: pass `sourceOptions.increment` to check it.',
-    );
+    throw configurationErrors.hiloSequenceNeedsIncrement();
   }
   // each source validates its own strategies: a sequence refuses `range`, a table `pooled`
   const source =

@@ -1,7 +1,7 @@
-import { HiLoConfigurationError } from '../errors.js';
 import type { StoredKeyColumn } from '../engine/types.js';
 import type { SqlDialect } from '../sql/sql-client.js';
 import { DIALECTS } from '../dialects/index.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * Refuses two segments whose keys are stored in the same table and column (issue 46). Each segment counts from its
@@ -33,11 +33,6 @@ export function checkOneSegmentPerColumn(columns: readonly StoredKeyColumn[], di
     }
     if (first.segment === c.segment) continue;
     const column = `${c.schema === undefined ? '' : `${c.schema}.`}${c.table}.${c.column}`;
-    throw new HiLoConfigurationError(
-      `Segments "${first.segment}" and "${c.segment}" both store their keys in ${column}; each counts from its own ` +
-        `hi store, so the two would hand out the same keys into one column. Give each key column one segment: ` +
-        `use "${first.segment}" for every table definition or entity mapped to ${c.table}, or store the keys of ` +
-        `"${c.segment}" in a column of their own.`,
-    );
+    throw configurationErrors.columnSharedBySegments(first.segment, c.segment, column, c.table);
   }
 }

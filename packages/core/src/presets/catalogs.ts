@@ -1,9 +1,9 @@
-import { HiLoConfigurationError } from '../errors.js';
 import { mysqlCatalog } from '../dialects/mysql/catalog.js';
 import { postgresCatalog } from '../dialects/postgres/catalog.js';
 import { DIALECTS } from '../dialects/index.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import type { Catalog } from '../sql/catalog.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Each database's catalog, looked up by name; SQLite holds none of the other systems' objects. */
 const CATALOGS: Readonly<Record<SqlDialect, Catalog | undefined>> = {
@@ -16,10 +16,7 @@ const CATALOGS: Readonly<Record<SqlDialect, Catalog | undefined>> = {
 export function catalogOf(client: Pick<SqlClient, 'dialect'>): Catalog {
   const catalog = CATALOGS[client.dialect];
   if (catalog === undefined) {
-    throw new HiLoConfigurationError(
-      `The interop presets run on PostgreSQL and MariaDB, where the other systems keep their hi/lo ` +
-        `state; got ${DIALECTS[client.dialect].displayName}.`,
-    );
+    throw configurationErrors.interopDatabase(DIALECTS[client.dialect].displayName);
   }
   return catalog;
 }

@@ -19,6 +19,7 @@ import {
   type InteropPreset,
 } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
@@ -76,11 +77,7 @@ function keysPerValueOf(optimizer: HibernateOptimizer, incrementSize: number): n
   if (optimizer === 'legacy-hilo') return incrementSize + 1;
   if (optimizer === 'pooled') {
     if (incrementSize < 2) {
-      throw new HiLoConfigurationError(
-        `Hibernate preset: \`optimizer: 'pooled'\` with \`incrementSize: ${incrementSize}\` leaves no ` +
-          `key that every Hibernate version leaves free ` +
-          `(3.6 hands out v − 1, 5+ hands out v). Use \`incrementSize\` ≥ 2, or \`optimizer: 'pooled-lo'\`.`,
-      );
+      throw configurationErrors.pooledIncrementTooSmall(incrementSize);
     }
     return incrementSize - 1;
   }
@@ -224,11 +221,9 @@ export function hibernateSequencePreset(
   const initialValue = checkInteger('initialValue', options.initialValue ?? 1);
   const create = options.create ?? true;
   if (create && initialValue !== 1) {
-    throw new HiLoConfigurationError(
-      `hibernateSequencePreset: \`initialValue: ${initialValue}\` needs \`create: false\`; hilo creates ` +
-        `sequences starting at the first block. ` +
-        `Create the sequence as Hibernate's schema export does (create sequence … start with ${initialValue} ` +
-        `increment by ${Number(stepOf(optimizer, BigInt(incrementSize)))}).`,
+    throw configurationErrors.initialValueNeedsCreateFalse(
+      initialValue,
+      Number(stepOf(optimizer, BigInt(incrementSize))),
     );
   }
   const dialect = requireDialect(client, 'Hibernate sequence generator', ['postgres', 'mysql']);

@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoMismatchError, type HiLoHint } from '../errors.js';
+import { HiLoMismatchError, type HiLoHint } from '../errors.js';
 import { abortable } from '../sql/abortable.js';
 import { isDuplicate } from '../sql/driver-errors.js';
 import { toHiLoError } from '../operations/driver-errors.js';
@@ -7,6 +7,7 @@ import type { HiSource, StoredKeyColumn, StoredKeys, StoreOverlap } from '../eng
 import { sqlStoredKeys } from '../operations/stored-keys.js';
 import { DIALECTS } from '../dialects/index.js';
 import { catalogOf } from './catalogs.js';
+import { configurationErrors } from '../error-messages.js';
 
 /**
  * What every preset returns: a source that reads and writes the other system's schema with its formula,
@@ -112,14 +113,15 @@ export function peerMismatch(peer: PeerSettings, overlap: StoreOverlap): HiLoMis
 export function requireDialect(client: SqlClient, preset: string, supported: readonly SqlDialect[]): SqlDialect {
   const dialect = (client as { dialect?: unknown } | null | undefined)?.dialect;
   if (!(supported as readonly unknown[]).includes(dialect)) {
-    const names = supported.map((d) => DIALECTS[d].displayName).join(' or ');
     const got =
       typeof dialect === 'string' && dialect in DIALECTS
         ? DIALECTS[dialect as SqlDialect].displayName
         : JSON.stringify(dialect);
-    throw new HiLoConfigurationError(
-      `The ${preset} preset supports ${names} only (that is where ${preset} keeps its hi/lo state), got a client for ${got}. ` +
-        `Pass a client from connect() with a ${supported.map((d) => DIALECTS[d].urlExample).join(' or ')} URL.`,
+    throw configurationErrors.presetDialect(
+      preset,
+      supported.map((d) => DIALECTS[d].displayName),
+      got,
+      supported.map((d) => DIALECTS[d].urlExample),
     );
   }
   return dialect as SqlDialect;

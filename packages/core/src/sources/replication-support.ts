@@ -1,10 +1,11 @@
-import { HiLoConfigurationError, HiLoServerUnconfirmedError, HiLoSynchronousStandbyError } from '../errors.js';
+import { HiLoServerUnconfirmedError, HiLoSynchronousStandbyError } from '../errors.js';
 import type { ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
 import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
 import type { ReplicationSql, ReserveStatementOptions } from '../sql/replication.js';
 import type { SqlClient } from '../sql/sql-client.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** What a SQL source does about the server it reserves on and its standbys (issue #40). */
 export interface SourceReplication {
@@ -43,10 +44,7 @@ export function sourceReplication(
   const sql = rules.replication;
   const standbyProblem = sql?.synchronousStandbyProblem;
   if (synchronous && (standbyProblem === undefined || sql?.synchronousCommit === undefined)) {
-    throw new HiLoConfigurationError(
-      `\`synchronousStandby: true\` needs PostgreSQL's synchronous replication; ${rules.displayName} has no ` +
-        `statement hilo can make wait for a standby. Remove \`synchronousStandby\`.`,
-    );
+    throw configurationErrors.synchronousStandbyUnsupported(rules.displayName);
   }
   /** Whether this role may read the identity: unknown until the first answer. */
   let readable: boolean | undefined;

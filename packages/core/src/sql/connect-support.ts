@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import { HiLoConfigurationError } from '../errors.js';
 import { beforeDeadline } from '../engine/deadline.js';
 import type { SqlClient } from './sql-client.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** What {@link connect} hands each database's opener: the checked pool, timeout and close settings. */
 export interface OpenSettings {
@@ -63,11 +63,8 @@ export function redactUrl(url: string): string {
 export async function load<T>(specifier: string, url: string): Promise<T> {
   const loaded = await loadIfInstalled<T>(specifier);
   if (loaded.module !== undefined) return loaded.module;
-  const name = specifier.split('/')[0];
-  throw new HiLoConfigurationError(
-    `connect("${redactUrl(url)}") needs the \`${name}\` package, which is not installed: run \`npm install ${name}\`.`,
-    { cause: loaded.missing },
-  );
+  const name = specifier.split('/')[0]!;
+  throw configurationErrors.driverNotInstalled(redactUrl(url), name, loaded.missing);
 }
 
 /** `specifier` imported, or (when it is not installed) the module-not-found error; other failures throw. */

@@ -1,5 +1,5 @@
-import { HiLoConfigurationError, describe } from '../errors.js';
 import type { Dialect } from './dialect.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** What a SQL identifier may look like: a letter or `_`, then letters, digits or `_`, at most 63 characters. */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -16,10 +16,7 @@ export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  */
 export function validateIdentifier(role: string, value: unknown): string {
   if (typeof value !== 'string' || !IDENTIFIER_PATTERN.test(value)) {
-    throw new HiLoConfigurationError(
-      `Expected ${role} name to match ${IDENTIFIER_PATTERN} (a letter or "_", then letters, digits ` +
-        `or "_", at most 63 characters), got ${describe(value)}.`,
-    );
+    throw configurationErrors.invalidIdentifier(role, IDENTIFIER_PATTERN, value);
   }
   return value;
 }

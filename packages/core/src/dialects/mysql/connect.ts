@@ -1,5 +1,4 @@
 import { connect as connectSocket } from 'node:net';
-import { HiLoConfigurationError } from '../../errors.js';
 import {
   loadIfInstalled,
   redactUrl,
@@ -11,6 +10,7 @@ import {
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlClient, type MysqlPoolLike } from './client.js';
 import { mariadbClient, type MariadbPoolLike } from './mariadb.js';
+import { configurationErrors } from '../../error-messages.js';
 
 interface MysqlModule {
   default: {
@@ -41,11 +41,7 @@ export async function openMysql(url: string, settings: OpenSettings): Promise<Sq
   const mariadb = await loadIfInstalled<{ default: { createPool: MariadbPoolFactory } }>('mariadb');
   if (mariadb.module !== undefined)
     return openMariadb((connectionString) => mariadb.module.default.createPool(connectionString), url, settings);
-  throw new HiLoConfigurationError(
-    `connect("${redactUrl(url)}") needs a MariaDB/MySQL driver, and neither \`mysql2\` nor \`mariadb\` ` +
-      `is installed: run \`npm install mysql2\`.`,
-    { cause: mysql2.missing },
-  );
+  throw configurationErrors.noMysqlDriver(redactUrl(url), mysql2.missing);
 }
 
 /** A pool of the `mariadb` connector of its own on `url`, with {@link connect}'s pool, timeout and close settings. */

@@ -1,5 +1,4 @@
 import { Socket } from 'node:net';
-import { HiLoConfigurationError } from '../../errors.js';
 import {
   loadIfInstalled,
   redactUrl,
@@ -11,6 +10,7 @@ import type { SqlClient } from '../../sql/sql-client.js';
 import { pgClient, type PgPoolLike } from './client.js';
 import { multiHostPool, parsePostgresHosts } from './multi-host.js';
 import { postgresJsClient, type PostgresJsSqlLike } from './postgres-js.js';
+import { configurationErrors } from '../../error-messages.js';
 
 interface PgModule {
   default: {
@@ -30,11 +30,7 @@ export async function openPostgres(url: string, settings: OpenSettings): Promise
   if (pg.module !== undefined) return openPg(pg.module, url, settings);
   const postgresJs = await loadIfInstalled<{ default: PostgresJsFactory }>('postgres');
   if (postgresJs.module !== undefined) return openPostgresJs(postgresJs.module.default, url, settings);
-  throw new HiLoConfigurationError(
-    `connect("${redactUrl(url)}") needs a PostgreSQL driver, and neither \`pg\` nor \`postgres\` ` +
-      `(postgres.js) is installed: run \`npm install pg\`.`,
-    { cause: pg.missing },
-  );
+  throw configurationErrors.noPostgresDriver(redactUrl(url), pg.missing);
 }
 
 /** A postgres.js instance of its own on `url`, with {@link connect}'s pool, timeout and close settings. */

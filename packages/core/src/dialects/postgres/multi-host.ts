@@ -1,8 +1,9 @@
-import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../../errors.js';
+import { HiLoSourceUnavailableError } from '../../errors.js';
 import { codeOf } from '../../sql/dialect.js';
 import { isTransientError } from '../../sql/driver-errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './client.js';
 import { postgresDialect } from './dialect.js';
+import { configurationErrors } from '../../error-messages.js';
 
 /** One `host:port` of a libpq URL's host list. */
 export interface PostgresHost {
@@ -38,9 +39,7 @@ function parseHost(entry: string, url: string): PostgresHost {
   const host = match?.[1] ?? '';
   const port = match?.[2] === undefined || match[2] === '' ? 5432 : Number(match[2]);
   if (match === null || host === '' || !Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new HiLoConfigurationError(
-      `Expected each host of "${redactHosts(url)}" as host or host:port (a port from 1 to 65535), got "${entry}".`,
-    );
+    throw configurationErrors.invalidHostEntry(redactHosts(url), entry);
   }
   return { host, port };
 }
@@ -66,15 +65,10 @@ export function parsePostgresHosts(url: string): PostgresHostList | undefined {
   const params = new URLSearchParams(queryAt === -1 ? '' : rest.slice(queryAt + 1));
   const asked = params.get('target_session_attrs') ?? 'any';
   if (READ_ONLY_ATTRS.has(asked)) {
-    throw new HiLoConfigurationError(
-      `"${redactHosts(url)}" asks for target_session_attrs=${asked}, a server that refuses writes, and hilo reserves ` +
-        `blocks, which are writes: use target_session_attrs=read-write (the first host that accepts writes).`,
-    );
+    throw configurationErrors.readOnlyTargetSession(redactHosts(url), asked);
   }
   if (asked !== 'any' && asked !== 'read-write' && asked !== 'primary') {
-    throw new HiLoConfigurationError(
-      `Expected target_session_attrs in "${redactHosts(url)}" to be read-write, primary or any, got "${asked}".`,
-    );
+    throw configurationErrors.unknownTargetSession(redactHosts(url), asked);
   }
   const entries = hostPart.split(',');
   if (entries.length < 2 && asked === 'any') return undefined;

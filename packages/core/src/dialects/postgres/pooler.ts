@@ -1,4 +1,4 @@
-import { HiLoConfigurationError } from '../../errors.js';
+import { configurationErrors } from '../../error-messages.js';
 
 /** What PgBouncer answers a `BEGIN` with in statement pooling mode (SQLSTATE 08P01, protocol violation). */
 const STATEMENT_POOLING = /transaction blocks not allowed in statement pooling mode/i;
@@ -19,11 +19,5 @@ export function isStatementPooling(error: unknown): boolean {
  */
 export function explainPoolerError(error: unknown): unknown {
   if (!isStatementPooling(error)) return error;
-  return new HiLoConfigurationError(
-    "hilo's PostgreSQL connection goes through PgBouncer with pool_mode = statement, which refuses transactions " +
-      "(what `hilo init --guard`, `floor` and `alter` and a table source's set-up need). Point hilo's URL at a " +
-      'pool with pool_mode = transaction or session, or straight at PostgreSQL; reservations themselves are single ' +
-      'statements and work in any mode.',
-    { cause: error },
-  );
+  return configurationErrors.statementPooling(error);
 }

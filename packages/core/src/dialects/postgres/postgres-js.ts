@@ -2,6 +2,7 @@ import { HiLoConfigurationError } from '../../errors.js';
 import { explainPoolerError } from './pooler.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { driverParams } from '../../sql/driver-params.js';
+import { configurationErrors } from '../../error-messages.js';
 
 /** The rows a postgres.js query resolves to: an array with the number of rows the statement touched. */
 export interface PostgresJsRowsLike extends ReadonlyArray<unknown> {
@@ -60,11 +61,7 @@ function refuseTransforms(sql: PostgresJsSqlLike): void {
   const transform = sql.options?.transform;
   const set = (['column', 'value', 'row'] as const).filter((part) => typeof transform?.[part]?.from === 'function');
   if (set.length === 0) return;
-  throw new HiLoConfigurationError(
-    `postgresJsClient() got a postgres.js instance whose \`transform\` option rewrites ${set.map((part) => `${part}s`).join(' and ')} ` +
-      `of every result, and hilo reads its own columns by name; ` +
-      'give hilo an instance without `transform`, e.g. `postgresJsClient(postgres(url, { max: 2 }), { ownsSql: true })`.',
-  );
+  throw configurationErrors.postgresJsTransform(set);
 }
 
 /**

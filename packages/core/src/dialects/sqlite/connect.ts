@@ -2,6 +2,7 @@ import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../../errors
 import { load, type OpenSettings } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './client.js';
+import { configurationErrors } from '../../error-messages.js';
 
 interface BetterSqliteModule {
   default: new (
@@ -16,8 +17,7 @@ interface NodeSqliteModule {
 function sqlitePath(url: string): string {
   let path = url.slice('sqlite:'.length);
   if (path.startsWith('//')) path = path.slice(2);
-  if (path === '')
-    throw new HiLoConfigurationError(`Expected a file after "sqlite:" (e.g. "sqlite:app.db"), got "${url}".`);
+  if (path === '') throw configurationErrors.sqliteUrlWithoutFile(url);
   return path;
 }
 
