@@ -13,6 +13,7 @@ import {
   type KeyField,
   type KeySupplyOptions,
 } from 'hilo-core/adapter-kit';
+import { configurationErrors } from './error-messages.js';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 // hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
@@ -216,8 +217,7 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       if (as !== 'number' && as !== 'bigint' && as !== 'string')
         throw HiLoConfigurationError.invalidOption('as', '"number", "bigint" or "string"', as);
       const known = fields.get(segment);
-      if (known !== undefined && known !== as)
-        throw new HiLoConfigurationError(`Segment "${segment}" is already used with as = "${known}", not "${as}"`);
+      if (known !== undefined && known !== as) throw configurationErrors.segmentAsConflict(segment, known, as);
       fields.set(segment, as);
       const fn = (() => convert(segment, draw(segment))) as HiLoKey<never>;
       Object.defineProperty(fn, 'segment', { value: segment });

@@ -25,6 +25,7 @@ import {
 } from 'kysely';
 import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyKind } from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
+import { configurationErrors } from './error-messages.js';
 
 // hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
 export {
@@ -143,12 +144,7 @@ function refuseOtherSchema(node: TableNode, table: Registered): void {
   const registered = dot === -1 ? undefined : table.table.slice(0, dot);
   if (written === registered) return;
   const name = unqualified(node);
-  throw new HiLoConfigurationError(
-    `An insert into "${written}"."${name}" (withSchema('${written}')), but hiloKysely() has the table registered as ` +
-      `"${table.table}", so the blocks of segment "${table.segment}" are checked against ` +
-      `${registered === undefined ? `"${name}" in the default schema of hilo's connection` : `"${table.table}"`}, ` +
-      `not the table these rows go to. Register it with its schema: \`tables: { '${written}.${name}': … }\`.`,
-  );
+  throw configurationErrors.otherSchema(written, name, table, registered);
 }
 
 /** Whether the insert is `insertInto(t).defaultValues()` (Kysely 0.28 and later; 0.27's node has no such field). */
@@ -169,11 +165,7 @@ function missingKeys(
   if (node.values !== undefined && !ValuesNode.is(node.values) && index === -1) {
     // INSERT … SELECT: the rows come from the database, and a key-less row would get the database's idea of a key
     // (SQLite's rowid) or fail on NOT NULL; say so before it is sent
-    throw new HiLoConfigurationError(
-      `hilo-kysely cannot give keys to the rows of an INSERT … SELECT into "${table.table}" (insertInto().expression()): ` +
-        `they come from the database, not from values(). ` +
-        `Add "${table.column}" to columns() and to the select, or insert the rows with values() so that hilo fills their keys.`,
-    );
+    throw configurationErrors.insertSelect(table);
   }
   if (node.values === undefined || !ValuesNode.is(node.values)) return { table, rows: defaultValues(node) ? 1 : 0 };
   if (index === -1) return { table, rows: node.values.values.length };
@@ -238,8 +230,7 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
   });
   const lookup = (table: string): Registered => {
     const found = tables.get(segmentOfTable(table));
-    if (found === undefined)
-      throw new HiLoConfigurationError(`Table "${table}" is not registered with hiloKysely(); add it to \`tables\`.`);
+    if (found === undefined) throw configurationErrors.tableNotRegistered(table);
     return found;
   };
 
@@ -330,12 +321,7 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
       // a query built on a Kysely without this plugin would reach the database without keys (NOT NULL, or
       // on SQLite a rowid hilo hands out again later): say which line is missing instead
       if (!reached && InsertQueryNode.is(node) && (missingKeys(node, tables)?.rows ?? 0) > 0) {
-        throw new HiLoConfigurationError(
-          `hilo.insert() got an insert into "${unqualified(node.into!)}" built on a Kysely instance that does not ` +
-            `run this hilo's plugin, so its rows would reach the database without keys. Pass the plugin where ` +
-            `the instance is created: \`new Kysely<DB>({ dialect, plugins: [hilo.plugin] })\`, or ` +
-            `\`db.withPlugin(hilo.plugin)\`.`,
-        );
+        throw configurationErrors.pluginMissing(unqualified(node.into!));
       }
       const generator = wanted.length > 0 ? await supply.generator() : undefined;
       for (const { segment, rows } of wanted) await generator!.ensure(segment, rows);

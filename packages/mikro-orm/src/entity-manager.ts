@@ -1,7 +1,7 @@
 import { Utils, type EntityManager, type EntityName } from '@mikro-orm/core';
-import { HiLoConfigurationError } from 'hilo-core';
 import { registersAfterInit } from './mikro-orm-internals.js';
 import { runtimeFor, type HiLoRuntime, type KeyedEntity } from './runtime.js';
+import { configurationErrors } from './error-messages.js';
 
 type EntityManagerClass = new (...args: never[]) => EntityManager;
 type Row = Record<string, unknown>;
@@ -127,12 +127,7 @@ async function keysInMemory(em: EntityManager, entityOrName: unknown, rows: unkn
   if (missing === 0) return;
   if (registersAfterInit()) {
     // MikroORM 6's upsert runs no onCreate hook, and a key put in the data becomes its conflict target
-    throw new HiLoConfigurationError(
-      `em.upsert() and em.upsertMany() of ${entry.where} without a key cannot insert a hi/lo key on ` +
-        `MikroORM 6: it runs no onCreate hook there, and a key in the data would become the conflict ` +
-        `target instead of ${entry.className}'s unique properties. Upgrade to MikroORM 7, or find the ` +
-        `row by its unique properties and em.create() it when missing.`,
-    );
+    throw configurationErrors.upsertOnMikroOrm6(entry.where, entry.className);
   }
   const generator = await runtime.ready();
   await generator.ensure(entry.segment, missing);

@@ -1,5 +1,4 @@
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
-import { HiLoConfigurationError } from 'hilo-core';
 import { checkInteger, checkKeySupplyOptions, DEFAULT_TABLE } from 'hilo-core/adapter-kit';
 import { CHECKS, createGeneratorFor } from './connection.js';
 import { hiloEntityManagerClass } from './entity-manager.js';
@@ -7,6 +6,7 @@ import { registersAfterInit, requireInternals, subclassEntityManager } from './m
 import { EXTENSION_NAME, HiLoRuntime, runtimeFor, type AnyKeyGenerator } from './runtime.js';
 import type { HiLoOptions } from './options.js';
 import { HiLoFlushSubscriber } from './subscriber.js';
+import { configurationErrors } from './error-messages.js';
 
 export type { HiLoOptions } from './options.js';
 
@@ -69,10 +69,7 @@ export class HiLo {
   static generator(ormOrEm: MikroORM | EntityManager): AnyKeyGenerator {
     const generator = runtimeFor(ormOrEm).generator;
     if (!generator) {
-      throw new HiLoConfigurationError(
-        'No hi/lo generator is running for this ORM: no entity has a hi/lo key, or its first blocks ' +
-          "are not reserved yet; `await HiLo.ready(orm)` waits for them (MikroORM 6's init() does not).",
-      );
+      throw configurationErrors.noGenerator();
     }
     return generator;
   }
@@ -109,7 +106,7 @@ function registerHiLo(orm: MikroORM, options: HiLoOptions): void {
 function registerOn(orm: MikroORM, options: HiLoOptions): void {
   const config = orm.config;
   if (config.getExtension(EXTENSION_NAME)) {
-    throw new HiLoConfigurationError('The HiLo extension is registered twice; list it once in `extensions`.');
+    throw configurationErrors.registeredTwice();
   }
   requireInternals(orm);
   // a generator passed in is used as it is, and stays open (the key supply closes only what it opened)

@@ -17,8 +17,9 @@
  *    better-sqlite3 connection is inside a transaction (7: its `database` field; 6: the knex pool's resources).
  */
 import { Utils, type EntityManager, type IDatabaseDriver, type MikroORM } from '@mikro-orm/core';
-import { HiLoConfigurationError, type SqlDialect } from 'hilo-core';
+import { type SqlDialect } from 'hilo-core';
 import { dialectOf } from 'hilo-core/adapter-kit';
+import { configurationErrors } from './error-messages.js';
 
 /** The ORM's driver: a public field on MikroORM 7, declared private (but there) on 6. */
 export const driverOf = (orm: MikroORM): IDatabaseDriver => (orm as unknown as { driver: IDatabaseDriver }).driver;
@@ -80,11 +81,11 @@ export function internalsProblem(orm: MikroORM): string | undefined {
 export function requireInternals(orm: MikroORM): void {
   const problem = internalsProblem(orm);
   if (problem !== undefined) {
-    throw new HiLoConfigurationError(
-      `${problem}; hilo-mikro-orm needs MikroORM ${OLDEST_SUPPORTED} or a later ${SUPPORTED_MAJOR}.x ` +
-        `release, or ${OLDEST_SUPPORTED_6} (the ranges it is tested with): upgrade @mikro-orm/core and ` +
-        `your driver.`,
-    );
+    throw configurationErrors.unsupportedRelease(problem, {
+      oldest: OLDEST_SUPPORTED,
+      major: SUPPORTED_MAJOR,
+      oldest6: OLDEST_SUPPORTED_6,
+    });
   }
 }
 
@@ -220,11 +221,7 @@ export function openDriverPool(orm: MikroORM, kind: DatabaseKind, size: Record<s
   const client = (driverOf(orm).getConnection('write') as unknown as KnexConnection).getKnex().client;
   const { driver, connectionSettings: settings } = client;
   const refuse = (why: string) =>
-    new HiLoConfigurationError(
-      `hilo-mikro-orm cannot open a pool of its own for MikroORM ${Utils.getORMVersion()}'s ${driverOf(orm).constructor.name}: ` +
-        `${why}; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient or ` +
-        `connect(url) from hilo-core.`,
-    );
+    configurationErrors.cannotOpenPool(Utils.getORMVersion(), driverOf(orm).constructor.name, why);
   if (typeof settings !== 'object' || settings === null)
     throw refuse('its connection settings are computed at connect time');
   // knex keeps the password as a hidden (non-enumerable) property of its settings: copy every own property
@@ -276,11 +273,6 @@ export async function openOwnConnection(
     return { connection, native: await connection.getNativeClient() };
   } catch (error) {
     await connection.close(true).catch(() => undefined);
-    throw new HiLoConfigurationError(
-      `hilo-mikro-orm could not open a connection of its own with the ${driverOf(orm).constructor.name}'s ` +
-        `settings; pass one: \`HiLo.configure({ client })\` with pgClient, mysqlClient, sqliteClient ` +
-        `or connect(url) from hilo-core.`,
-      { cause: error },
-    );
+    throw configurationErrors.cannotConnect(driverOf(orm).constructor.name, error);
   }
 }

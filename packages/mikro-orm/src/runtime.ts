@@ -1,5 +1,5 @@
 import type { EntityManager, EntityMetadata, EntityProperty, MetadataStorage, MikroORM } from '@mikro-orm/core';
-import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
+import { type HiLoGenerator } from 'hilo-core';
 import {
   BIGINT_MAX,
   columnTypeMaxKey,
@@ -10,6 +10,7 @@ import {
   type StoredKeyKind,
 } from 'hilo-core/adapter-kit';
 import { HILO_KEY, isHiLoOnCreate } from './key-marker.js';
+import { configurationErrors } from './error-messages.js';
 
 /** A key column: its segment and limit, and where its keys are stored. */
 export type KeyColumn = KeyColumnLimit & StoredKeyColumn;
@@ -104,17 +105,14 @@ export class HiLoRuntime {
     if (keys.length === 0) return;
     const prop = keys[0] as EntityProperty;
     if (keys.length > 1 || !prop.primary || meta.primaryKeys.length !== 1) {
-      throw new HiLoConfigurationError(
-        `Entity ${meta.className} marks ${keys.map((k) => `"${k.name}"`).join(', ')} as hi/lo key with ` +
-          `primary keys [${meta.primaryKeys.join(', ')}]; a hi/lo key must be the entity's only primary ` +
-          `key.`,
+      throw configurationErrors.keyNotOnlyPrimary(
+        meta.className,
+        keys.map((k) => k.name),
+        meta.primaryKeys,
       );
     }
     if (prop.autoincrement) {
-      throw new HiLoConfigurationError(
-        `Entity ${meta.className}.${prop.name} is a hi/lo key but has \`autoincrement: true\`; remove ` +
-          `it (hiloKey() sets \`autoincrement: false\`), the database must not generate this key.`,
-      );
+      throw configurationErrors.autoincrementKey(meta.className, prop.name);
     }
     const options = isHiLoOnCreate(prop.onCreate) ? prop.onCreate[HILO_KEY] : undefined;
     // MikroORM also calls onCreate with a plain data object (em.upsert() with data), which does not say
@@ -198,11 +196,7 @@ export class HiLoRuntime {
   async ready(): Promise<AnyKeyGenerator> {
     const generator = this.#generator ?? (await this.#starting);
     if (!generator) {
-      throw new HiLoConfigurationError(
-        'The hi/lo generator is not running: MikroORM has not finished discovery, or no entity has a ' +
-          'hi/lo key. Create the ORM with `await MikroORM.init(config)` and mark keys with hiloKey() or ' +
-          '@HiLoKey().',
-      );
+      throw configurationErrors.notRunning();
     }
     return generator;
   }
@@ -243,10 +237,7 @@ function convert(key: number | bigint, entry: KeyedEntity): number | bigint | st
 export function runtimeFor(em: Pick<EntityManager, 'config'>): HiLoRuntime {
   const runtime = em.config.getExtension<HiLoRuntime>(EXTENSION_NAME);
   if (!runtime) {
-    throw new HiLoConfigurationError(
-      'An entity has a hi/lo key, but the HiLo extension is not registered; add it to the MikroORM ' +
-        'config: `defineConfig({ extensions: [HiLo], … })`.',
-    );
+    throw configurationErrors.extensionNotRegistered();
   }
   return runtime;
 }

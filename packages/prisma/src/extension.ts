@@ -13,6 +13,7 @@ import {
 import { collectKeySlots, type KeySlot } from './walk-args.js';
 import { createKeyTaker, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeyTaker } from './key-supply.js';
 import { inInputOrder, insertThenSelect, type CreateManyAndReturnArgs, type Projection } from './many-and-return.js';
+import { configurationErrors } from './error-messages.js';
 
 /** Options of {@link hilo}. */
 export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
@@ -52,10 +53,7 @@ function keyedModel(
 ): ResolvedModel & { key: HiLoModelKey } {
   const model = name === undefined ? undefined : models.get(name);
   if (model?.key === undefined) {
-    throw new HiLoConfigurationError(
-      `Model ${name ?? '(unknown)'} has no hi/lo key${why}; tag it with \`/// @hilo\` in schema.prisma (or ` +
-        `add it to \`metadata.models\`) and run \`prisma generate\`.`,
-    );
+    throw configurationErrors.modelWithoutKey(name, why);
   }
   return model as ResolvedModel & { key: HiLoModelKey };
 }
@@ -150,10 +148,7 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
         const model = keyedModel(getModels(), delegate.$name, ' (Prisma has no createManyAndReturn on MySQL)');
         const { select, include, omit, ...insert } = args as Projection & { skipDuplicates?: boolean };
         if (insert.skipDuplicates === true) {
-          throw new HiLoConfigurationError(
-            `createManyAndReturn on MySQL/MariaDB does not take \`skipDuplicates\`: INSERT IGNORE does not say ` +
-              `which rows it skipped. Use createMany({ skipDuplicates: true }) and read the rows you need.`,
-          );
+          throw configurationErrors.skipDuplicatesOnMysql();
         }
         const filled = await fill(model.name, 'createMany', insert);
         const rows = await insertThenSelect(delegate, filled, model.key.field, { select, include, omit });

@@ -14,18 +14,15 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import generatorHelper from '@prisma/generator-helper';
 import type { GeneratorOptions } from '@prisma/generator-helper';
-import { HiLoConfigurationError } from 'hilo-core';
 import { buildMetadata, renderMetadataModule } from './generator/build-metadata.js';
+import { configurationErrors } from './error-messages.js';
 
 const FILE = 'hilo.ts';
 
 /** Where `hilo.ts` goes: into `output` (a folder, usually the client's), or to `output` when it names a `.ts` file. */
 function outputFile(options: GeneratorOptions): string {
   const output = options.generator.output?.value;
-  if (!output)
-    throw new HiLoConfigurationError(
-      "hilo-prisma generator: set `output` in `generator hilo { … }`, e.g. the client's output folder.",
-    );
+  if (!output) throw configurationErrors.noGeneratorOutput();
   return output.endsWith('.ts') ? output : path.join(output, FILE);
 }
 

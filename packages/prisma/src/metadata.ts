@@ -1,5 +1,6 @@
 import { checkInteger, MAX_BLOCK_SIZE, validateSegment } from 'hilo-core/adapter-kit';
 import { HiLoConfigurationError } from 'hilo-core';
+import { configurationErrors } from './error-messages.js';
 
 /** The Prisma scalar types a hi/lo key can have. */
 export type HiLoKeyScalar = 'Int' | 'BigInt';
@@ -132,10 +133,7 @@ export function resolveMetadata(
   for (const model of resolved.values()) {
     for (const [field, target] of model.relations) {
       if (!resolved.has(target)) {
-        throw new HiLoConfigurationError(
-          `Relation \`${model.name}.${field}\` points at model "${target}", which the hilo metadata does ` +
-            `not describe; regenerate it with \`prisma generate\`.`,
-        );
+        throw configurationErrors.relationToUnknownModel(model.name, field, target);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { checkInteger, MAX_BLOCK_SIZE, validateSegment } from 'hilo-core/adapter-kit';
 import { HiLoConfigurationError } from 'hilo-core';
+import { configurationErrors } from './error-messages.js';
 
 /** Options of {@link HiLoGeneratedColumn}. */
 export interface HiLoColumnOptions {
@@ -63,9 +64,7 @@ export function resolveColumnOptions(options: HiLoColumnOptions | undefined, whe
     throw HiLoConfigurationError.invalidOption(`${where} type`, '"bigint", "int" or "integer"', type);
   }
   if (keyType === 'bigint' && type !== 'bigint') {
-    throw new HiLoConfigurationError(
-      `${where}: keyType "bigint" needs a bigint column, got type ${JSON.stringify(type)}; use type "bigint" or keyType "number".`,
-    );
+    throw configurationErrors.bigintKeyOnNarrowColumn(where, type);
   }
   if (name !== undefined && (typeof name !== 'string' || name.length === 0)) {
     throw HiLoConfigurationError.invalidOption(`${where} name`, 'a non-empty column name', name);

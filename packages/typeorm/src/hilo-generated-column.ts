@@ -1,7 +1,7 @@
 import { PrimaryColumn, type EntitySchemaColumnOptions, type ValueTransformer } from 'typeorm';
-import { HiLoConfigurationError } from 'hilo-core';
 import { resolveColumnOptions, type HiLoColumnOptions, type ResolvedColumnOptions } from './column-options.js';
 import { installedForm, keyColumnTransformer } from './key-transformer.js';
+import { configurationErrors } from './error-messages.js';
 
 /** The TypeORM column options of a key column, for the decorator and for entity schemas alike. */
 const keyColumnOptions = (resolved: ResolvedColumnOptions, transformer: ValueTransformer) => ({
@@ -31,16 +31,11 @@ export function HiLoGeneratedColumn(options?: HiLoColumnOptions): PropertyDecora
   return (target: object, propertyKey: string | symbol) => {
     if (target === undefined && typeof propertyKey === 'object') {
       // Called as a TC39 decorator (value, context): TypeORM's decorators work only in the legacy mode.
-      throw new HiLoConfigurationError(
-        '@HiLoGeneratedColumn() was compiled as a standard (TC39) decorator, but TypeORM needs legacy ' +
-          'decorators; set "experimentalDecorators": true in the tsconfig.json your compiler or tsx uses.',
-      );
+      throw configurationErrors.standardDecorator();
     }
     const owner = (target as { constructor?: unknown }).constructor;
     if (typeof propertyKey !== 'string' || typeof owner !== 'function') {
-      throw new HiLoConfigurationError(
-        `@HiLoGeneratedColumn() goes on a named instance property of an entity class, got ${String(propertyKey)}.`,
-      );
+      throw configurationErrors.decoratorNotOnProperty(String(propertyKey));
     }
     const transformer = keyColumnTransformer(resolved.keyType, `${owner.name}.${propertyKey}`);
     PrimaryColumn(keyColumnOptions(resolved, transformer))(target, propertyKey);

@@ -42,6 +42,7 @@ import {
   upsertKeepingKey,
 } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
+import { configurationErrors } from './error-messages.js';
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
 export interface HiLoTypeOrmOptions extends PassedGeneratorOptions, Omit<HiSourceLayout, 'source'> {
@@ -345,9 +346,7 @@ export class HiLoTypeOrm {
   #keyColumn(metadata: EntityMetadata): KeyColumn {
     const key = this.#columns.get(metadata);
     if (key) return key;
-    throw new HiLoConfigurationError(
-      `Entity ${metadata.name} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`,
-    );
+    throw configurationErrors.noKeyColumn(metadata.name);
   }
 
   #convert(key: KeyColumn, value: bigint): number | bigint {
@@ -430,17 +429,14 @@ function discoverKeyColumns(dataSource: DataSource): Map<EntityMetadata, KeyColu
       if (!options) continue;
       const where = `${metadata.name}.${column.propertyName}`;
       if (!column.isPrimary || metadata.primaryColumns.length !== 1) {
-        throw new HiLoConfigurationError(
-          `@HiLoGeneratedColumn() on ${where} must be the entity's only primary column, but ${metadata.name} has ` +
-            `${metadata.primaryColumns.map((c) => c.propertyName).join(', ')}; remove the other primary ` +
-            `columns or use a plain @Column() with hiloOf(dataSource).next().`,
+        throw configurationErrors.keyNotOnlyPrimary(
+          where,
+          metadata.name,
+          metadata.primaryColumns.map((c) => c.propertyName),
         );
       }
       if (column.isGenerated) {
-        throw new HiLoConfigurationError(
-          `${where} is both @HiLoGeneratedColumn() and database-generated (@Generated/@PrimaryGeneratedColumn); ` +
-            `keep only @HiLoGeneratedColumn().`,
-        );
+        throw configurationErrors.keyDatabaseGenerated(where);
       }
       const segment = options.segment ?? metadata.tableName;
       const limits = {
@@ -488,15 +484,10 @@ function alignJoinColumns(dataSource: DataSource, columns: Map<EntityMetadata, K
 export async function installHiLo(dataSource: DataSource, options: HiLoTypeOrmOptions = {}): Promise<HiLoTypeOrm> {
   validateOptions(options);
   if (!dataSource.isInitialized) {
-    throw new HiLoConfigurationError(
-      'installHiLo() needs an initialized DataSource; call it after `await dataSource.initialize()`, ' +
-        'or wrap the DataSource with withHiLo() before initializing.',
-    );
+    throw configurationErrors.notInitialized();
   }
   if (installations.has(dataSource)) {
-    throw new HiLoConfigurationError(
-      'hilo is already installed on this DataSource; call installHiLo() once per DataSource.',
-    );
+    throw configurationErrors.alreadyInstalled();
   }
   const columns = discoverKeyColumns(dataSource);
   alignJoinColumns(dataSource, columns);
@@ -587,7 +578,5 @@ export function withHiLo<T extends DataSource>(dataSource: T, options: HiLoTypeO
 export function hiloOf(dataSource: DataSource): HiLoTypeOrm {
   const installation = installations.get(dataSource);
   if (installation) return installation;
-  throw new HiLoConfigurationError(
-    'hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().',
-  );
+  throw configurationErrors.notInstalled();
 }

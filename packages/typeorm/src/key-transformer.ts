@@ -1,5 +1,6 @@
 import type { ValueTransformer } from 'typeorm';
-import { HiLoConfigurationError, HiLoOverflowError } from 'hilo-core';
+import { HiLoOverflowError } from 'hilo-core';
+import { configurationErrors } from './error-messages.js';
 
 function toDatabase(value: unknown): unknown {
   // bigint as text: both pg and mysql2 accept it for bigint columns, and precision is never lost.
@@ -11,10 +12,7 @@ function parse(value: unknown): bigint | null | undefined {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value);
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
-  throw new HiLoConfigurationError(
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a driver's column value (string, number, Buffer), shown as it reads
-    `A hi/lo key column returned ${JSON.stringify(String(value))}, which is not an integer; hilo keys must be bigint or int columns.`,
-  );
+  throw configurationErrors.keyNotInteger(value);
 }
 
 /**
@@ -77,13 +75,7 @@ export function keyColumnTransformer(keyType: 'number' | 'bigint', where: string
   return {
     to(value: unknown): unknown {
       if (value === undefined) {
-        throw new HiLoConfigurationError(
-          `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
-            `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +
-            `\`withHiLo(new DataSource(options))\` before \`initialize()\` (import { withHiLo } from ` +
-            `'hilo-typeorm'), or \`await installHiLo(dataSource)\` after it; with @nestjs/typeorm, ` +
-            `\`dataSourceFactory: hiloDataSourceFactory()\` in TypeOrmModule.forRootAsync().`,
-        );
+        throw configurationErrors.notInstalledOnWrite(where);
       }
       return base.to(value);
     },

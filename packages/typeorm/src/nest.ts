@@ -1,6 +1,6 @@
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { HiLoConfigurationError } from 'hilo-core';
 import { withHiLo, type HiLoTypeOrmOptions } from './install.js';
+import { configurationErrors } from './error-messages.js';
 
 /**
  * The `dataSourceFactory` of `@nestjs/typeorm`'s `TypeOrmModule.forRootAsync()`: it builds the DataSource from
@@ -27,9 +27,7 @@ export function hiloDataSourceFactory(
   withHiLo({ initialize: () => Promise.resolve() } as unknown as DataSource, options);
   return async (dataSourceOptions?: DataSourceOptions): Promise<DataSource> => {
     if (dataSourceOptions === undefined) {
-      throw new HiLoConfigurationError(
-        'hiloDataSourceFactory() got no DataSource options: give TypeOrmModule.forRootAsync() a useFactory that returns them.',
-      );
+      throw configurationErrors.noDataSourceOptions();
     }
     return withHiLo(new DataSource(dataSourceOptions), options).initialize();
   };

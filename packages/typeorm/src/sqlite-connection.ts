@@ -1,11 +1,6 @@
 import type { DataSource } from 'typeorm';
-import {
-  HiLoConfigurationError,
-  HiLoSourceUnavailableError,
-  sqliteClient,
-  type SqlClient,
-  type SqliteDatabaseLike,
-} from 'hilo-core';
+import { HiLoSourceUnavailableError, sqliteClient, type SqlClient, type SqliteDatabaseLike } from 'hilo-core';
+import { configurationErrors } from './error-messages.js';
 
 /** The part of a `better-sqlite3` `Database` used here (TypeORM's connection and hilo's own). */
 interface BetterSqliteDatabase extends SqliteDatabaseLike {
@@ -61,10 +56,7 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
   const driver = dataSource.driver as unknown as BetterSqliteDriverLike;
   const connection = driver.databaseConnection;
   if (!connection || !driver.sqlite) {
-    throw new HiLoConfigurationError(
-      'The better-sqlite3 DataSource has no connection yet; call installHiLo() after `await dataSource.initialize()`, ' +
-        'or wrap the DataSource with withHiLo().',
-    );
+    throw configurationErrors.sqliteNotConnected();
   }
   if (connection.memory) return { kind: 'memory' };
   const busyTimeoutMs = driver.options.timeout ?? 5000;

@@ -26,6 +26,7 @@ import { dirname, join } from 'node:path';
 import type { DataSource, EntityMetadata } from 'typeorm';
 import { HiLoConfigurationError } from 'hilo-core';
 import { objectMark } from 'hilo-core/adapter-kit';
+import { configurationErrors } from './error-messages.js';
 
 /** The DataSources hilo is installed on: the only ones whose saves run hilo's wrappers. */
 const scope = new WeakSet<object>();
@@ -641,15 +642,6 @@ export function upsertShapeRefusal(manager: object): string | undefined {
   return undefined;
 }
 
-/** The typed refusal of an upsert hilo cannot keep the stored key of. */
-function upsertRefused(why: string, options?: { cause?: unknown }): HiLoConfigurationError {
-  return new HiLoConfigurationError(
-    `hilo-typeorm cannot keep the stored hi/lo key of a conflicting row in upsert(): ${why}. ` +
-      'Upsert on the key column (conflictPaths naming the primary key), or use a TypeORM release of the peer range.',
-    options,
-  );
-}
-
 /**
  * Runs `upsert()` (TypeORM's `EntityManager.upsert`, bound to `manager`) so that a conflict never rewrites the
  * hi/lo key `keyColumn` of the existing row: TypeORM puts every column the entities carry into the `DO UPDATE`
@@ -672,14 +664,14 @@ export async function upsertKeepingKey<T>(
   upsert: () => Promise<T>,
 ): Promise<T> {
   const refused = (await releaseRefusal()) ?? upsertShapeRefusal(manager);
-  if (refused !== undefined) throw upsertRefused(refused);
+  if (refused !== undefined) throw configurationErrors.upsertRefused(refused);
   const target = manager as { createQueryBuilder: CreateQueryBuilder };
   const createQueryBuilder = target.createQueryBuilder;
   let synchronous = true;
   let built = 0;
   let adjusted = false;
   let refusal: HiLoConfigurationError | undefined;
-  const refuse = (why: string) => (refusal = upsertRefused(why));
+  const refuse = (why: string) => (refusal = configurationErrors.upsertRefused(why));
   const shadow: CreateQueryBuilder = function (this: unknown, ...args: unknown[]) {
     if (!synchronous) {
       restore();
@@ -742,7 +734,10 @@ export async function upsertKeepingKey<T>(
       ? 'TypeORM did not build its query within the call to upsert()'
       : `TypeORM's upsert() made ${built} query builders and ${adjusted ? '' : 'no '}orUpdate() call within the call, not 1 and 1`;
   const what = outcome.ran ? 'the upsert ran, and may have overwritten a stored key' : 'the upsert failed';
-  throw upsertRefused(`${why}; ${what}`, outcome.error === undefined ? undefined : { cause: outcome.error });
+  throw configurationErrors.upsertRefused(
+    `${why}; ${what}`,
+    outcome.error === undefined ? undefined : { cause: outcome.error },
+  );
 }
 
 // ——— 5. Keys as literals in INSERT ———

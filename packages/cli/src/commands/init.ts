@@ -1,16 +1,10 @@
-import {
-  HiLoConfigurationError,
-  ensureKeyGuard,
-  ensureSchema,
-  keyGuardSql,
-  schemaSql,
-  type KeyGuardTarget,
-} from 'hilo-core';
+import { ensureKeyGuard, ensureSchema, keyGuardSql, schemaSql, type KeyGuardTarget } from 'hilo-core';
 import { scriptStatement } from 'hilo-core/adapter-kit';
 import type { GuardRef, SourceKind } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
 import { DEFAULT_BLOCK_SIZE, openTarget, type TargetOptions } from '../open.js';
 import { resolveBlockSize } from './block-size.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Options of `hilo init`. */
 export interface InitOptions extends TargetOptions {
@@ -37,16 +31,10 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
       ref.segment ?? (segments.includes(ref.table) ? ref.table : segments.length === 1 ? segments[0] : undefined);
     const column = columnName(ref);
     if (segment === undefined) {
-      throw new HiLoConfigurationError(
-        `--guard ${column}: no segment is named "${ref.table}", so say which segment its keys come from, ` +
-          `e.g. --guard ${segments[0]}=${column}.`,
-      );
+      throw configurationErrors.guardWithoutSegment(column, ref.table, segments[0]);
     }
     if (!segments.includes(segment)) {
-      throw new HiLoConfigurationError(
-        `--guard ${ref.segment === undefined ? '' : `${ref.segment}=`}${column}: segment "${segment}" ` +
-          `is not among the segments to create (${segments.join(', ')}); add it to the command.`,
-      );
+      throw configurationErrors.guardSegmentNotCreated(ref.segment, column, segment, segments);
     }
     return {
       segment,

@@ -1,9 +1,10 @@
-import { createHiLoGenerator, HiLoConfigurationError, sqlStoredKeys } from 'hilo-core';
+import { createHiLoGenerator, sqlStoredKeys } from 'hilo-core';
 import { requireStoredTables } from 'hilo-core/adapter-kit';
 import type { GuardRef } from '../arguments.js';
 import { LineWriter, Progress, type CliIo } from '../io.js';
 import { openTarget, TIMEOUT_MS, type TargetOptions } from '../open.js';
 import { resolveBlockSize } from './block-size.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Options of `hilo next`. */
 export interface NextOptions extends TargetOptions {
@@ -24,19 +25,12 @@ export interface NextOptions extends TargetOptions {
 export function storedColumns(segment: string, options: Pick<NextOptions, 'stored' | 'unverified'>) {
   const stored = options.stored ?? [];
   if (stored.length === 0 && options.unverified !== true) {
-    throw new HiLoConfigurationError(
-      `keys are checked against the rows that hold them before they are printed: pass --stored ` +
-        `${segment}=TABLE.COLUMN (e.g. --stored ${segment}=${segment}.id; repeatable), or --unverified for keys no ` +
-        `table of this database holds.`,
-    );
+    throw configurationErrors.storedColumnsRequired(segment);
   }
   return stored.map((ref) => {
     const named = ref.segment ?? ref.table;
     if (named !== segment) {
-      throw new HiLoConfigurationError(
-        `--stored ${named}=${ref.table}.${ref.column} names segment "${named}", but the keys are drawn from ` +
-          `"${segment}"; write --stored ${segment}=${ref.table}.${ref.column}.`,
-      );
+      throw configurationErrors.storedOtherSegment(named, ref.table, ref.column, segment);
     }
     return { segment, table: ref.table, column: ref.column, schema: ref.schema };
   });

@@ -1,5 +1,5 @@
-import { HiLoConfigurationError } from 'hilo-core';
 import type { HiLoModelMetadata, HiLoPrismaMetadata } from '../metadata.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** The part of Prisma's DMMF field the generator reads. */
 export interface DmmfFieldLike {
@@ -48,29 +48,23 @@ export function parseHiLoComment(documentation: string | undefined, where: strin
     pair.lastIndex = at;
     const m = pair.exec(body);
     if (m === null) {
-      throw new HiLoConfigurationError(
-        `Cannot read the @hilo options of ${where}: "${body}". Write them as \`@hilo(segment: "orders", blockSize: 500)\`.`,
-      );
+      throw configurationErrors.unreadableOptions(where, body);
     }
     at = pair.lastIndex;
     const [, name, raw = ''] = m;
     if (name === 'segment') {
       if (!/^["']/.test(raw)) {
-        throw new HiLoConfigurationError(
-          `The @hilo segment of ${where} must be a quoted string, got ${raw}; write segment: "${raw}".`,
-        );
+        throw configurationErrors.unquotedSegment(where, raw);
       }
       options.segment = raw.slice(1, -1);
     } else if (name === 'blockSize') {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 1) {
-        throw new HiLoConfigurationError(`The @hilo blockSize of ${where} must be a positive integer, got ${raw}.`);
+        throw configurationErrors.invalidBlockSize(where, raw);
       }
       options.blockSize = n;
     } else {
-      throw new HiLoConfigurationError(
-        `Unknown @hilo option "${name}" on ${where}; the options are segment and blockSize.`,
-      );
+      throw configurationErrors.unknownOption(name, where);
     }
   }
   return options;
@@ -100,20 +94,13 @@ export function buildMetadata(models: readonly DmmfModelLike[], provider?: strin
     }
     const id = idFields[0];
     if (idFields.length !== 1 || id === undefined || model.primaryKey !== null) {
-      throw new HiLoConfigurationError(
-        `Model ${model.name} is tagged @hilo but has no single-field @id; hilo fills one Int or BigInt @id field.`,
-      );
+      throw configurationErrors.noSingleId(model.name);
     }
     if (id.type !== 'Int' && id.type !== 'BigInt') {
-      throw new HiLoConfigurationError(
-        `Model ${model.name} is tagged @hilo but its @id \`${id.name}\` is ${id.type}; make it Int or BigInt (BigInt recommended).`,
-      );
+      throw configurationErrors.idNotInteger(model.name, id.name, id.type);
     }
     if (isAutoincrement(id.default)) {
-      throw new HiLoConfigurationError(
-        `Model ${model.name} is tagged @hilo but \`${id.name}\` has @default(autoincrement()); replace ` +
-          `it with @default(dbgenerated("hilo_missing_key('${tagged.segment ?? table}')")).`,
-      );
+      throw configurationErrors.autoincrementId(model.name, id.name, tagged.segment ?? table);
     }
     out[model.name] = {
       table,

@@ -1,0 +1,132 @@
+// The messages of the configuration errors hilo-typeorm throws, one factory per mistake: written once, named after
+// what went wrong. Internal (not exported from the package); ESLint forbids `new HiLoConfigurationError(` elsewhere.
+import { HiLoConfigurationError } from 'hilo-core';
+
+/** The message for a DataSource of a type hilo cannot take reservations from by itself (also dialectOf()'s wording). */
+export const unsupportedDataSourceMessage = (type: unknown): string =>
+  `hilo-typeorm takes reservations from postgres, mysql, mariadb and better-sqlite3 DataSources ` +
+  `by itself, got type ${JSON.stringify(type)}; ` +
+  'pass a `client` on a connection of its own (never the one your transactions use) to installHiLo().';
+
+/** Factories for the configuration errors the TypeORM adapter throws: one per mistake, named after it. */
+export const configurationErrors = {
+  /** installHiLo() was called before dataSource.initialize(). */
+  notInitialized: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'installHiLo() needs an initialized DataSource; call it after `await dataSource.initialize()`, ' +
+        'or wrap the DataSource with withHiLo() before initializing.',
+    ),
+
+  /** installHiLo() was called twice on one DataSource. */
+  alreadyInstalled: (): HiLoConfigurationError =>
+    new HiLoConfigurationError('hilo is already installed on this DataSource; call installHiLo() once per DataSource.'),
+
+  /** hilo was asked for on a DataSource it is not installed on. */
+  notInstalled: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'hilo is not installed on this DataSource; call installHiLo(dataSource) after initialize(), or use withHiLo().',
+    ),
+
+  /** A key was asked for an entity without a @HiLoGeneratedColumn(). */
+  noKeyColumn: (entity: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `Entity ${entity} has no @HiLoGeneratedColumn(); declare its primary key with @HiLoGeneratedColumn() to get hi/lo keys.`,
+    ),
+
+  /** @HiLoGeneratedColumn() on a column that is not the entity's only primary column. */
+  keyNotOnlyPrimary: (where: string, entity: string, primaryColumns: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `@HiLoGeneratedColumn() on ${where} must be the entity's only primary column, but ${entity} has ` +
+        `${primaryColumns.join(', ')}; remove the other primary ` +
+        `columns or use a plain @Column() with hiloOf(dataSource).next().`,
+    ),
+
+  /** A @HiLoGeneratedColumn() that the database generates too. */
+  keyDatabaseGenerated: (where: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${where} is both @HiLoGeneratedColumn() and database-generated (@Generated/@PrimaryGeneratedColumn); ` +
+        `keep only @HiLoGeneratedColumn().`,
+    ),
+
+  /** @HiLoGeneratedColumn() compiled as a standard (TC39) decorator. */
+  standardDecorator: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      '@HiLoGeneratedColumn() was compiled as a standard (TC39) decorator, but TypeORM needs legacy ' +
+        'decorators; set "experimentalDecorators": true in the tsconfig.json your compiler or tsx uses.',
+    ),
+
+  /** @HiLoGeneratedColumn() on something else than a named instance property. */
+  decoratorNotOnProperty: (propertyKey: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `@HiLoGeneratedColumn() goes on a named instance property of an entity class, got ${propertyKey}.`,
+    ),
+
+  /** `keyType: "bigint"` on a column of another type. */
+  bigintKeyOnNarrowColumn: (where: string, type: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${where}: keyType "bigint" needs a bigint column, got type ${JSON.stringify(type)}; use type "bigint" or keyType "number".`,
+    ),
+
+  /** A key column returned a value that is not an integer. */
+  keyNotInteger: (value: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `A hi/lo key column returned ${JSON.stringify(String(value))}, which is not an integer; hilo keys must be bigint or int columns.`,
+    ),
+
+  /** A row with a hi/lo key column is written through a DataSource hilo is not installed on. */
+  notInstalledOnWrite: (where: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${where} is a hi/lo key, but a row is being written without one through a DataSource that hilo is ` +
+        `not installed on, so nothing assigned it. Install hilo where the DataSource is created: ` +
+        `\`withHiLo(new DataSource(options))\` before \`initialize()\` (import { withHiLo } from ` +
+        `'hilo-typeorm'), or \`await installHiLo(dataSource)\` after it; with @nestjs/typeorm, ` +
+        `\`dataSourceFactory: hiloDataSourceFactory()\` in TypeOrmModule.forRootAsync().`,
+    ),
+
+  /** hiloDataSourceFactory() got no DataSource options. */
+  noDataSourceOptions: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'hiloDataSourceFactory() got no DataSource options: give TypeOrmModule.forRootAsync() a useFactory that returns them.',
+    ),
+
+  /** A DataSource whose pool is not open yet. */
+  poolNotConnected: (type: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The ${type} DataSource has no connection pool yet; call installHiLo() after \`await dataSource.initialize()\`, ` +
+        `or wrap the DataSource with withHiLo().`,
+    ),
+
+  /** A better-sqlite3 DataSource whose connection is not open yet. */
+  sqliteNotConnected: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'The better-sqlite3 DataSource has no connection yet; call installHiLo() after `await dataSource.initialize()`, ' +
+        'or wrap the DataSource with withHiLo().',
+    ),
+
+  /** A MySQL/MariaDB replication pool cluster, which has no one pool to reserve on. */
+  poolCluster: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'hilo-typeorm cannot take reservations from a MySQL/MariaDB replication pool cluster; pass `client: ' +
+        'await connect(primaryUrl)` (from hilo-core) to installHiLo().',
+    ),
+
+  /** A better-sqlite3 DataSource's one connection asked to serve reservations. */
+  sqliteConnectionShared: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      'A better-sqlite3 DataSource has one connection, which your transactions use, so it cannot serve ' +
+        "reservations; installHiLo() opens hilo's own connection to the file by itself, or pass `client: " +
+        "await connect('sqlite:app.db')` (from hilo-core).",
+    ),
+
+  /** A DataSource of a type hilo cannot take reservations from by itself. */
+  unsupportedDataSource: (type: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(unsupportedDataSourceMessage(type)),
+
+  /** An upsert whose conflicting row's stored hi/lo key hilo cannot keep. */
+  upsertRefused: (why: string, options?: { cause?: unknown }): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo-typeorm cannot keep the stored hi/lo key of a conflicting row in upsert(): ${why}. ` +
+        'Upsert on the key column (conflictPaths naming the primary key), or use a TypeORM release of the peer range.',
+      options,
+    ),
+};
