@@ -106,6 +106,25 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // Error messages come from factories, one per mistake (issue #48, MikroORM's style): each package's
+    // src/error-messages.ts holds them, named after the mistake, so a message is written once and the code that
+    // throws reads `throw configurationErrors.notInstalled()`. errors.ts keeps its own (`invalidOption`,
+    // `checkOptionNames`). scripts/test/error-factories-lint.test.ts proves the rule fires.
+    files: ['packages/*/src/**/*.{ts,mts,cts}'],
+    ignores: ['packages/*/src/error-messages.ts', 'packages/core/src/errors.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='HiLoConfigurationError']",
+          message:
+            "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
+            '(one per mistake, named after it), not inline.',
+        },
+      ],
+    },
+  },
+  {
     // A focused test (`it.only`, `describe.only`, `fit`, `fdescribe`, `test.only`) silently skips the rest of its file:
     // committed, it would make CI pass without running them. Everywhere, since @hilo/testing's suites call `it` too.
     // scripts/test/no-focused-tests.test.ts proves the rule fires.
