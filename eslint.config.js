@@ -125,6 +125,28 @@ export default tseslint.config(
     },
   },
   {
+    // In the adapters and the CLI every error type's message comes from error-messages.ts (hilo-core's other
+    // errors are still built where they are thrown). The rule's options replace the block's above, so both are here.
+    files: ['packages/*/src/**/*.{ts,mts,cts}'],
+    ignores: ['packages/core/**', 'packages/*/src/error-messages.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='HiLoConfigurationError']",
+          message:
+            "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
+            '(one per mistake, named after it), not inline.',
+        },
+        {
+          selector:
+            'NewExpression[callee.name=/^HiLo(Source|SourceUnavailable|Overflow|Exhausted|Mismatch|Timeout|KeyLimit)Error$/]',
+          message: "Build this error with a factory of the package's src/error-messages.ts, not inline.",
+        },
+      ],
+    },
+  },
+  {
     // A focused test (`it.only`, `describe.only`, `fit`, `fdescribe`, `test.only`) silently skips the rest of its file:
     // committed, it would make CI pass without running them. Everywhere, since @hilo/testing's suites call `it` too.
     // scripts/test/no-focused-tests.test.ts proves the rule fires.

@@ -11,7 +11,7 @@
 // logic to the kit instead.
 // Each adapter's src/error-messages.ts is left out of the count: it holds the messages of the errors the adapter
 // throws, one factory per mistake (issue #48), which are text users read, like the TSDoc, not logic. Moving the
-// messages there took them out of the files counted, before → after: typeorm 9,982 → 9,893, prisma 6,004 → 5,987,
+// messages there took them out of the files counted, before → after: typeorm 9,982 → 9,839, prisma 6,004 → 5,987,
 // mikro-orm 7,178 → 7,135, kysely 2,198 → 2,152; drizzle's one message saves fewer tokens than the import of its
 // factory module costs, 1,439 → 1,445 (six tokens: the import line, no logic).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -22,7 +22,7 @@ import ts from 'typescript';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Each adapter's budget: the most tokens of code its src may hold. */
 const BUDGETS: Readonly<Record<string, number>> = {
-  typeorm: 9_893,
+  typeorm: 9_839,
   prisma: 5_987,
   'mikro-orm': 7_135,
   drizzle: 1_445,

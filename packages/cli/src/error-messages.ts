@@ -1,6 +1,6 @@
-// The messages of the configuration errors the hilo CLI throws, one factory per mistake: written once, named after
+// The messages of the errors the hilo CLI throws, one factory per mistake: written once, named after
 // what went wrong. Internal (not exported from the package); ESLint forbids `new HiLoConfigurationError(` elsewhere.
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoMismatchError } from 'hilo-core';
 
 /** Factories for the configuration errors the CLI throws (usage mistakes, exit code 2): one per mistake. */
 export const configurationErrors = {
@@ -36,5 +36,16 @@ export const configurationErrors = {
     new HiLoConfigurationError(
       `--guard ${named === undefined ? '' : `${named}=`}${column}: segment "${segment}" ` +
         `is not among the segments to create (${segments.join(', ')}); add it to the command.`,
+    ),
+};
+
+/** Factories for the mismatches between the command line and the database the CLI refuses: one per mistake. */
+export const mismatchErrors = {
+  /** `--block-size` differs from the existing sequence's INCREMENT BY. */
+  blockSizeNotIncrement: (sequence: string, segment: string, increment: bigint, blockSize: number): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Sequence ${sequence} of segment "${segment}" has INCREMENT BY ${increment}, not ${blockSize}: ` +
+        `pass --block-size ${increment} or leave it out; to change it, run \`hilo alter --block-size ` +
+        `${blockSize} ${segment}\`.`,
     ),
 };

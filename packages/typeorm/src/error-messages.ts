@@ -1,6 +1,6 @@
-// The messages of the configuration errors hilo-typeorm throws, one factory per mistake: written once, named after
+// The messages of the errors hilo-typeorm throws, one factory per mistake: written once, named after
 // what went wrong. Internal (not exported from the package); ESLint forbids `new HiLoConfigurationError(` elsewhere.
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, HiLoExhaustedError, HiLoOverflowError, HiLoSourceUnavailableError } from 'hilo-core';
 
 /** The message for a DataSource of a type hilo cannot take reservations from by itself (also dialectOf()'s wording). */
 export const unsupportedDataSourceMessage = (type: unknown): string =>
@@ -128,5 +128,45 @@ export const configurationErrors = {
       `hilo-typeorm cannot keep the stored hi/lo key of a conflicting row in upsert(): ${why}. ` +
         'Upsert on the key column (conflictPaths naming the primary key), or use a TypeORM release of the peer range.',
       options,
+    ),
+};
+
+/** Factories for the hi source failures the TypeORM adapter reports: one per failure, named after it. */
+export const sourceErrors = {
+  /** hilo's own connection to the DataSource's SQLite file could not be opened. */
+  cannotOpenSqliteFile: (file: string, error: unknown): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `hilo cannot open its own connection to the SQLite file "${file}" that the DataSource ` +
+        `uses: ${(error as Error).message}. ` +
+        'Check that the file is writable by this process, or pass `client` to installHiLo().',
+      { cause: error },
+    ),
+};
+
+/** Factories for the keys the TypeORM adapter cannot convert: one per mistake, named after it. */
+export const overflowErrors = {
+  /** A stored key beyond Number.MAX_SAFE_INTEGER read into a `keyType: 'number'` column. */
+  keyBeyondSafeInteger: (key: bigint): HiLoOverflowError =>
+    new HiLoOverflowError(
+      `Key ${key} is beyond Number.MAX_SAFE_INTEGER; declare the column with keyType: 'bigint' (and ` +
+        `hiloBigIntKeyTransformer on foreign keys).`,
+    ),
+};
+
+/** Factories for the reservations the TypeORM adapter explains when they ran out of retries. */
+export const exhaustedErrors = {
+  /**
+   * On SQLite, a reservation inside a transaction that has written waits for the file's one write lock that
+   * transaction holds: `error` with the reason and the fix added.
+   */
+  sqliteLockedByTransaction: (error: HiLoExhaustedError, segment: string, entity: string): HiLoExhaustedError =>
+    new HiLoExhaustedError(
+      `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's ` +
+        `connection has written, the reservation for segment "${segment}" ` +
+        `can only run after it ends. Take keys before the transaction ` +
+        `(\`await hiloOf(dataSource).next(${entity})\`, ` +
+        `or \`await hiloOf(dataSource).ensure(${entity}, n)\` for n rows), or ` +
+        `give the segment a blockSize above the rows one transaction creates.`,
+      { cause: error },
     ),
 };

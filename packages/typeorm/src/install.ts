@@ -42,7 +42,7 @@ import {
   upsertKeepingKey,
 } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
-import { configurationErrors } from './error-messages.js';
+import { configurationErrors, exhaustedErrors } from './error-messages.js';
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
 export interface HiLoTypeOrmOptions extends PassedGeneratorOptions, Omit<HiSourceLayout, 'source'> {
@@ -332,15 +332,7 @@ export class HiLoTypeOrm {
       !event.queryRunner.isTransactionActive
     )
       return error;
-    return new HiLoExhaustedError(
-      `${error.message} SQLite lets one connection write at a time; if this transaction on the DataSource's ` +
-        `connection has written, the reservation for segment "${key.segment}" ` +
-        `can only run after it ends. Take keys before the transaction ` +
-        `(\`await hiloOf(dataSource).next(${key.column.entityMetadata.name})\`, ` +
-        `or \`await hiloOf(dataSource).ensure(${key.column.entityMetadata.name}, n)\` for n rows), or ` +
-        `give the segment a blockSize above the rows one transaction creates.`,
-      { cause: error },
-    );
+    return exhaustedErrors.sqliteLockedByTransaction(error, key.segment, key.column.entityMetadata.name);
   }
 
   #keyColumn(metadata: EntityMetadata): KeyColumn {

@@ -1,6 +1,5 @@
 import type { ValueTransformer } from 'typeorm';
-import { HiLoOverflowError } from 'hilo-core';
-import { configurationErrors } from './error-messages.js';
+import { configurationErrors, overflowErrors } from './error-messages.js';
 
 function toDatabase(value: unknown): unknown {
   // bigint as text: both pg and mysql2 accept it for bigint columns, and precision is never lost.
@@ -30,10 +29,7 @@ export const hiloKeyTransformer: ValueTransformer = {
     const key = parse(value);
     if (key === null || key === undefined) return key;
     if (key > BigInt(Number.MAX_SAFE_INTEGER) || key < BigInt(Number.MIN_SAFE_INTEGER)) {
-      throw new HiLoOverflowError(
-        `Key ${key} is beyond Number.MAX_SAFE_INTEGER; declare the column with keyType: 'bigint' (and ` +
-          `hiloBigIntKeyTransformer on foreign keys).`,
-      );
+      throw overflowErrors.keyBeyondSafeInteger(key);
     }
     return Number(key);
   },

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { HiLoSourceUnavailableError, sqliteClient, type SqlClient, type SqliteDatabaseLike } from 'hilo-core';
-import { configurationErrors } from './error-messages.js';
+import { sqliteClient, type SqlClient, type SqliteDatabaseLike } from 'hilo-core';
+import { configurationErrors, sourceErrors } from './error-messages.js';
 
 /** The part of a `better-sqlite3` `Database` used here (TypeORM's connection and hilo's own). */
 interface BetterSqliteDatabase extends SqliteDatabaseLike {
@@ -66,12 +66,7 @@ export async function sqliteReservations(dataSource: DataSource): Promise<Sqlite
     if (driver.options.key !== undefined) db.pragma(`key = ${JSON.stringify(driver.options.key)}`);
     if (driver.options.prepareDatabase) await driver.options.prepareDatabase(db);
   } catch (error) {
-    throw new HiLoSourceUnavailableError(
-      `hilo cannot open its own connection to the SQLite file "${connection.name}" that the DataSource ` +
-        `uses: ${(error as Error).message}. ` +
-        'Check that the file is writable by this process, or pass `client` to installHiLo().',
-      { cause: error },
-    );
+    throw sourceErrors.cannotOpenSqliteFile(connection.name, error);
   }
   localConnections.add(connection);
   // While one of this process's TypeORM connections is inside a transaction it may hold the write lock, and

@@ -1,5 +1,6 @@
-import { HiLoMismatchError, sequenceSource } from 'hilo-core';
+import { sequenceSource } from 'hilo-core';
 import { DEFAULT_BLOCK_SIZE, type Target } from '../open.js';
+import { mismatchErrors } from '../error-messages.js';
 
 /**
  * The block size for `segment`. A table takes any size: `--block-size` or the default. A sequence's block
@@ -14,11 +15,7 @@ export async function resolveBlockSize(target: Target, segment: string, explicit
   const increment = existing?.increment;
   if (increment === undefined) return explicit ?? DEFAULT_BLOCK_SIZE;
   if (explicit !== undefined && BigInt(explicit) !== increment) {
-    throw new HiLoMismatchError(
-      `Sequence ${existing!.object} of segment "${segment}" has INCREMENT BY ${increment}, not ${explicit}: ` +
-        `pass --block-size ${increment} or leave it out; to change it, run \`hilo alter --block-size ` +
-        `${explicit} ${segment}\`.`,
-    );
+    throw mismatchErrors.blockSizeNotIncrement(existing!.object, segment, increment, explicit);
   }
   return Number(increment);
 }
