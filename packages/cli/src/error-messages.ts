@@ -1,5 +1,5 @@
 // The messages of the errors the hilo CLI throws, one factory per mistake: written once, named after
-// what went wrong. Internal (not exported from the package); ESLint forbids `new HiLoConfigurationError(` elsewhere.
+// what went wrong. Internal (not exported from the package); ESLint forbids building them elsewhere.
 import { HiLoConfigurationError, HiLoMismatchError } from 'hilo-core';
 
 /** Factories for the configuration errors the CLI throws (usage mistakes, exit code 2): one per mistake. */

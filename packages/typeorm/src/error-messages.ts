@@ -1,5 +1,5 @@
 // The messages of the errors hilo-typeorm throws, one factory per mistake: written once, named after
-// what went wrong. Internal (not exported from the package); ESLint forbids `new HiLoConfigurationError(` elsewhere.
+// what went wrong. Internal (not exported from the package); ESLint forbids building them elsewhere.
 import { HiLoConfigurationError, HiLoExhaustedError, HiLoOverflowError, HiLoSourceUnavailableError } from 'hilo-core';
 
 /** The message for a DataSource of a type hilo cannot take reservations from by itself (also dialectOf()'s wording). */
