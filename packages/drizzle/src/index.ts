@@ -203,6 +203,7 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
 
   const convert = (segment: string, key: number | bigint) =>
     keyToField(key, fields.get(segment) ?? 'number', `segment "${segment}"`);
+  const nextOf = async (segment: string) => convert(segment, await (await supply.generator()).next(segment));
   const draw = (segment: string): number | bigint => {
     noteUnchecked(segment);
     // from memory, else a reservation (or the connection) starts, so a retry after a moment finds keys
@@ -223,7 +224,7 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       Object.defineProperty(fn, 'segment', { value: segment });
       (fn as { next: () => Promise<unknown> }).next = async () => {
         noteUnchecked(segment);
-        return convert(segment, await (await supply.generator()).next(segment));
+        return nextOf(segment);
       };
       return fn as never;
     },
@@ -232,10 +233,7 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     async ensure(target, count) {
       await (await supply.generator()).ensure(learn(target), count);
     },
-    async nextId(target) {
-      const segment = learn(target);
-      return convert(segment, await (await supply.generator()).next(segment));
-    },
+    nextId: async (target) => nextOf(learn(target)),
     generator: () => supply.generator(),
     close: () => supply.close(),
   };
