@@ -11,6 +11,14 @@ import stylistic from '@stylistic/eslint-plugin';
 import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
+/** The restriction both error-message blocks below share: a configuration error comes from a factory. */
+const inlineConfigurationError = {
+  selector: "NewExpression[callee.name='HiLoConfigurationError']",
+  message:
+    "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
+    '(one per mistake, named after it), not inline.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -113,15 +121,7 @@ export default tseslint.config(
     files: ['packages/*/src/**/*.{ts,mts,cts}'],
     ignores: ['packages/*/src/error-messages.ts', 'packages/core/src/errors.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='HiLoConfigurationError']",
-          message:
-            "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
-            '(one per mistake, named after it), not inline.',
-        },
-      ],
+      'no-restricted-syntax': ['error', inlineConfigurationError],
     },
   },
   {
@@ -132,12 +132,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        {
-          selector: "NewExpression[callee.name='HiLoConfigurationError']",
-          message:
-            "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
-            '(one per mistake, named after it), not inline.',
-        },
+        inlineConfigurationError,
         {
           selector:
             'NewExpression[callee.name=/^HiLo(Source|SourceUnavailable|Overflow|Exhausted|Mismatch|Timeout|KeyLimit)Error$/]',

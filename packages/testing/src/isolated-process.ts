@@ -42,6 +42,28 @@ export function childOf(parent: number): number | undefined {
   return undefined;
 }
 
+/**
+ * Keeps the last 400 lines `stream` writes in `logLines` (a server's log, for the error when it does not start) and
+ * hands each to `onLine` as it arrives (e.g. to wait for "ready for connections").
+ */
+export function collectLines(
+  stream: NodeJS.ReadableStream | null,
+  logLines: string[],
+  onLine?: (line: string) => void,
+): void {
+  let pending = '';
+  stream?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      logLines.push(line);
+      if (logLines.length > 400) logLines.shift();
+      onLine?.(line);
+    }
+  });
+}
+
 /** A program started by {@link spawnIsolated}. */
 export interface IsolatedProcess {
   readonly child: ChildProcess;
@@ -93,21 +115,8 @@ export async function spawnIsolated(
       )
     : spawn(argv[0]!, argv.slice(1), { ...(user ?? {}), cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const logLines: string[] = [];
-  const collect = (stream: NodeJS.ReadableStream | null) => {
-    let pending = '';
-    stream?.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        logLines.push(line);
-        if (logLines.length > 400) logLines.shift();
-        options.onLine?.(line);
-      }
-    });
-  };
-  collect(child.stdout);
-  collect(child.stderr);
+  collectLines(child.stdout, logLines, options.onLine);
+  collectLines(child.stderr, logLines, options.onLine);
   const exited = new Promise<void>((resolve) => {
     child.once('close', () => resolve());
     // a program that cannot be started (not installed): said in the error below, never an unhandled 'error'

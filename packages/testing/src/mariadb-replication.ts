@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { freePort, runProgram } from './embedded-postgres.ts';
+import { collectLines } from './isolated-process.ts';
 import { describeMissingPeer } from './missing-peer.ts';
 import { startForwarder, type Forwarder } from './forwarder.ts';
 
@@ -283,16 +284,8 @@ export async function spawnMariadbd(
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const server = { role, port, child, logLines, exited };
   await new Promise<void>((resolve, reject) => {
-    let pending = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        logLines.push(line);
-        if (logLines.length > 400) logLines.shift();
-        if (line.includes('ready for connections')) resolve();
-      }
+    collectLines(child.stderr, logLines, (line) => {
+      if (line.includes('ready for connections')) resolve();
     });
     child.once('error', reject);
     void exited.then(() =>
