@@ -2,8 +2,27 @@
 // named after what went wrong, and the code that throws reads as `throw configurationErrors.rangeNeedsTable()`.
 // Internal: not exported from any entry point. It sits in the errors layer (it imports errors.ts only), so every
 // layer may use it; the values a message names (a redacted URL, a dialect's display name) are computed by the
-// caller and passed in. ESLint forbids `new HiLoConfigurationError(` anywhere else in packages/*/src.
-import { describe, HiLoConfigurationError } from './errors.js';
+// caller and passed in. ESLint forbids building these errors with a message anywhere else in packages/*/src.
+import {
+  describe,
+  HiLoConfigurationError,
+  HiLoError,
+  HiLoExhaustedError,
+  HiLoMismatchError,
+  HiLoOverflowError,
+  HiLoServerUnconfirmedError,
+  HiLoSourceError,
+  HiLoSourceUnavailableError,
+  HiLoSynchronousStandbyError,
+  HiLoTimeoutError,
+  type HiLoHint,
+} from './errors.js';
+
+/** A block's first and last key, as messages name it. */
+interface BlockRange {
+  readonly first: bigint;
+  readonly last: bigint;
+}
 
 /** Factories for the configuration errors hilo-core throws: one per mistake, named after it. */
 export const configurationErrors = {
@@ -316,4 +335,588 @@ export const configurationErrors = {
   /** A key supply was asked for keys after it was closed; `worded` is the adapter's own message for it. */
   supplyClosed: (owner: string, worded: string | undefined): HiLoConfigurationError =>
     new HiLoConfigurationError(worded ?? `${owner} was closed; create a new one to get more keys.`),
+};
+
+/** Factories for the errors of a hi source that answered wrongly or refused: one per mistake, named after it. */
+export const sourceErrors = {
+  // engine/
+
+  /** A hi source returned no block at all. */
+  noBlock: (source: string, segment: string): HiLoSourceError =>
+    new HiLoSourceError(`Hi source ${source} returned no block for segment "${segment}".`),
+
+  /** A hi source returned a block that is not two bigints in order. */
+  invalidBlock: (source: string, segment: string, first: unknown, last: unknown): HiLoSourceError =>
+    new HiLoSourceError(
+      `Hi source ${source} returned an invalid block for "${segment}": [${String(first)}, ${String(last)}].`,
+    ),
+
+  /** A hi source returned a block not above a key already reserved: its store went backwards. */
+  notAboveReserved: (source: string, segment: string, block: BlockRange, previous: bigint): HiLoSourceError =>
+    new HiLoSourceError(
+      `Hi source ${source} returned block [${block.first}, ${block.last}] for segment "${segment}", not ` +
+        `above key ${previous} already reserved. Something moved the sequence or table row backwards; ` +
+        `raise it with \`hilo floor\` before continuing.`,
+    ),
+
+  /**
+   * After a failover the store is still not above the keys reserved before it; `raises` is how often hilo raised
+   * it, `undefined` when the source cannot. Only a change by hand cures it: not retryable.
+   */
+  notAboveFloorAfterFailover: (
+    source: string,
+    segment: string,
+    blocks: BlockRange,
+    floor: bigint,
+    raises: number | undefined,
+  ): HiLoSourceError =>
+    new HiLoSourceError(
+      `Hi source ${source} returned block [${blocks.first}, ${blocks.last}] ` +
+        `for segment "${segment}" after a failover, not above key ${floor} reserved before it` +
+        (raises === undefined ? ', and it cannot raise its store. ' : ` after ${raises} raises. `) +
+        `Move the store of segment "${segment}" above key ${floor} by hand (the sequence's next value, or ` +
+        `the hi table's row); \`hilo floor ${segment} --from TABLE.COLUMN\` does it once every key handed ` +
+        `out before is stored in that column.`,
+      { retryable: false },
+    ),
+
+  /** A hi source threw a plain error: an unknown outcome, worth a retry. */
+  sourceFailed: (source: string, cause: unknown): HiLoSourceError =>
+    new HiLoSourceError(`Hi source ${source} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+      retryable: true,
+    }),
+
+  // sql/
+
+  /** A concurrent transaction won (a deadlock, a Galera certification conflict): retryable, a conflict. */
+  concurrentTransactionWon: (action: string, detail: string, cause: unknown): HiLoSourceError =>
+    new HiLoSourceError(
+      `A concurrent transaction won while ${action}: ${detail}. The reservation is retried and its outcome ` +
+        `discarded.`,
+      { cause, conflict: true },
+    ),
+
+  /** A hi/lo table or sequence the statement needs is missing. */
+  objectMissing: (action: string, detail: string, cause: unknown, hint: HiLoHint): HiLoSourceError =>
+    new HiLoSourceError(`A hi/lo table or sequence is missing while ${action}: ${detail}.`, { cause, hint }),
+
+  /** Any other driver error. */
+  databaseFailed: (action: string, detail: string, cause: unknown): HiLoSourceError =>
+    new HiLoSourceError(`The database failed while ${action}: ${detail}.`, { cause }),
+
+  // sources/
+
+  /** A value read from the database is not an integer. */
+  notAnInteger: (what: string, value: unknown): HiLoSourceError =>
+    new HiLoSourceError(`Expected ${what} to be an integer, got ${String(value)}. Is the column an integer type?`),
+
+  /** A segment's row is missing from the hi table (and hilo may not create it). */
+  segmentRowMissing: (segment: string, table: string, hint: HiLoHint): HiLoSourceError =>
+    new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, { hint }),
+
+  /** A segment's row is still missing right after hilo inserted it. */
+  segmentRowMissingAfterInsert: (segment: string, table: string): HiLoSourceError =>
+    new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`),
+
+  /** A segment's sequence does not exist (and hilo may not create it). */
+  sequenceMissing: (sequence: string, segment: string, hint: HiLoHint): HiLoSourceError =>
+    new HiLoSourceError(`Sequence ${sequence} of segment "${segment}" does not exist.`, { hint }),
+
+  // dialects/
+
+  /** Another process held hilo's DDL lock on MariaDB/MySQL too long while the key guard was installed. */
+  ddlLockHeld: (lock: string, waitSeconds: number): HiLoSourceError =>
+    new HiLoSourceError(
+      `Another process held hilo's DDL lock "${lock}" for more than ${waitSeconds} ` +
+        `s while installing the key guard; run it again.`,
+    ),
+
+  /** Another process held a preset's named lock too long: worth trying again, like a lock wait timeout. */
+  namedLockHeld: (lock: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `Another process held the named lock ${JSON.stringify(lock)} for more than 60 s; run it again.`,
+      {
+        retryable: true,
+      },
+    ),
+
+  /** A sequence source on a MariaDB Galera Cluster node, where nextval() is not unique across nodes. */
+  galeraSequence: (what: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `${what} is on a MariaDB Galera Cluster node (@@wsrep_on is ON), where a sequence's nextval() is not unique ` +
+        `across nodes: two nodes return the same values without an error, so keys would be handed out twice.`,
+      {
+        hint: {
+          library:
+            "Use the table source (`source: 'table'`, or `tableSource(client)`), whose one-row UPDATE Galera " +
+            'certifies across nodes (see "Galera" in the hilo-core README).',
+          cli: 'Use the table source (`--source table`), whose one-row UPDATE Galera certifies across nodes.',
+        },
+      },
+    ),
+
+  /** A reservation on a Galera node whose session has `wsrep_on` OFF. */
+  wsrepOff: (what: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `${what} is on a MariaDB Galera Cluster node, and this connection's session has wsrep_on=OFF (@@session.wsrep_on ` +
+        `is 0): its writes stay on this node, neither replicated nor certified, so two nodes could reserve the same ` +
+        `keys. Nothing was reserved.`,
+      {
+        hint: {
+          library:
+            "Remove `SET SESSION wsrep_on=OFF` (or `wsrep_on=0`) from the pool's init statements and from code that " +
+            'shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON; after `SET ' +
+            'GLOBAL wsrep_on=OFF` on the node, set it ON again (see "Galera" in the hilo-core README).',
+          cli:
+            "Remove `SET wsrep_on=OFF` from the server's `init_connect`, which runs it for the CLI's connections too, " +
+            'or set `wsrep_on` ON again globally on the node.',
+        },
+      },
+    ),
+
+  /** The SQLite connection given to hilo is inside a transaction a reservation would join. */
+  sqliteInTransaction: (): HiLoSourceError =>
+    new HiLoSourceError(
+      'The SQLite connection given to hilo is inside a transaction, which a reservation would join. ' +
+        'Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
+    ),
+
+  /** A hi source needs several statements in one transaction on a SQLite connection with `lockHeldHere`. */
+  sqliteOneStatementOnly: (): HiLoSourceError =>
+    new HiLoSourceError(
+      "This SQLite connection shares its thread with the application's own connection (`lockHeldHere`), " +
+        'so hilo runs each reservation as a single statement ' +
+        '(a transaction held across awaits would stall that connection), but this hi source needs several in one transaction; ' +
+        "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
+    ),
+
+  // operations/
+
+  /** A column the key guard is to be installed on cannot take it (`reason` says why). */
+  cannotGuard: (column: string, segment: string, reason: string): HiLoSourceError =>
+    new HiLoSourceError(`Cannot guard ${describe(column)} (segment ${describe(segment)}): ${reason}.`),
+
+  /** hilo could not install its key guard on SQLite; retryable when the failure was. */
+  sqliteGuardNotInstalled: (columns: string, cause: unknown): HiLoSourceError =>
+    new HiLoSourceError(
+      `hilo could not install its key guard on SQLite (${columns}), the trigger that refuses a row inserted without ` +
+        `a key instead of letting it take a rowid hilo hands out later: ${(cause as Error).message} Fix that, or ` +
+        `turn the guard off with \`keyGuard: false\` (a forgotten install then writes rowid keys).`,
+      { cause, retryable: cause instanceof HiLoError ? cause.retryable : false },
+    ),
+
+  /** alterBlockSize() on a sequence that does not exist. */
+  alterSequenceMissing: (sequence: string, segment: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `Sequence ${sequence} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`,
+    ),
+
+  // presets/
+
+  /** The other system's hi/lo table does not exist. */
+  storeMissing: (description: string, hint: HiLoHint): HiLoSourceError =>
+    new HiLoSourceError(`${description} does not exist.`, { hint }),
+
+  /** NHibernate's hi/lo table does not have exactly one row (where `row` says) to prepare. */
+  notOneRow: (
+    description: string,
+    row: { readonly column: string; readonly value: string } | undefined,
+    found: number,
+    hint: HiLoHint,
+  ): HiLoSourceError =>
+    new HiLoSourceError(
+      `${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, ` +
+        `found ${found}.`,
+      { hint },
+    ),
+
+  /** NHibernate's hi/lo table does not have exactly one row to read while reserving. */
+  notOneRowToRead: (description: string, found: number, hint: HiLoHint): HiLoSourceError =>
+    new HiLoSourceError(`${description} must have exactly one row to read, found ${found}.`, { hint }),
+
+  /** Hibernate's table has no row for the segment and hilo may not create it. */
+  hibernateRowMissing: (description: string, key: string, rowStart: bigint): HiLoSourceError =>
+    new HiLoSourceError(
+      `${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) ` +
+        `as Hibernate does, or pass \`create: true\`.`,
+    ),
+
+  /** Hibernate's table lost the segment's row between preparing and reserving. */
+  hibernateRowGone: (description: string, key: string): HiLoSourceError =>
+    new HiLoSourceError(`${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`),
+
+  /** Hibernate's table holds null as the segment's value. */
+  hibernateValueNull: (description: string, column: string, key: string): HiLoSourceError =>
+    new HiLoSourceError(`${description}: ${column} of row ${JSON.stringify(key)} is null.`),
+};
+
+/** Factories for the errors of a database that cannot be reached or cannot answer now (retryable): one per case. */
+export const sourceUnavailableErrors = {
+  // engine/
+
+  /** warm() could not reserve a segment's first keys. */
+  startupFailed: (segment: string, source: string, cause: unknown): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `Could not reserve keys for segment "${segment}" at start-up from ${source}: ` +
+        `${cause instanceof Error ? cause.message : String(cause)} Check that the database is running and reachable.`,
+      { cause },
+    ),
+
+  // sql/
+
+  /** A transient driver error: the connection was refused or lost, a timeout, a lock wait. */
+  unreachable: (action: string, detail: string, cause: unknown): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `The database could not be reached while ${action}: ${detail}. Check that it runs and ` +
+        `accepts connections; the reservation is retried and its outcome discarded.`,
+      { cause },
+    ),
+
+  // dialects/
+
+  /** MariaDB/MySQL: the SELECT after a reservation ran on another connection than its UPDATE. */
+  connectionChanged: (expected: bigint): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `The connection changed between reserving keys (value ${expected}) and reading the server that reserved ` +
+        `them; the block is discarded.`,
+    ),
+
+  /** No host of a multi-host PostgreSQL URL accepts writes (`seen` says what each one answered). */
+  noWritableHost: (targetSessionAttrs: string, seen: readonly string[]): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `No host of the URL's list accepts writes now (target_session_attrs=${targetSessionAttrs}): ` +
+        `${seen.join('; ')}. A failover may be under way; the reservation is retried within its timeout.`,
+    ),
+
+  /** The host chosen from a multi-host PostgreSQL URL stopped accepting writes twice while connecting. */
+  hostStoppedAcceptingWrites: (targetSessionAttrs: string): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `The host chosen from the URL's list stopped accepting writes twice while connecting ` +
+        `(target_session_attrs=${targetSessionAttrs}); a failover may be under way, and the reservation is ` +
+        `retried within its timeout.`,
+    ),
+
+  /**
+   * SQLite's write lock is busy while a transaction of this process is open on the application's connection:
+   * retried for as long as a statement would wait for another connection's lock, asynchronously.
+   */
+  sqliteLockHeldHere: (busyTimeoutMs: number, cause: unknown): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      "SQLite's write lock is held while a transaction of this process is open on the application's own connection to the file. " +
+        'Either another connection holds it for a moment, and the reservation is retried asynchronously (up to the busy timeout, ' +
+        `${busyTimeoutMs} ms) so this thread stays free to run that transaction; or that transaction ` +
+        `has written, and SQLite has one writer: ` +
+        "hilo's reservation cannot commit before it ends. " +
+        'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, ' +
+        'or a larger blockSize — or run the write outside the transaction.',
+      { cause, retryWithinMs: busyTimeoutMs },
+    ),
+
+  /** A SQLite database file cannot be opened (a missing folder, an unreadable file). */
+  sqliteCannotOpen: (path: string, cause: unknown): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `Cannot open the SQLite database "${path}": ${(cause as Error).message}. Check that its folder exists and is writable.`,
+      { cause },
+    ),
+
+  // presets/
+
+  /** Every compare-and-set attempt on Marten's table lost to other writers. */
+  compareAndSetLost: (description: string, attempts: number, entity: string): HiLoSourceUnavailableError =>
+    new HiLoSourceUnavailableError(
+      `${description}: ${attempts} compare-and-set attempts on entity "${entity}" all lost to other ` +
+        `writers. Raise \`attempts\` or the block size.`,
+    ),
+};
+
+/** Factories for the timeouts hilo-core throws: one per case. */
+export const timeoutErrors = {
+  /** A reservation attempt took longer than `timeoutMs` and was abandoned. */
+  attemptTimedOut: (segment: string, source: string, timeoutMs: number): HiLoTimeoutError =>
+    new HiLoTimeoutError(
+      `Reserving keys for segment "${segment}" from ${source} took longer ` +
+        `than ${timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
+    ),
+
+  /** A statement was aborted (its signal fired) with an unknown outcome. */
+  aborted: (action: string, cause: unknown): HiLoTimeoutError =>
+    new HiLoTimeoutError(`Aborted while ${action}; the outcome is unknown and any block it got is discarded.`, {
+      cause,
+    }),
+};
+
+/** What made a reservation give up, for {@link exhaustedErrors}. */
+export type ReservationLimit = { readonly retries: number } | { readonly retryBudgetMs: number } | 'cut-short';
+
+/** Factories for the errors of reservations that kept failing: one per case. */
+export const exhaustedErrors = {
+  /** Retries or the retry budget ran out (or retrying stopped helping); `cause` is the last failure. */
+  reservationGaveUp: (
+    segment: string,
+    source: string,
+    attempts: number,
+    elapsedMs: number,
+    limit: ReservationLimit,
+    cause: unknown,
+  ): HiLoExhaustedError => {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const why =
+      typeof limit === 'object' && 'retries' in limit
+        ? `the limit set by \`retries\` (${limit.retries}): ${reason} Raise \`retries\` to try longer.`
+        : limit === 'cut-short'
+          ? `as long as retrying this error can help: ${reason}`
+          : `the limit set by \`retryBudgetMs\` (${limit.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` ` +
+            `to wait longer for the database.`;
+    return new HiLoExhaustedError(
+      `Could not reserve keys for segment "${segment}" from ${source} after ` +
+        `${attempts} attempts in ${elapsedMs} ms, ${why}`,
+      { cause },
+    );
+  },
+};
+
+/** Factories for the keys that do not fit where they go: one per case. */
+export const overflowErrors = {
+  /** With `keyType: 'number'`, a segment reached a key above Number.MAX_SAFE_INTEGER. */
+  aboveSafeInteger: (segment: string, firstRefused: bigint): HiLoOverflowError =>
+    new HiLoOverflowError(
+      `Segment "${segment}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). ` +
+        `Use keyType: "bigint" to go on.`,
+    ),
+
+  /** A key is above the largest its field or column holds; `widen` is the adapter's fix, if it has one. */
+  keyAboveMax: (
+    key: number | bigint,
+    where: string,
+    column: string | undefined,
+    maxKey: bigint,
+    widen: string | undefined,
+  ): HiLoOverflowError =>
+    new HiLoOverflowError(
+      `Key ${key} does not fit ${where}${column === undefined ? '' : `, ${column}`} ` +
+        `(at most ${maxKey}); ${widen ?? 'use a bigint column'}.`,
+    ),
+
+  /** A key beyond Number.MAX_SAFE_INTEGER for a number field; `asBigint` is the adapter's fix, if it has one. */
+  keyBeyondSafeInteger: (key: bigint, where: string, asBigint: string | undefined): HiLoOverflowError =>
+    new HiLoOverflowError(
+      `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; ` +
+        `${asBigint ?? `declare ${where} as a bigint field (mode: 'bigint')`}.`,
+    ),
+};
+
+/** A key another system stored where a preset read a block from the shared store, for {@link mismatchErrors}. */
+interface PeerOverlap {
+  readonly segment: string;
+  readonly stored: { readonly table: string; readonly column: string; readonly key: bigint };
+  readonly block: BlockRange;
+  readonly where: 'start' | 'block' | 'in-hand';
+  readonly counted?: { readonly keys: bigint; readonly handedOut: bigint } | undefined;
+}
+
+/** What a preset says about itself in a mismatch: the settings it was given and what most likely differs. */
+export interface PeerSettings {
+  /** The preset's name, e.g. `hibernateTablePreset`. */
+  readonly preset: string;
+  /** The other system, e.g. `Hibernate`. */
+  readonly peer: string;
+  /** The shared object, e.g. `row "orders" of hibernate_sequences`. */
+  readonly store: (segment: string) => string;
+  /** The options as the preset read them, e.g. "`optimizer: 'pooled'`, `incrementSize: 20`". */
+  readonly settings: string;
+  /** Likely causes when the peer's keys lie above what the preset reads from a value (found in a new block). */
+  readonly ahead: readonly string[];
+  /** Likely causes when the peer's keys lie below it (found in a block hilo still holds). */
+  readonly behind: readonly string[];
+}
+
+/** Factories for the database objects that disagree with the configuration: one per mistake, named after it. */
+export const mismatchErrors = {
+  // sources/
+
+  /** Strategy "hilo" on a sequence whose INCREMENT BY is not 1. */
+  hiloNeedsIncrementOne: (sequence: string, actual: bigint, increment: bigint): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Sequence ${sequence} has INCREMENT BY ${actual}, but strategy "hilo" needs a sequence that advances ` +
+        `by 1 (keys are value × ${increment}). ` +
+        `Use strategy "pooled-lo" (each value is a block of ${actual} keys), or a sequence with INCREMENT BY 1.`,
+    ),
+
+  /** A shared sequence's INCREMENT BY differs from the option (`option`) the other application derives blocks from. */
+  fixedIncrementDiffers: (sequence: string, actual: bigint, option: string, increment: bigint): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Sequence ${sequence} has INCREMENT BY ${actual}, but \`${option}\` is ${increment}; the ` +
+        `other application sharing it derives its blocks from ${option}, so a difference could ` +
+        `hand out duplicate keys (efcore.pg #843). ` +
+        `Set \`${option}: ${actual}\`, or change the sequence and every application sharing it together.`,
+    ),
+
+  /** A sequence that does not ascend. */
+  notAscending: (sequence: string, actual: bigint, increment: bigint, segment: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Sequence ${sequence} has INCREMENT BY ${actual}; hilo needs an ascending sequence. Recreate it, ` +
+        `or run \`hilo alter --block-size ${increment} ${segment}\`.`,
+    ),
+
+  // presets/
+
+  /** Another system stored a key where the preset read a block from the store they share. */
+  peerOverlap: (peer: PeerSettings, overlap: PeerOverlap): HiLoMismatchError => {
+    const { segment, stored, block, where } = overlap;
+    const at = `${stored.table}.${stored.column}`;
+    const store = peer.store(segment);
+    const found =
+      where === 'start'
+        ? `${at} already holds key ${stored.key}, not below the first block hilo read from ${store} (${block.first}…${block.last})`
+        : where === 'block'
+          ? `${at} holds key ${stored.key} inside the block ${block.first}…${block.last} hilo read from ${store}`
+          : overlap.counted === undefined
+            ? `${at} holds key ${stored.key} inside the block ${block.first}…${block.last} hilo read from ${store} and had ` +
+              `not handed out that key`
+            : `${at} holds ${overlap.counted.keys} keys (up to ${stored.key}) of the block ${block.first}…${block.last} hilo ` +
+              `read from ${store}, more than the ${overlap.counted.handedOut} hilo handed out of it`;
+    const direction =
+      where === 'in-hand'
+        ? `${peer.peer} writes keys below those hilo reads from the same values`
+        : `${peer.peer} hands out keys above those hilo reads from the same values`;
+    const causes = where === 'in-hand' ? peer.behind : peer.ahead;
+    return new HiLoMismatchError(
+      `${peer.preset}: ${found}. ${direction}: the two read the store with different settings. Most likely ` +
+        `${causes.join('; or ')}. The preset has ${peer.settings}. Segment "${segment}" is refused: no key of that ` +
+        `block (or of any block in hand) is handed out. Set the preset's options to ${peer.peer}'s and restart.` +
+        (where === 'in-hand'
+          ? ` Keys hilo handed out from that block before may be stored by ${peer.peer} too: look for duplicates.`
+          : ''),
+      { segment, table: stored.table, column: stored.column, block, storedKey: stored.key },
+    );
+  },
+
+  /** The object a preset is to share is not a sequence (`kind` says what it is). */
+  notASequence: (preset: string, sequence: string, kind: string, fix: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `${preset}: ${sequence} is a ${kind}, not a sequence, so its values are not what the preset reads. ${fix}`,
+    ),
+
+  /** A shared sequence is declared CYCLE. */
+  sequenceCycles: (preset: string, sequence: string, fix: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `${preset}: sequence ${sequence} is declared CYCLE: after its maximum it returns to its minimum, ` +
+        `and every key would be handed out again. ` +
+        `Alter it to NO CYCLE (\`alter sequence ${sequence} no cycle\`) in every application sharing it. ${fix}`,
+    ),
+
+  /** Marten's table does not have Marten's shape (`problems` lists how). */
+  martenTableShape: (table: string, problems: readonly string[]): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `martenPreset: ${table} is not Marten's hi/lo table (${problems.join(', ')}). Marten creates ` +
+        `mt_hilo(entity_name varchar primary key, hi_value bigint); ` +
+        `point \`schema\` at the schema of your DocumentStore (StoreOptions.DatabaseSchemaName), or let Marten create its schema.`,
+    ),
+
+  /** NHibernate's table does not keep its hi in an integer column. */
+  nhibernateTableShape: (table: string, problem: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `nhibernatePreset: ${table} is not NHibernate's hi/lo table (${problem}). NHibernate's TableHiLoGenerator ` +
+        `keeps its hi in an integer column; ` +
+        `point \`table\`, \`column\` (and \`schema\`) at the table and column of your mapping's <generator class="hilo"> parameters.`,
+    ),
+
+  /** A value Hibernate's pooled optimizers never read with the preset's settings (`names` says where and whose). */
+  unalignedValue: (
+    names: {
+      readonly preset: string;
+      readonly what: string;
+      readonly settings: string;
+      readonly causes: readonly string[];
+    },
+    value: bigint,
+    initialValue: bigint,
+    incrementSize: bigint,
+    offset: bigint,
+  ): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `${names.preset}: ${names.what} ${value}, but with ${names.settings} Hibernate only ever reads ` +
+        `${initialValue} plus a multiple of ${incrementSize}, and ${value} − ${initialValue} = ${offset} is not one. ` +
+        `Hibernate advances it with other settings: most likely ${names.causes.join('; or ')}. No key was handed ` +
+        `out from it, and the segment stays refused. Set the preset's options to Hibernate's and restart.`,
+    ),
+
+  /** hibernateSequencePreset's sequence is a table (Hibernate 3.x–5.2's MySQL dialects). */
+  hibernateSequenceIsTable: (sequence: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `hibernateSequencePreset: ${sequence} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
+        `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
+        `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, ` +
+        `or with Hibernate's TableGenerator and hibernateTablePreset.`,
+    ),
+
+  /** hibernateSequencePreset's sequence advances by another step than the options need (`needs`). */
+  hibernateIncrement: (
+    sequence: string,
+    actual: bigint,
+    optimizer: string,
+    incrementSize: number,
+    needs: bigint,
+  ): HiLoMismatchError => {
+    const matching =
+      actual === 1n
+        ? `\`{ optimizer: 'legacy-hilo', incrementSize: ${Math.max(incrementSize - 1, 0)} }\` (Hibernate ` +
+          `3.x/4.x \`@SequenceGenerator(allocationSize = ${incrementSize})\` ` +
+          `without hibernate.id.new_generator_mappings: SequenceHiLoGenerator, max_lo ${Math.max(incrementSize - 1, 0)}; ` +
+          `also \`hilo\`/\`seqhilo\` with max_lo), ` +
+          `or \`{ optimizer: 'hilo', incrementSize: ${incrementSize} }\``
+        : `\`{ optimizer: 'pooled', incrementSize: ${actual} }\` or \`{ optimizer: 'pooled-lo', incrementSize: ` +
+          `${actual} }\` (whichever optimizer Hibernate uses)`;
+    return new HiLoMismatchError(
+      `hibernateSequencePreset: sequence ${sequence} has INCREMENT BY ${actual}, but \`{ optimizer: ` +
+        `'${optimizer}', incrementSize: ${incrementSize} }\` needs ${needs}; ` +
+        `sharing it could hand out duplicate keys. Options that match it: ${matching}.`,
+    );
+  },
+
+  /** hibernateTablePreset's table is not the enhanced TableGenerator's (`problems` lists how). */
+  hibernateTableShape: (table: string, problems: readonly string[]): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `hibernateTablePreset: ${table} is not the table of Hibernate's enhanced TableGenerator (${problems.join(', ')}). ` +
+        `An int value column without a primary key is Hibernate 3.x/4.x's MultipleHiLoPerTableGenerator (JPA @TableGenerator without ` +
+        `hibernate.id.new_generator_mappings=true), whose value is a hi, not a key; no hilo preset shares it. ` +
+        `Set hibernate.id.new_generator_mappings=true in Hibernate (its TableGenerator is what this ` +
+        `preset follows), or point \`table\`, ` +
+        `\`segmentColumn\` and \`valueColumn\` at a table of that shape.`,
+    ),
+};
+
+/** Factories for the errors of a server that cannot confirm the keys in memory yet: one per case. */
+export const serverUnconfirmedErrors = {
+  /** The server behind a source is in recovery (a standby not promoted yet). */
+  inRecovery: (source: string): HiLoServerUnconfirmedError =>
+    new HiLoServerUnconfirmedError(
+      `The server behind ${source} is in recovery (a standby not promoted yet, e.g. during a switchover): ` +
+        `keys in memory are held back until the server that takes writes answers.`,
+    ),
+};
+
+/** Factories for the errors of `synchronousStandby: true` without a standby to confirm a reservation. */
+export const synchronousStandbyErrors = {
+  /** The dialect found a problem with the synchronous standby (`problem` is its wording). */
+  found: (problem: string, retryable: boolean): HiLoSynchronousStandbyError =>
+    new HiLoSynchronousStandbyError(problem, { retryable }),
+
+  /** A reservation statement reported that its server had no synchronous standby: its keys are discarded. */
+  reservedWithoutStandby: (): HiLoSynchronousStandbyError =>
+    new HiLoSynchronousStandbyError(
+      'the reservation ran on a server without one (`synchronous_standby_names` empty or no synchronous standby ' +
+        'streaming: a failover manager such as Patroni empties it while the standby is away, unless ' +
+        '`synchronous_mode_strict` is on); its keys are discarded, and reservations wait until a standby confirms them.',
+      { retryable: true },
+    ),
+
+  /** An earlier reservation has been waiting `ms` for the standby to confirm it. */
+  earlierStillWaiting: (ms: number): HiLoSynchronousStandbyError =>
+    new HiLoSynchronousStandbyError(
+      `an earlier reservation has been waiting ${ms} ms for the standby to confirm it (the standby lags or ` +
+        `its connection hangs).`,
+      { retryable: true },
+    ),
 };

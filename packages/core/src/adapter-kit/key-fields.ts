@@ -1,5 +1,6 @@
 // Keys as the ORM's fields hold them: the conversion every adapter uses, and the largest key a column type holds.
-import { HiLoConfigurationError, HiLoOverflowError } from '../errors.js';
+import { HiLoConfigurationError } from '../errors.js';
+import { overflowErrors } from '../error-messages.js';
 
 /** How a key is stored in a field: a JavaScript number, a bigint, or a decimal string. */
 export type KeyField = 'number' | 'bigint' | 'string';
@@ -31,10 +32,7 @@ export function keyToField(
 ): number | bigint | string {
   // number and bigint compare exactly in JavaScript: no conversion on the hot path
   if (limits.maxKey !== undefined && key > limits.maxKey) {
-    throw new HiLoOverflowError(
-      `Key ${key} does not fit ${where}${limits.column === undefined ? '' : `, ${limits.column}`} ` +
-        `(at most ${limits.maxKey}); ${limits.widen ?? 'use a bigint column'}.`,
-    );
+    throw overflowErrors.keyAboveMax(key, where, limits.column, limits.maxKey, limits.widen);
   }
   switch (as) {
     case 'bigint':
@@ -44,10 +42,7 @@ export function keyToField(
     case 'number': {
       if (typeof key === 'number') return key;
       if (key > BigInt(Number.MAX_SAFE_INTEGER)) {
-        throw new HiLoOverflowError(
-          `Key ${key} for ${where} is beyond Number.MAX_SAFE_INTEGER and cannot be held as a number; ` +
-            `${limits.asBigint ?? `declare ${where} as a bigint field (mode: 'bigint')`}.`,
-        );
+        throw overflowErrors.keyBeyondSafeInteger(key, where, limits.asBigint);
       }
       return Number(key);
     }

@@ -4,13 +4,14 @@ import { beforeDeadline } from './deadline.js';
 import { reserveWithRetry } from './reservation.js';
 import { keysIn } from './segment-blocks.js';
 import { Segment } from './segment.js';
-import { HiLoClosedError, HiLoError, HiLoNotReadyError, HiLoSourceUnavailableError } from '../errors.js';
+import { HiLoClosedError, HiLoError, HiLoNotReadyError } from '../errors.js';
 import type { HiLoEvent, SegmentStats } from './events.js';
 import type { SegmentEvent } from './lifecycle.js';
 import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { KeyOf, KeyType } from './types.js';
 import { PeerCheck } from './verified-blocks.js';
+import { sourceUnavailableErrors } from '../error-messages.js';
 
 /**
  * Hands out keys for named segments from blocks reserved through a hi source.
@@ -223,14 +224,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         try {
           await this.refill(s, { attempts: 1 });
         } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
           // an error that names its own fix (e.g. no synchronous standby) is not "the database is unreachable"
           if (error instanceof HiLoError && (!error.retryable || error.hint !== undefined)) throw error;
-          throw new HiLoSourceUnavailableError(
-            `Could not reserve keys for segment "${segment}" at start-up from ${this.options.source.description}: ` +
-              `${reason} Check that the database is running and reachable.`,
-            { cause: error },
-          );
+          throw sourceUnavailableErrors.startupFailed(segment, this.options.source.description, error);
         }
       }),
     );

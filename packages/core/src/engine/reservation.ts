@@ -1,11 +1,4 @@
-import {
-  HiLoClosedError,
-  HiLoError,
-  HiLoExhaustedError,
-  HiLoSourceError,
-  HiLoSynchronousStandbyError,
-  HiLoTimeoutError,
-} from '../errors.js';
+import { HiLoClosedError, HiLoError, HiLoSourceError, HiLoSynchronousStandbyError } from '../errors.js';
 import { withTimeout, sleep } from './deadline.js';
 import type { LostReason } from './events.js';
 import type { Epoch, SegmentState } from './lifecycle.js';
@@ -13,6 +6,7 @@ import type { ServerView } from './server-watch.js';
 import type { ResolvedOptions } from './options.js';
 import type { Block } from './types.js';
 import { reserveVerified, type VerifyTarget } from './verified-blocks.js';
+import { exhaustedErrors, type ReservationLimit, sourceErrors, timeoutErrors } from '../error-messages.js';
 
 /**
  * What a reservation needs from the segment it reserves for (a `Segment` of the generator): its state and floor,
@@ -132,20 +126,11 @@ export async function reserveWithRetry(
   }
   segment.emit({ type: 'failed', segment: segment.name, error: lastError });
   if (attempts === 1) throw lastError;
-  const reason = lastError instanceof Error ? lastError.message : String(lastError);
   const elapsed = Math.round(performance.now() - started);
-  const limit =
-    attempt >= attempts
-      ? `the limit set by \`retries\` (${attempts - 1}): ${reason} Raise \`retries\` to try longer.`
-      : cutShort
-        ? `as long as retrying this error can help: ${reason}`
-        : `the limit set by \`retryBudgetMs\` (${options.retryBudgetMs} ms): ${reason} Raise \`retryBudgetMs\` ` +
-          `to wait longer for the database.`;
-  throw new HiLoExhaustedError(
-    `Could not reserve keys for segment "${segment.name}" from ${options.source.description} after ` +
-      `${attempt} attempts in ${elapsed} ms, ${limit}`,
-    { cause: lastError },
-  );
+  const limit: ReservationLimit =
+    attempt >= attempts ? { retries: attempts - 1 } : cutShort ? 'cut-short' : { retryBudgetMs: options.retryBudgetMs };
+  const source = options.source.description;
+  throw exhaustedErrors.reservationGaveUp(segment.name, source, attempt, elapsed, limit, lastError);
 }
 
 /**
@@ -168,11 +153,7 @@ async function reserveOnce(
   try {
     const blocks = await withTimeout(
       options.timeoutMs,
-      () =>
-        new HiLoTimeoutError(
-          `Reserving keys for segment "${segment.name}" from ${options.source.description} took longer ` +
-            `than ${options.timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
-        ),
+      () => timeoutErrors.attemptTimedOut(segment.name, options.source.description, options.timeoutMs),
       (signal) => {
         const work = (async () => {
           if (segment.prepared === undefined) {
@@ -263,16 +244,10 @@ async function reserveOnServer(
     if (floor === undefined || blocks.length === 0 || blocks[0]!.first > floor) return { blocks, epoch };
     segment.lose(blocks, 'failover');
     if (source.raiseAbove === undefined || raises >= MAX_RAISES) {
-      throw new HiLoSourceError(
-        `Hi source ${source.description} returned block [${blocks[0]!.first}, ${blocks[blocks.length - 1]!.last}] ` +
-          `for segment "${segment.name}" after a failover, not above key ${floor} reserved before it` +
-          (source.raiseAbove === undefined ? ', and it cannot raise its store. ' : ` after ${raises} raises. `) +
-          `Move the store of segment "${segment.name}" above key ${floor} by hand (the sequence's next value, or ` +
-          `the hi table's row); \`hilo floor ${segment.name} --from TABLE.COLUMN\` does it once every key handed ` +
-          `out before is stored in that column.`,
-        // only a change by hand cures it: the source cannot raise its store, or something keeps moving it back
-        { retryable: false },
-      );
+      // only a change by hand cures it: the source cannot raise its store, or something keeps moving it back
+      const range = { first: blocks[0]!.first, last: blocks[blocks.length - 1]!.last };
+      const raised = source.raiseAbove === undefined ? undefined : raises;
+      throw sourceErrors.notAboveFloorAfterFailover(source.description, segment.name, range, floor, raised);
     }
     await source.raiseAbove(segment.name, floor, signal);
   }
@@ -281,11 +256,5 @@ async function reserveOnServer(
 /** A source that throws plain errors: an unknown outcome, worth a retry. */
 function normalize(options: ResolvedOptions, error: unknown): unknown {
   if (error instanceof HiLoError) return error;
-  return new HiLoSourceError(
-    `Hi source ${options.source.description} failed: ${error instanceof Error ? error.message : String(error)}`,
-    {
-      cause: error,
-      retryable: true,
-    },
-  );
+  return sourceErrors.sourceFailed(options.source.description, error);
 }

@@ -1,5 +1,6 @@
-import { HiLoKeyLimitError, HiLoOverflowError, HiLoSourceError } from '../errors.js';
+import { HiLoKeyLimitError, HiLoOverflowError } from '../errors.js';
 import type { Block } from './types.js';
+import { overflowErrors, sourceErrors } from '../error-messages.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -137,21 +138,15 @@ export class SegmentBlocks {
    */
   enqueue(blocks: readonly Block[], bigint: boolean, source: string, maxKey?: bigint): Block[] {
     if (blocks.length === 0) {
-      throw new HiLoSourceError(`Hi source ${source} returned no block for segment "${this.name}".`);
+      throw sourceErrors.noBlock(source, this.name);
     }
     let previous = this.highestKey;
     for (const b of blocks) {
       if (typeof b.first !== 'bigint' || typeof b.last !== 'bigint' || b.last < b.first) {
-        throw new HiLoSourceError(
-          `Hi source ${source} returned an invalid block for "${this.name}": [${String(b.first)}, ${String(b.last)}].`,
-        );
+        throw sourceErrors.invalidBlock(source, this.name, b.first, b.last);
       }
       if (b.first <= previous && previous >= 1n) {
-        throw new HiLoSourceError(
-          `Hi source ${source} returned block [${b.first}, ${b.last}] for segment "${this.name}", not ` +
-            `above key ${previous} already reserved. Something moved the sequence or table row backwards; ` +
-            `raise it with \`hilo floor\` before continuing.`,
-        );
+        throw sourceErrors.notAboveReserved(source, this.name, b, previous);
       }
       previous = b.last;
     }
@@ -163,10 +158,7 @@ export class SegmentBlocks {
       if ((!bigint || maxKey !== undefined) && b.last > limit) {
         const firstRefused = b.first > limit ? b.first : limit + 1n;
         this.overflow = byKeyType
-          ? new HiLoOverflowError(
-              `Segment "${this.name}" reached key ${firstRefused}, above Number.MAX_SAFE_INTEGER (${Number.MAX_SAFE_INTEGER}). ` +
-                `Use keyType: "bigint" to go on.`,
-            )
+          ? overflowErrors.aboveSafeInteger(this.name, firstRefused)
           : new HiLoKeyLimitError(this.name, limit, firstRefused);
         if (b.first <= limit) this.queue.push({ first: b.first, last: limit });
         refused.push({ first: firstRefused, last: b.last }, ...blocks.slice(i + 1));

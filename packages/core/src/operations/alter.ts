@@ -1,12 +1,11 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoSourceError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { DIALECTS, SEQUENCE_STATEMENTS } from '../dialects/index.js';
 import { toHiLoError } from './driver-errors.js';
 import { SEQUENCE_SUFFIX } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { configurationErrors } from '../error-messages.js';
+import { configurationErrors, sourceErrors } from '../error-messages.js';
 
 /** Options of {@link alterBlockSize}. */
 export interface AlterBlockSizeOptions {
@@ -51,10 +50,7 @@ export async function alterBlockSize(client: SqlClient, options: AlterBlockSizeO
     const refused = await sql.refusal?.(client, quoted);
     if (refused !== undefined) throw refused;
     const from = await sql.readIncrement(client, quoted, schema, name);
-    if (from === undefined)
-      throw new HiLoSourceError(
-        `Sequence ${quoted} of segment "${segment}" does not exist. Run \`hilo init ${segment}\` first.`,
-      );
+    if (from === undefined) throw sourceErrors.alterSequenceMissing(quoted, segment);
     const to = BigInt(blockSize);
     if (from !== to) await sql.alterIncrement(client, quoted, from, to);
     return { segment, from, to };

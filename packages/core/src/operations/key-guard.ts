@@ -1,4 +1,4 @@
-import { HiLoConfigurationError, HiLoSourceError, describe } from '../errors.js';
+import { HiLoConfigurationError } from '../errors.js';
 import { mysqlKeyGuard } from '../dialects/mysql/key-guard.js';
 import { postgresKeyGuard } from '../dialects/postgres/key-guard.js';
 import { sqliteKeyGuard } from '../dialects/sqlite/key-guard.js';
@@ -12,6 +12,7 @@ import {
   type MissingKeyFunctionOptions,
 } from '../sql/key-guard-target.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
+import { sourceErrors } from '../error-messages.js';
 
 export type { KeyGuardDialect, KeyGuardTarget, MissingKeyFunctionOptions } from '../sql/key-guard-target.js';
 export { MISSING_KEY_FUNCTION, missingKeyFunctionSql } from '../dialects/postgres/key-guard.js';
@@ -109,10 +110,7 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
     } catch (error) {
       throw toHiLoError(error, { dialect, action: `looking up column ${where(target)}` });
     }
-    if (reason !== undefined)
-      throw new HiLoSourceError(
-        `Cannot guard ${describe(where(target))} (segment ${describe(target.segment)}): ${reason}.`,
-      );
+    if (reason !== undefined) throw sourceErrors.cannotGuard(where(target), target.segment, reason);
   }
   try {
     await client.transaction(async (tx) => {

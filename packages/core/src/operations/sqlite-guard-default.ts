@@ -1,9 +1,10 @@
-import { HiLoConfigurationError, HiLoError, HiLoSourceError } from '../errors.js';
+import { HiLoConfigurationError } from '../errors.js';
 import { sqliteKeyGuardCondition } from '../dialects/sqlite/key-guard.js';
 import type { StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { checkTarget, keyGuardTriggerName, type CheckedTarget, type KeyGuardTarget } from '../sql/key-guard-target.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { ensureKeyGuard, keyGuardByDefault } from './key-guard.js';
+import { sourceErrors } from '../error-messages.js';
 
 /**
  * The key guard an adapter installs on SQLite by default (`keyGuard`, see {@link sqliteDefaultKeyGuard}).
@@ -123,12 +124,7 @@ export function sqliteDefaultKeyGuard(
       await ensureKeyGuard(client, missing);
     } catch (error) {
       const where = missing.map((t) => `${t.table}.${t.column}`).join(', ');
-      throw new HiLoSourceError(
-        `hilo could not install its key guard on SQLite (${where}), the trigger that refuses a row inserted without ` +
-          `a key instead of letting it take a rowid hilo hands out later: ${(error as Error).message} Fix that, or ` +
-          `turn the guard off with \`keyGuard: false\` (a forgotten install then writes rowid keys).`,
-        { cause: error, retryable: error instanceof HiLoError ? error.retryable : false },
-      );
+      throw sourceErrors.sqliteGuardNotInstalled(where, error);
     }
   };
 

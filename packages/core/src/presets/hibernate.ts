@@ -1,5 +1,5 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoConfigurationError, HiLoError, HiLoMismatchError, HiLoSourceError } from '../errors.js';
+import { HiLoConfigurationError, HiLoError, HiLoMismatchError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import { sequenceSource } from '../operations/sources.js';
@@ -19,7 +19,7 @@ import {
   type InteropPreset,
 } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
-import { configurationErrors } from '../error-messages.js';
+import { configurationErrors, mismatchErrors, sourceErrors } from '../error-messages.js';
 
 /**
  * Hibernate's optimizers (`org.hibernate.id.enhanced`), each reading a database value `v` as a block of
@@ -144,12 +144,7 @@ function unalignedValue(
   if (optimizer !== 'pooled' && optimizer !== 'pooled-lo') return undefined;
   const offset = value - initialValue;
   if (offset % incrementSize === 0n) return undefined;
-  return new HiLoMismatchError(
-    `${describe.preset}: ${describe.what} ${value}, but with ${describe.settings} Hibernate only ever reads ` +
-      `${initialValue} plus a multiple of ${incrementSize}, and ${value} − ${initialValue} = ${offset} is not one. ` +
-      `Hibernate advances it with other settings: most likely ${describe.causes.join('; or ')}. No key was handed ` +
-      `out from it, and the segment stays refused. Set the preset's options to Hibernate's and restart.`,
-  );
+  return mismatchErrors.unalignedValue(describe, value, initialValue, incrementSize, offset);
 }
 
 /** Options of {@link hibernateSequencePreset}; each mirrors a `@SequenceGenerator` / `SequenceStyleGenerator` parameter. */
@@ -276,12 +271,7 @@ export function hibernateSequencePreset(
       DIALECTS[dialect].sequencesMayBeTables &&
       !['sequence', 'missing'].includes((await sequenceShape(client, { table: name, schema })).kind)
     ) {
-      throw new HiLoMismatchError(
-        `hibernateSequencePreset: ${quoted} is a table, not a sequence. Hibernate 3.x–5.2's MySQL dialects have no sequences, so its ` +
-          `SequenceStyleGenerator keeps a one-row table named like the sequence, which hilo does not share. ` +
-          `Match Hibernate with a real sequence (MariaDB103Dialect, Hibernate ≥ 5.3) and this preset, ` +
-          `or with Hibernate's TableGenerator and hibernateTablePreset.`,
-      );
+      throw mismatchErrors.hibernateSequenceIsTable(quoted);
     }
     await requireShareableSequence(
       client,
@@ -299,20 +289,7 @@ export function hibernateSequencePreset(
         () => undefined,
       );
       if (actual === undefined) throw error;
-      const matching =
-        actual === 1n
-          ? `\`{ optimizer: 'legacy-hilo', incrementSize: ${Math.max(incrementSize - 1, 0)} }\` (Hibernate ` +
-            `3.x/4.x \`@SequenceGenerator(allocationSize = ${incrementSize})\` ` +
-            `without hibernate.id.new_generator_mappings: SequenceHiLoGenerator, max_lo ${Math.max(incrementSize - 1, 0)}; ` +
-            `also \`hilo\`/\`seqhilo\` with max_lo), ` +
-            `or \`{ optimizer: 'hilo', incrementSize: ${incrementSize} }\``
-          : `\`{ optimizer: 'pooled', incrementSize: ${actual} }\` or \`{ optimizer: 'pooled-lo', incrementSize: ` +
-            `${actual} }\` (whichever optimizer Hibernate uses)`;
-      throw new HiLoMismatchError(
-        `hibernateSequencePreset: sequence ${quoted} has INCREMENT BY ${actual}, but \`{ optimizer: ` +
-          `'${optimizer}', incrementSize: ${incrementSize} }\` needs ${stepOf(optimizer, n)}; ` +
-          `sharing it could hand out duplicate keys. Options that match it: ${matching}.`,
-      );
+      throw mismatchErrors.hibernateIncrement(quoted, actual, optimizer, incrementSize, stepOf(optimizer, n));
     }
     checked.add(segment);
   }
@@ -500,14 +477,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
     else if (type !== 'bigint') problems.push(`${val} is ${type}, not bigint`);
     if (!pk) problems.push(`${seg} is not its primary key`);
     if (problems.length > 0) {
-      throw new HiLoMismatchError(
-        `hibernateTablePreset: ${table} is not the table of Hibernate's enhanced TableGenerator (${problems.join(', ')}). ` +
-          `An int value column without a primary key is Hibernate 3.x/4.x's MultipleHiLoPerTableGenerator (JPA @TableGenerator without ` +
-          `hibernate.id.new_generator_mappings=true), whose value is a hi, not a key; no hilo preset shares it. ` +
-          `Set hibernate.id.new_generator_mappings=true in Hibernate (its TableGenerator is what this ` +
-          `preset follows), or point \`table\`, ` +
-          `\`segmentColumn\` and \`valueColumn\` at a table of that shape.`,
-      );
+      throw mismatchErrors.hibernateTableShape(table, problems);
     }
   }
 
@@ -529,10 +499,7 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
       } else {
         const { rows } = await client.query(`select 1 from ${table} where ${seg} = ${d.placeholder(1)}`, [key]);
         if (rows.length === 0) {
-          throw new HiLoSourceError(
-            `${description} has no row ${JSON.stringify(key)}. Insert (${JSON.stringify(key)}, ${rowStart}) ` +
-              `as Hibernate does, or pass \`create: true\`.`,
-          );
+          throw sourceErrors.hibernateRowMissing(description, key, rowStart);
         }
       }
     });
@@ -565,12 +532,8 @@ export function hibernateTablePreset(client: SqlClient, options: HibernateTableP
                   `select ${d.asText(val)} as v from ${table} where ${seg} = ${d.placeholder(1)} for update`,
                   [key],
                 );
-                if (rows[0] === undefined)
-                  throw new HiLoSourceError(
-                    `${description} has no row ${JSON.stringify(key)}. Pass \`create: true\` or insert it.`,
-                  );
-                if (rows[0].v === null)
-                  throw new HiLoSourceError(`${description}: ${val} of row ${JSON.stringify(key)} is null.`);
+                if (rows[0] === undefined) throw sourceErrors.hibernateRowGone(description, key);
+                if (rows[0].v === null) throw sourceErrors.hibernateValueNull(description, val, key);
                 const current = toBigInt(rows[0].v, val);
                 // checked before the row moves: a value of other settings is refused, and the transaction rolls back
                 const unaligned = unalignedValue(optimizer, valueOf(current), n, iv, {

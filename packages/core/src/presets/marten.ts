@@ -1,5 +1,4 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoMismatchError, HiLoSourceError, HiLoSourceUnavailableError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import { qualifiedName } from '../sql/identifiers.js';
 import { postgresDialect } from '../dialects/postgres/dialect.js';
@@ -9,6 +8,7 @@ import { incrementsFor, keyArithmetic } from '../engine/strategies.js';
 import type { Block, HiSource, ReserveRequest, StoredKeyColumn } from '../engine/types.js';
 import { relationExists, integerColumnProblem, isUniqueColumn, once } from './shape.js';
 import { createItHint, guarded, peerStoredKeys, requirePostgres, setting, type InteropPreset } from './shared.js';
+import { mismatchErrors, sourceErrors, sourceUnavailableErrors } from '../error-messages.js';
 
 /** Options of {@link martenPreset}; each mirrors Marten's `HiloSettings` / store options. */
 export interface MartenPresetOptions {
@@ -90,17 +90,13 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
   });
   const checkShape = once(async () => {
     const ref = { table: 'mt_hilo', schema: options.schema ?? 'public' };
-    if (!(await relationExists(client, ref))) throw new HiLoSourceError(`${description} does not exist.`, { hint });
+    if (!(await relationExists(client, ref))) throw sourceErrors.storeMissing(description, hint);
     const problems: string[] = [];
     const valueProblem = await integerColumnProblem(client, ref, 'hi_value');
     if (valueProblem !== undefined) problems.push(valueProblem);
     if (!(await isUniqueColumn(client, ref, 'entity_name'))) problems.push('entity_name is not its primary key');
     if (problems.length > 0) {
-      throw new HiLoMismatchError(
-        `martenPreset: ${table} is not Marten's hi/lo table (${problems.join(', ')}). Marten creates ` +
-          `mt_hilo(entity_name varchar primary key, hi_value bigint); ` +
-          `point \`schema\` at the schema of your DocumentStore (StoreOptions.DatabaseSchemaName), or let Marten create its schema.`,
-      );
+      throw mismatchErrors.martenTableShape(table, problems);
     }
   });
 
@@ -149,10 +145,7 @@ export function martenPreset(client: SqlClient, options: MartenPresetOptions = {
           if (updated.affectedRows === 1)
             return keyArithmetic.blocksFromValueRange('marten', current + 1n, current + his, lo);
         }
-        throw new HiLoSourceUnavailableError(
-          `${description}: ${attempts} compare-and-set attempts on entity "${name}" all lost to other ` +
-            `writers. Raise \`attempts\` or the block size.`,
-        );
+        throw sourceUnavailableErrors.compareAndSetLost(description, attempts, name);
       });
     },
   };

@@ -1,5 +1,4 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoMismatchError, HiLoSourceError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SqlClient } from '../sql/sql-client.js';
@@ -18,6 +17,7 @@ import {
   type InteropPreset,
 } from './shared.js';
 import { DIALECTS } from '../dialects/index.js';
+import { mismatchErrors, sourceErrors } from '../error-messages.js';
 
 /** Options of {@link nhibernatePreset}; each mirrors a parameter of NHibernate's `hilo` generator. */
 export interface NHibernatePresetOptions {
@@ -107,14 +107,10 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
   const rawColumn = options.column ?? 'next_hi';
   const checkShape = once(async () => {
     if (!(await relationExists(client, { table: rawTable, schema: options.schema })))
-      throw new HiLoSourceError(`${description} does not exist.`, { hint });
+      throw sourceErrors.storeMissing(description, hint);
     const problem = await integerColumnProblem(client, { table: rawTable, schema: options.schema }, rawColumn);
     if (problem !== undefined) {
-      throw new HiLoMismatchError(
-        `nhibernatePreset: ${table} is not NHibernate's hi/lo table (${problem}). NHibernate's TableHiLoGenerator ` +
-          `keeps its hi in an integer column; ` +
-          `point \`table\`, \`column\` (and \`schema\`) at the table and column of your mapping's <generator class="hilo"> parameters.`,
-      );
+      throw mismatchErrors.nhibernateTableShape(table, problem);
     }
   });
   const hint = createItHint(
@@ -158,11 +154,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
             ? await client.query(`select 1 from ${table}`)
             : await client.query(`select 1 from ${table} where ${row.column} = ${d.placeholder(1)}`, [row.value]);
         if (rows.length !== 1) {
-          throw new HiLoSourceError(
-            `${description} must have exactly one row${row === undefined ? '' : ` where ${row.column} = ${JSON.stringify(row.value)}`}, ` +
-              `found ${rows.length}.`,
-            { hint },
-          );
+          throw sourceErrors.notOneRow(description, row, rows.length, hint);
         }
         await checkShape();
       });
@@ -189,10 +181,7 @@ export function nhibernatePreset(client: SqlClient, options: NHibernatePresetOpt
                       `select ${d.asText(col)} as v from ${table} where ${row.column} = ${d.placeholder(1)} for update`,
                       params,
                     );
-              if (rows.length !== 1)
-                throw new HiLoSourceError(`${description} must have exactly one row to read, found ${rows.length}.`, {
-                  hint,
-                });
+              if (rows.length !== 1) throw sourceErrors.notOneRowToRead(description, rows.length, hint);
               const current = toBigInt(rows[0]!.v, col);
               const updated = await tx.query(
                 `update ${table} set ${col} = ${cast(d.placeholder(1))} where ${col} = ${cast(d.placeholder(2))}${where}`,

@@ -2,10 +2,10 @@
  * Reads the shape of the other system's objects (column types, unique keys, sequence options), so a preset
  * can refuse a table or sequence whose values it would misread instead of handing out keys from it.
  */
-import { HiLoMismatchError } from '../errors.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { SequenceShape, TableRef } from '../sql/catalog.js';
 import { catalogOf } from './catalogs.js';
+import { mismatchErrors } from '../error-messages.js';
 
 export type { SequenceShape, TableRef } from '../sql/catalog.js';
 
@@ -58,16 +58,10 @@ export async function requireShareableSequence(
   const shape = await sequenceShape(client, ref);
   if (shape.kind === 'missing') return;
   if (shape.kind !== 'sequence') {
-    throw new HiLoMismatchError(
-      `${preset}: ${display} is a ${shape.kind}, not a sequence, so its values are not what the preset reads. ${fix}`,
-    );
+    throw mismatchErrors.notASequence(preset, display, shape.kind, fix);
   }
   if (shape.cycles === true) {
-    throw new HiLoMismatchError(
-      `${preset}: sequence ${display} is declared CYCLE: after its maximum it returns to its minimum, ` +
-        `and every key would be handed out again. ` +
-        `Alter it to NO CYCLE (\`alter sequence ${display} no cycle\`) in every application sharing it. ${fix}`,
-    );
+    throw mismatchErrors.sequenceCycles(preset, display, fix);
   }
 }
 

@@ -1,13 +1,13 @@
-import { HiLoMismatchError, type HiLoHint } from '../errors.js';
+import type { HiLoHint } from '../errors.js';
 import { abortable } from '../sql/abortable.js';
 import { isDuplicate } from '../sql/driver-errors.js';
 import { toHiLoError } from '../operations/driver-errors.js';
 import type { SqlClient, SqlDialect, SqlExecutor } from '../sql/sql-client.js';
-import type { HiSource, StoredKeyColumn, StoredKeys, StoreOverlap } from '../engine/types.js';
+import type { HiSource, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { sqlStoredKeys } from '../operations/stored-keys.js';
 import { DIALECTS } from '../dialects/index.js';
 import { catalogOf } from './catalogs.js';
-import { configurationErrors } from '../error-messages.js';
+import { configurationErrors, mismatchErrors, type PeerSettings } from '../error-messages.js';
 
 /**
  * What every preset returns: a source that reads and writes the other system's schema with its formula,
@@ -29,22 +29,6 @@ export interface InteropPreset {
    * `HiLoMismatchError` naming the preset's settings to compare with the other system's.
    */
   readonly storedKeys?: StoredKeys;
-}
-
-/** What a preset says about itself in a mismatch: the settings it was given and what most likely differs. */
-export interface PeerSettings {
-  /** The preset's name, e.g. `hibernateTablePreset`. */
-  readonly preset: string;
-  /** The other system, e.g. `Hibernate`. */
-  readonly peer: string;
-  /** The shared object, e.g. `row "orders" of hibernate_sequences`. */
-  readonly store: (segment: string) => string;
-  /** The options as the preset read them, e.g. "`optimizer: 'pooled'`, `incrementSize: 20`". */
-  readonly settings: string;
-  /** Likely causes when the peer's keys lie above what the preset reads from a value (found in a new block). */
-  readonly ahead: readonly string[];
-  /** Likely causes when the peer's keys lie below it (found in a block hilo still holds). */
-  readonly behind: readonly string[];
 }
 
 /** `` `name: value` ``, marked when it is the default, for messages that name what the user set. */
@@ -70,40 +54,9 @@ export function peerStoredKeys(
     largest: (segment, signal) => keys.largest(segment, signal),
     within: (segment, block, signal) => keys.within(segment, block, signal),
     counts: (segment, block, signal) => keys.counts!(segment, block, signal),
-    sharedWith: { mismatch: (overlap) => peerMismatch(peer, overlap) },
+    sharedWith: { mismatch: (overlap) => mismatchErrors.peerOverlap(peer, overlap) },
   };
   return { storedKeys };
-}
-
-/** The error for a key `peer.peer` stored where the preset read a block from the shared store. */
-export function peerMismatch(peer: PeerSettings, overlap: StoreOverlap): HiLoMismatchError {
-  const { segment, stored, block, where } = overlap;
-  const at = `${stored.table}.${stored.column}`;
-  const store = peer.store(segment);
-  const found =
-    where === 'start'
-      ? `${at} already holds key ${stored.key}, not below the first block hilo read from ${store} (${block.first}…${block.last})`
-      : where === 'block'
-        ? `${at} holds key ${stored.key} inside the block ${block.first}…${block.last} hilo read from ${store}`
-        : overlap.counted === undefined
-          ? `${at} holds key ${stored.key} inside the block ${block.first}…${block.last} hilo read from ${store} and had ` +
-            `not handed out that key`
-          : `${at} holds ${overlap.counted.keys} keys (up to ${stored.key}) of the block ${block.first}…${block.last} hilo ` +
-            `read from ${store}, more than the ${overlap.counted.handedOut} hilo handed out of it`;
-  const direction =
-    where === 'in-hand'
-      ? `${peer.peer} writes keys below those hilo reads from the same values`
-      : `${peer.peer} hands out keys above those hilo reads from the same values`;
-  const causes = where === 'in-hand' ? peer.behind : peer.ahead;
-  return new HiLoMismatchError(
-    `${peer.preset}: ${found}. ${direction}: the two read the store with different settings. Most likely ` +
-      `${causes.join('; or ')}. The preset has ${peer.settings}. Segment "${segment}" is refused: no key of that ` +
-      `block (or of any block in hand) is handed out. Set the preset's options to ${peer.peer}'s and restart.` +
-      (where === 'in-hand'
-        ? ` Keys hilo handed out from that block before may be stored by ${peer.peer} too: look for duplicates.`
-        : ''),
-    { segment, table: stored.table, column: stored.column, block, storedKey: stored.key },
-  );
 }
 
 /**

@@ -1,11 +1,11 @@
-import { HiLoServerUnconfirmedError, HiLoSynchronousStandbyError } from '../errors.js';
+import { HiLoServerUnconfirmedError } from '../errors.js';
 import type { ReserveRequest } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
 import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
 import type { ReplicationSql, ReserveStatementOptions } from '../sql/replication.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import { configurationErrors } from '../error-messages.js';
+import { configurationErrors, serverUnconfirmedErrors, synchronousStandbyErrors } from '../error-messages.js';
 
 /** What a SQL source does about the server it reserves on and its standbys (issue #40). */
 export interface SourceReplication {
@@ -97,10 +97,7 @@ export function sourceReplication(
       if (found !== undefined && sql.inRecovery?.(found) === true) {
         // a standby, or a primary demoted and restarted as one (a switchover), not promoted yet: it confirms nothing
         // about the keys in memory, and is no failover either (issue #47); the watch keeps them parked and asks again
-        throw new HiLoServerUnconfirmedError(
-          `The server behind ${description} is in recovery (a standby not promoted yet, e.g. during a switchover): ` +
-            `keys in memory are held back until the server that takes writes answers.`,
-        );
+        throw serverUnconfirmedErrors.inRecovery(description);
       }
       if (found !== undefined) reached(found);
       return found;
@@ -129,7 +126,7 @@ export function sourceReplication(
     } catch (error) {
       throw convertDriverError(error, { dialect: rules, action: `looking for a synchronous standby (${description})` });
     }
-    if (found !== undefined) throw new HiLoSynchronousStandbyError(found.problem, { retryable: found.retryable });
+    if (found !== undefined) throw synchronousStandbyErrors.found(found.problem, found.retryable);
     confirmedBefore = true;
   }
 
@@ -156,12 +153,7 @@ export function sourceReplication(
       return;
     }
     checked = undefined;
-    throw new HiLoSynchronousStandbyError(
-      'the reservation ran on a server without one (`synchronous_standby_names` empty or no synchronous standby ' +
-        'streaming: a failover manager such as Patroni empties it while the standby is away, unless ' +
-        '`synchronous_mode_strict` is on); its keys are discarded, and reservations wait until a standby confirms them.',
-      { retryable: true },
-    );
+    throw synchronousStandbyErrors.reservedWithoutStandby();
   }
 
   return {
@@ -175,11 +167,7 @@ export function sourceReplication(
           const ms = Math.round(performance.now() - Math.min(...[...waiting].map((w) => w.started)));
           // one more statement would wait behind it: say why instead, and whether the standby is there at all
           await checkOnce();
-          throw new HiLoSynchronousStandbyError(
-            `an earlier reservation has been waiting ${ms} ms for the standby to confirm it (the standby lags or ` +
-              `its connection hangs).`,
-            { retryable: true },
-          );
+          throw synchronousStandbyErrors.earlierStillWaiting(ms);
         }
       }
       const standby = synchronous ? standbyReported : undefined;

@@ -1,11 +1,5 @@
 import { checkInteger } from '../engine/checks.js';
-import {
-  HiLoConfigurationError,
-  HiLoMismatchError,
-  HiLoSourceError,
-  missingObjectHint,
-  type HiLoError,
-} from '../errors.js';
+import { HiLoConfigurationError, missingObjectHint, type HiLoError } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import type { Dialect } from '../sql/dialect.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -25,6 +19,7 @@ import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
 import { sourceReplication } from './replication-support.js';
 import { largestKeyIn, retryLostConnection } from './table-source.js';
+import { mismatchErrors, sourceErrors } from '../error-messages.js';
 
 /** Strategies a sequence source supports. */
 export type SequenceStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'pooled' | 'hilo'>;
@@ -213,34 +208,20 @@ export function createSequenceSource(
       actual = await sql.readIncrement(client, quoted, schema, name);
     }
     if (actual === undefined) {
-      throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, {
-        hint: missingObjectHint('it', segment),
-      });
+      throw sourceErrors.sequenceMissing(quoted, segment, missingObjectHint('it', segment));
     }
     if (actual === incrementBy) {
       actualIncrement.set(segment, actual);
       return;
     }
     if (strategy === 'hilo') {
-      throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}, but strategy "hilo" needs a sequence that advances ` +
-          `by 1 (keys are value × ${increment}). ` +
-          `Use strategy "pooled-lo" (each value is a block of ${actual} keys), or a sequence with INCREMENT BY 1.`,
-      );
+      throw mismatchErrors.hiloNeedsIncrementOne(quoted, actual, increment);
     }
     if (fixedIncrement !== undefined) {
-      throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}, but \`${fixedIncrement}\` is ${increment}; the ` +
-          `other application sharing it derives its blocks from ${fixedIncrement}, so a difference could ` +
-          `hand out duplicate keys (efcore.pg #843). ` +
-          `Set \`${fixedIncrement}: ${actual}\`, or change the sequence and every application sharing it together.`,
-      );
+      throw mismatchErrors.fixedIncrementDiffers(quoted, actual, fixedIncrement, increment);
     }
     if (actual < 1n) {
-      throw new HiLoMismatchError(
-        `Sequence ${quoted} has INCREMENT BY ${actual}; hilo needs an ascending sequence. Recreate it, ` +
-          `or run \`hilo alter --block-size ${increment} ${segment}\`.`,
-      );
+      throw mismatchErrors.notAscending(quoted, actual, increment, segment);
     }
     // a block size changed between deployments: each value v is still the block [v, v + actual) (pooled-lo)
     // or (v - actual, v] (pooled), disjoint from every earlier block, so we reserve in units of the real increment
@@ -333,9 +314,7 @@ export function createSequenceSource(
     const read = async () => {
       const actual = await sql.readIncrement(client, quoted, schema, name);
       if (actual === undefined) {
-        throw new HiLoSourceError(`Sequence ${quoted} of segment "${segment}" does not exist.`, {
-          hint: missingObjectHint('it', segment),
-        });
+        throw sourceErrors.sequenceMissing(quoted, segment, missingObjectHint('it', segment));
       }
       return { actual, next: await sql.readNext(client, quoted, schema, name, actual) };
     };

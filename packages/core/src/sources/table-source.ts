@@ -1,5 +1,5 @@
 import { checkInteger } from '../engine/checks.js';
-import { HiLoSourceError, missingObjectHint } from '../errors.js';
+import { missingObjectHint } from '../errors.js';
 import { validateSegment } from '../engine/segment-name.js';
 import type { Dialect } from '../sql/dialect.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -11,6 +11,7 @@ import type { ReserveStatementOptions } from '../sql/replication.js';
 import { sourceReplication } from './replication-support.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { FloorFrom, FloorResult, SegmentStatus, SqlHiSource } from './sql-hi-source.js';
+import { sourceErrors } from '../error-messages.js';
 
 /** Strategies a table source supports. `range` keeps the last reserved key, `pooled-lo` the next free one. */
 export type TableStrategy = Extract<HiLoStrategy, 'pooled-lo' | 'range' | 'hilo'>;
@@ -132,7 +133,7 @@ export function toBigInt(value: unknown, what: string): bigint {
   if ((typeof value === 'number' && Number.isInteger(value)) || (typeof value === 'string' && /^-?\d+$/.test(value))) {
     return BigInt(value);
   }
-  throw new HiLoSourceError(`Expected ${what} to be an integer, got ${String(value)}. Is the column an integer type?`);
+  throw sourceErrors.notAnInteger(what, value);
 }
 
 /** Runs `work`; if an established connection died, once more (a reservation retried is a gap, never a duplicate). */
@@ -223,9 +224,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
             [segment],
           );
           if (rows.length === 0) {
-            throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
-              hint: missingObjectHint('it', segment),
-            });
+            throw sourceErrors.segmentRowMissing(segment, table, missingObjectHint('it', segment));
           }
           return;
         }
@@ -244,14 +243,10 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     let value = await sql.advance(client, table, seg, val, segment, amount, statement);
     if (value === undefined) {
       // the row vanished after prepare (or prepare was skipped): create it again only if allowed
-      if (!create)
-        throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
-          hint: missingObjectHint('it', segment),
-        });
+      if (!create) throw sourceErrors.segmentRowMissing(segment, table, missingObjectHint('it', segment));
       await insertRow(segment);
       value = await sql.advance(client, table, seg, val, segment, amount, statement);
-      if (value === undefined)
-        throw new HiLoSourceError(`Segment "${segment}" has no row in ${table} even after inserting it.`);
+      if (value === undefined) throw sourceErrors.segmentRowMissingAfterInsert(segment, table);
     }
     return value;
   }
@@ -343,9 +338,7 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
       throw fail(error, action);
     });
     if (row === undefined) {
-      throw new HiLoSourceError(`Segment "${segment}" has no row in ${table}.`, {
-        hint: missingObjectHint('it', segment),
-      });
+      throw sourceErrors.segmentRowMissing(segment, table, missingObjectHint('it', segment));
     }
     return keyArithmetic.nextFirstKey(strategy, toBigInt(row.v, 'the stored value'), increment);
   }

@@ -1,11 +1,10 @@
-import { HiLoError, HiLoTimeoutError } from '../errors.js';
+import { HiLoError } from '../errors.js';
+import { timeoutErrors } from '../error-messages.js';
 
 function abortError(signal: AbortSignal, action: string): Error {
   const reason: unknown = signal.reason;
   if (reason instanceof HiLoError) return reason;
-  return new HiLoTimeoutError(`Aborted while ${action}; the outcome is unknown and any block it got is discarded.`, {
-    cause: reason,
-  });
+  return timeoutErrors.aborted(action, reason);
 }
 
 /**

@@ -1,5 +1,6 @@
-import { HiLoError, HiLoSourceError, HiLoSourceUnavailableError, missingObjectHint, type HiLoHint } from '../errors.js';
+import { HiLoError, missingObjectHint, type HiLoHint } from '../errors.js';
 import { codeOf, type Dialect, type DriverErrorLike } from './dialect.js';
+import { sourceErrors, sourceUnavailableErrors } from '../error-messages.js';
 
 /** Node.js socket failures: the server cannot be reached or went away. */
 const NETWORK_CODES = new Set([
@@ -102,26 +103,16 @@ export function convertDriverError(error: unknown, context: DriverErrorContext):
   if (error instanceof HiLoError) return error;
   const detail = messageOf(error);
   if (isConflict(error, context.dialect)) {
-    return new HiLoSourceError(
-      `A concurrent transaction won while ${context.action}: ${detail}. The reservation is retried and its outcome ` +
-        `discarded.`,
-      { cause: error, conflict: true },
-    );
+    return sourceErrors.concurrentTransactionWon(context.action, detail, error);
   }
   if (isTransientError(error, context.dialect)) {
-    return new HiLoSourceUnavailableError(
-      `The database could not be reached while ${context.action}: ${detail}. Check that it runs and ` +
-        `accepts connections; the reservation is retried and its outcome discarded.`,
-      { cause: error },
-    );
+    return sourceUnavailableErrors.unreachable(context.action, detail, error);
   }
   if (isMissingObject(error, context.dialect)) {
-    return new HiLoSourceError(`A hi/lo table or sequence is missing while ${context.action}: ${detail}.`, {
-      cause: error,
-      hint: context.missingHint ?? missingObjectHint('the hi/lo tables and sequences'),
-    });
+    const hint = context.missingHint ?? missingObjectHint('the hi/lo tables and sequences');
+    return sourceErrors.objectMissing(context.action, detail, error, hint);
   }
-  return new HiLoSourceError(`The database failed while ${context.action}: ${detail}.`, { cause: error });
+  return sourceErrors.databaseFailed(context.action, detail, error);
 }
 
 /**

@@ -1,7 +1,7 @@
-import { HiLoSourceError } from '../../errors.js';
 import type { Catalog } from '../../sql/catalog.js';
 import { toBigInt } from '../../sources/table-source.js';
 import { mysqlDialect } from './dialect.js';
+import { sourceErrors } from '../../error-messages.js';
 
 /** MariaDB's `information_schema`, its sequences (`seq_1_to_n` for several values at once) and named locks. */
 export const mysqlCatalog: Catalog = {
@@ -62,10 +62,7 @@ export const mysqlCatalog: Catalog = {
       const { rows } = await tx.query<{ l: unknown }>('select get_lock(?, 60) as l', [name]);
       if (Number(rows[0]?.l) !== 1) {
         // another process holds it for longer than a preset's insert takes: worth trying again, like a lock wait timeout
-        throw new HiLoSourceError(
-          `Another process held the named lock ${JSON.stringify(name)} for more than 60 s; run it again.`,
-          { retryable: true },
-        );
+        throw sourceErrors.namedLockHeld(name);
       }
       try {
         return await work(tx);

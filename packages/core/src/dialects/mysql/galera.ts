@@ -1,4 +1,3 @@
-import { HiLoSourceError } from '../../errors.js';
 import type { SqlClient, SqlExecutor } from '../../sql/sql-client.js';
 
 /**
@@ -13,7 +12,7 @@ import type { SqlClient, SqlExecutor } from '../../sql/sql-client.js';
  *   without an error), while the table source's `UPDATE` of one row is.
  * - A session whose `wsrep_on` is OFF (an init statement of the pool, a `SET SESSION wsrep_on=OFF` left on a pooled
  *   connection) writes on its node only, neither replicated nor certified: the table source's `UPDATE` changes no row
- *   there ({@link REPLICATED_SESSION} in its `WHERE`), and the reservation is refused ({@link wsrepOffRefusal}).
+ *   there ({@link REPLICATED_SESSION} in its `WHERE`), and the reservation is refused (`sourceErrors.wsrepOff`).
  * - Reads that must see what another node just committed (the stored-key probes, the hi row read by `hilo check`)
  *   wait until this node has applied every write set the cluster committed before them ({@link CAUSAL_READ}).
  */
@@ -61,26 +60,10 @@ export const GALERA_IDENTITY =
   "concat('galera cluster ', (select variable_value from information_schema.global_status " +
   "where variable_name = 'WSREP_CLUSTER_STATE_UUID'))";
 
-/** Why the sequence source is refused on a Galera node: `what` names the sequence (or the segment). */
-export function galeraSequenceRefusal(what: string): HiLoSourceError {
-  return new HiLoSourceError(
-    `${what} is on a MariaDB Galera Cluster node (@@wsrep_on is ON), where a sequence's nextval() is not unique ` +
-      `across nodes: two nodes return the same values without an error, so keys would be handed out twice.`,
-    {
-      hint: {
-        library:
-          "Use the table source (`source: 'table'`, or `tableSource(client)`), whose one-row UPDATE Galera " +
-          'certifies across nodes (see "Galera" in the hilo-core README).',
-        cli: 'Use the table source (`--source table`), whose one-row UPDATE Galera certifies across nodes.',
-      },
-    },
-  );
-}
-
 /**
  * A condition true only on a session whose writes Galera replicates and certifies (`@@session.wsrep_on`): the table
  * source's `UPDATE` adds it on a Galera node, so a session that turned it off changes nothing, in the same
- * statement and round trip (the reservation is then refused, {@link wsrepOffRefusal}).
+ * statement and round trip (the reservation is then refused, `sourceErrors.wsrepOff`).
  */
 export const REPLICATED_SESSION = '@@session.wsrep_on = 1';
 
@@ -88,26 +71,6 @@ export const REPLICATED_SESSION = '@@session.wsrep_on = 1';
 export async function sessionReplicates(executor: SqlExecutor): Promise<boolean> {
   const { rows } = await executor.query<{ w: unknown }>('select @@session.wsrep_on as w');
   return isOn(rows[0]?.w);
-}
-
-/** Why a reservation on a Galera node was refused: its session has `wsrep_on` OFF; `what` names the hi table. */
-export function wsrepOffRefusal(what: string): HiLoSourceError {
-  return new HiLoSourceError(
-    `${what} is on a MariaDB Galera Cluster node, and this connection's session has wsrep_on=OFF (@@session.wsrep_on ` +
-      `is 0): its writes stay on this node, neither replicated nor certified, so two nodes could reserve the same ` +
-      `keys. Nothing was reserved.`,
-    {
-      hint: {
-        library:
-          "Remove `SET SESSION wsrep_on=OFF` (or `wsrep_on=0`) from the pool's init statements and from code that " +
-          'shares the pool with hilo, or give hilo a pool of its own whose sessions keep wsrep_on ON; after `SET ' +
-          'GLOBAL wsrep_on=OFF` on the node, set it ON again (see "Galera" in the hilo-core README).',
-        cli:
-          "Remove `SET wsrep_on=OFF` from the server's `init_connect`, which runs it for the CLI's connections too, " +
-          'or set `wsrep_on` ON again globally on the node.',
-      },
-    },
-  );
 }
 
 /**

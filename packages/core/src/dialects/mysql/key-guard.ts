@@ -1,4 +1,3 @@
-import { HiLoSourceError } from '../../errors.js';
 import {
   checkTarget,
   keyGuardTriggerName,
@@ -8,6 +7,7 @@ import {
 } from '../../sql/key-guard-target.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
+import { sourceErrors } from '../../error-messages.js';
 
 /** Name (`GET_LOCK`) of the lock that serialises hilo's DDL across processes. */
 const DDL_LOCK_NAME = 'hilo:ddl';
@@ -89,10 +89,7 @@ export const mysqlKeyGuard: KeyGuardStatements = {
       DDL_LOCK_WAIT_SECONDS,
     ]);
     if (Number(rows[0]?.got) !== 1) {
-      throw new HiLoSourceError(
-        `Another process held hilo's DDL lock "${DDL_LOCK_NAME}" for more than ${DDL_LOCK_WAIT_SECONDS} ` +
-          `s while installing the key guard; run it again.`,
-      );
+      throw sourceErrors.ddlLockHeld(DDL_LOCK_NAME, DDL_LOCK_WAIT_SECONDS);
     }
   },
   async unlock(tx) {

@@ -1,7 +1,7 @@
 import { isMissingObject } from '../../sql/driver-errors.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
-import { galeraSequenceRefusal, isGalera } from './galera.js';
+import { isGalera } from './galera.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import {
   createSequenceSource,
@@ -10,13 +10,14 @@ import {
   type SequenceStatements,
 } from '../../sources/sequence-source.js';
 import { toBigInt } from '../../sources/table-source.js';
+import { sourceErrors } from '../../error-messages.js';
 
 /** MariaDB (10.3+) SQL of the sequence source. MySQL has no sequences: use a table source there. */
 export const mariadbSequenceStatements: SequenceStatements = {
   dialect: mysqlDialect,
   // Galera does not certify nextval across nodes: two nodes return the same values (issue #47)
   refusal: async (client, sequence) =>
-    (await isGalera(client)) ? galeraSequenceRefusal(`Sequence ${sequence}`) : undefined,
+    (await isGalera(client)) ? sourceErrors.galeraSequence(`Sequence ${sequence}`) : undefined,
   // nocache: every value is persisted, so status() reads the true position and a restart leaves no gap
   createSequence: (q, incrementBy, start, minValue) =>
     `create sequence if not exists ${q} increment by ${incrementBy} minvalue ${minValue} start with ${start} nocache`,

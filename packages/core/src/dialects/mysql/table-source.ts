@@ -1,8 +1,7 @@
-import { HiLoSourceUnavailableError } from '../../errors.js';
 import type { ReserveStatementOptions } from '../../sql/replication.js';
 import type { SqlClient, SqlExecutor } from '../../sql/sql-client.js';
 import { mysqlDialect } from './dialect.js';
-import { isGalera, REPLICATED_SESSION, sessionReplicates, wsrepOffRefusal } from './galera.js';
+import { isGalera, REPLICATED_SESSION, sessionReplicates } from './galera.js';
 import type { SqlHiSource } from '../../sources/sql-hi-source.js';
 import {
   createTableSource,
@@ -10,6 +9,7 @@ import {
   type TableSourceOptions,
   type TableStatements,
 } from '../../sources/table-source.js';
+import { sourceErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
 /** Clients whose results did not carry the value `LAST_INSERT_ID(expr)` set: they take the two-statement path. */
 const withoutInsertId = new WeakSet<SqlClient>();
@@ -35,7 +35,7 @@ const missingRow: Unchanged = () => Promise.resolve(undefined);
 /** On Galera: refused when the UPDATE's session has `wsrep_on` OFF (its `WHERE` excluded the row), else missing. */
 function galeraUnchanged(table: string): Unchanged {
   return async (executor) => {
-    if (!(await sessionReplicates(executor))) throw wsrepOffRefusal(`MariaDB table ${table}`);
+    if (!(await sessionReplicates(executor))) throw sourceErrors.wsrepOff(`MariaDB table ${table}`);
     return undefined;
   };
 }
@@ -63,10 +63,7 @@ async function advanceOnServer(
     const value = toBigInt(rows[0]?.v, 'LAST_INSERT_ID()');
     if (expected !== undefined && value !== expected) {
       // the SELECT did not run where the UPDATE did: the block's server is unknown, so the block is a gap
-      throw new HiLoSourceUnavailableError(
-        `The connection changed between reserving keys (value ${expected}) and reading the server that reserved ` +
-          `them; the block is discarded.`,
-      );
+      throw sourceUnavailableErrors.connectionChanged(expected);
     }
     if (typeof rows[0]?.srv === 'string') report(rows[0].srv);
     return value;

@@ -1,9 +1,8 @@
-import { HiLoSourceUnavailableError } from '../../errors.js';
 import { codeOf } from '../../sql/dialect.js';
 import { isTransientError } from '../../sql/driver-errors.js';
 import type { PgPoolClientLike, PgPoolLike } from './client.js';
 import { postgresDialect } from './dialect.js';
-import { configurationErrors } from '../../error-messages.js';
+import { configurationErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
 /** One `host:port` of a libpq URL's host list. */
 export interface PostgresHost {
@@ -187,10 +186,7 @@ export function multiHostPool(list: PostgresHostList, open: (url: string) => Hos
         seen.push(`${where(i)}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    throw new HiLoSourceUnavailableError(
-      `No host of the URL's list accepts writes now (target_session_attrs=${list.targetSessionAttrs}): ` +
-        `${seen.join('; ')}. A failover may be under way; the reservation is retried within its timeout.`,
-    );
+    throw sourceUnavailableErrors.noWritableHost(list.targetSessionAttrs, seen);
   }
 
   async function chosen(): Promise<number> {
@@ -236,11 +232,7 @@ export function multiHostPool(list: PostgresHostList, open: (url: string) => Hos
       if (taken.connection !== undefined) return watched(i, taken.connection);
       if (current === i) current = undefined;
     }
-    throw new HiLoSourceUnavailableError(
-      `The host chosen from the URL's list stopped accepting writes twice while connecting ` +
-        `(target_session_attrs=${list.targetSessionAttrs}); a failover may be under way, and the reservation is ` +
-        `retried within its timeout.`,
-    );
+    throw sourceUnavailableErrors.hostStoppedAcceptingWrites(list.targetSessionAttrs);
   }
 
   return {

@@ -1,5 +1,5 @@
-import { HiLoSourceError, HiLoSourceUnavailableError } from '../../errors.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
+import { sourceErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
 /** The part of a prepared statement hilo uses; `better-sqlite3` and `node:sqlite` both have it. */
 export interface SqliteStatementLike {
@@ -79,18 +79,9 @@ function lockAware(db: SqliteDatabaseLike, heldHere: () => boolean, busyTimeoutM
       if (!here) return statement;
       const explain = (error: unknown): never => {
         if (!isBusy(error)) throw error;
-        throw new HiLoSourceUnavailableError(
-          "SQLite's write lock is held while a transaction of this process is open on the application's own connection to the file. " +
-            'Either another connection holds it for a moment, and the reservation is retried asynchronously (up to the busy timeout, ' +
-            `${busyTimeoutMs} ms) so this thread stays free to run that transaction; or that transaction ` +
-            `has written, and SQLite has one writer: ` +
-            "hilo's reservation cannot commit before it ends. " +
-            'Have the keys in memory before the transaction writes — `await generator.ensure(segment, n)`, ' +
-            'or a larger blockSize — or run the write outside the transaction.',
-          // retried for as long as a statement would wait for another connection's lock, asynchronously; not
-          // the whole retry budget: if the holder is this process's transaction, it may be awaiting this reservation
-          { cause: error, retryWithinMs: busyTimeoutMs },
-        );
+        // retried for as long as a statement would wait for another connection's lock, asynchronously; not
+        // the whole retry budget: if the holder is this process's transaction, it may be awaiting this reservation
+        throw sourceUnavailableErrors.sqliteLockHeldHere(busyTimeoutMs, error);
       };
       return {
         all: (...params: unknown[]) => {
@@ -168,10 +159,7 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
   const inTransaction = () => db.inTransaction === true || db.isTransaction === true;
   const refuseOpenTransaction = () => {
     if (inTransaction()) {
-      throw new HiLoSourceError(
-        'The SQLite connection given to hilo is inside a transaction, which a reservation would join. ' +
-          'Give hilo a connection of its own: `connect("sqlite:app.db")` or `sqliteClient(new Database("app.db"))`.',
-      );
+      throw sourceErrors.sqliteInTransaction();
     }
   };
 
@@ -189,12 +177,7 @@ export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClient
       query: async <Row>(sql: string, params?: readonly unknown[]) => {
         statements += 1;
         if (statements > 1) {
-          throw new HiLoSourceError(
-            "This SQLite connection shares its thread with the application's own connection (`lockHeldHere`), " +
-              'so hilo runs each reservation as a single statement ' +
-              '(a transaction held across awaits would stall that connection), but this hi source needs several in one transaction; ' +
-              "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
-          );
+          throw sourceErrors.sqliteOneStatementOnly();
         }
         return run<Row>(db, sql, params);
       },

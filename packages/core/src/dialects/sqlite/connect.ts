@@ -1,8 +1,8 @@
-import { HiLoConfigurationError, HiLoSourceUnavailableError } from '../../errors.js';
+import { HiLoConfigurationError } from '../../errors.js';
 import { load, type OpenSettings } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './client.js';
-import { configurationErrors } from '../../error-messages.js';
+import { configurationErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
 interface BetterSqliteModule {
   default: new (
@@ -44,10 +44,7 @@ export async function openSqlite(url: string, settings: OpenSettings): Promise<S
   } catch (error) {
     if (error instanceof HiLoConfigurationError) throw error;
     // a missing folder or an unreadable file: the database cannot be reached, like a closed port
-    throw new HiLoSourceUnavailableError(
-      `Cannot open the SQLite database "${path}": ${(error as Error).message}. Check that its folder exists and is writable.`,
-      { cause: error },
-    );
+    throw sourceUnavailableErrors.sqliteCannotOpen(path, error);
   }
   return sqliteClient(db, { ownsDatabase: true });
 }
