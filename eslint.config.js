@@ -11,12 +11,23 @@ import stylistic from '@stylistic/eslint-plugin';
 import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
-/** The restriction both error-message blocks below share: a configuration error comes from a factory. */
+/** The restrictions both error-message blocks below share: a configuration error comes from a factory… */
 const inlineConfigurationError = {
   selector: "NewExpression[callee.name='HiLoConfigurationError']",
   message:
     "Build a HiLoConfigurationError with a factory of the package's src/error-messages.ts " +
     '(one per mistake, named after it), not inline.',
+};
+
+/**
+ * …and so does every other error type that takes a message. Not the ones whose constructor builds its own message
+ * from data (HiLoNotReadyError, HiLoStoreBehindError, HiLoKeyLimitError) or has none (HiLoClosedError).
+ */
+const inlineMessageError = {
+  selector:
+    'NewExpression[callee.name=' +
+    '/^HiLo(Source|SourceUnavailable|Overflow|Exhausted|Mismatch|Timeout|SynchronousStandby|ServerUnconfirmed)Error$/]',
+  message: "Build this error with a factory of the package's src/error-messages.ts, not inline.",
 };
 
 export default tseslint.config(
@@ -121,22 +132,22 @@ export default tseslint.config(
     files: ['packages/*/src/**/*.{ts,mts,cts}'],
     ignores: ['packages/*/src/error-messages.ts', 'packages/core/src/errors.ts'],
     rules: {
-      'no-restricted-syntax': ['error', inlineConfigurationError],
+      'no-restricted-syntax': ['error', inlineConfigurationError, inlineMessageError],
     },
   },
   {
-    // In the adapters and the CLI every error type's message comes from error-messages.ts (hilo-core's other
-    // errors are still built where they are thrown). The rule's options replace the block's above, so both are here.
+    // The adapters and the CLI build no HiLoKeyLimitError either: hilo-core's engine does. The rule's options
+    // replace the block's above, so all three are here.
     files: ['packages/*/src/**/*.{ts,mts,cts}'],
     ignores: ['packages/core/**', 'packages/*/src/error-messages.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',
         inlineConfigurationError,
+        inlineMessageError,
         {
-          selector:
-            'NewExpression[callee.name=/^HiLo(Source|SourceUnavailable|Overflow|Exhausted|Mismatch|Timeout|KeyLimit)Error$/]',
-          message: "Build this error with a factory of the package's src/error-messages.ts, not inline.",
+          selector: "NewExpression[callee.name='HiLoKeyLimitError']",
+          message: inlineMessageError.message,
         },
       ],
     },

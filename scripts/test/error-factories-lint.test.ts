@@ -1,6 +1,6 @@
-// `./pnpm lint` fails on `new HiLoConfigurationError(` in a package's src outside its error-messages.ts (and
-// hilo-core's errors.ts), and in the adapters and the CLI on the other error types too: messages come from
-// factories, one per mistake (eslint.config.js, no-restricted-syntax).
+// `./pnpm lint` fails on `new HiLoConfigurationError(`, and on every other error type that takes a message, in a
+// package's src outside its error-messages.ts (and hilo-core's errors.ts); in the adapters and the CLI on
+// `new HiLoKeyLimitError(` too. Messages come from factories, one per mistake (eslint.config.js, no-restricted-syntax).
 // The repository's own ESLint config lints a file's text, given TypeScript's default project for a file not on disk.
 import { ESLint } from 'eslint';
 import { fileURLToPath } from 'node:url';
@@ -25,23 +25,37 @@ async function lint(text: string, filePath: string): Promise<string[]> {
 }
 
 const source = [
-  "import { HiLoConfigurationError, HiLoMismatchError } from 'hilo-core';",
+  "import { HiLoConfigurationError, HiLoKeyLimitError, HiLoMismatchError, HiLoNotReadyError } from 'hilo-core';",
+  "import { HiLoSynchronousStandbyError } from 'hilo-core';",
   "export const refused = (): HiLoConfigurationError => new HiLoConfigurationError('no');",
   "export const invalid = (): HiLoConfigurationError => HiLoConfigurationError.invalidOption('a', 'b', 1);",
   "export const mismatch = (): HiLoMismatchError => new HiLoMismatchError('no');",
+  "export const standby = (): HiLoSynchronousStandbyError => new HiLoSynchronousStandbyError('no', { retryable: true });",
+  "export const notReady = (): HiLoNotReadyError => new HiLoNotReadyError('orders');",
+  "export const limit = (): HiLoKeyLimitError => new HiLoKeyLimitError('orders', 1n, 2n);",
   '',
 ].join('\n');
 
 describe('error factories lint rule', () => {
   it('fails lint on new HiLoConfigurationError( and other inline errors in an adapter, not on the static factories', async () => {
-    expect(await lint(source, fixture)).toEqual(['2: no-restricted-syntax', '4: no-restricted-syntax']);
+    expect(await lint(source, fixture)).toEqual([
+      '3: no-restricted-syntax',
+      '5: no-restricted-syntax',
+      '6: no-restricted-syntax',
+      '8: no-restricted-syntax',
+    ]);
   }, 60_000);
 
-  it('in hilo-core, where its other errors are still built inline, refuses only new HiLoConfigurationError(', async () => {
-    expect(await lint(source, 'packages/core/src/presets/shape.ts')).toEqual(['2: no-restricted-syntax']);
+  it('in hilo-core refuses every error type built with a message, not those that build their own from data', async () => {
+    expect(await lint(source, 'packages/core/src/presets/shape.ts')).toEqual([
+      '3: no-restricted-syntax',
+      '5: no-restricted-syntax',
+      '6: no-restricted-syntax',
+    ]);
   }, 60_000);
 
-  it("allows it in a package's error-messages.ts", async () => {
+  it("allows them in a package's error-messages.ts", async () => {
     expect(await lint(source, 'packages/typeorm/src/error-messages.ts')).toEqual([]);
+    expect(await lint(source, 'packages/core/src/error-messages.ts')).toEqual([]);
   }, 60_000);
 });
