@@ -1,14 +1,15 @@
 /**
  * Issue #46, item 7: the peer check against a plain SQL writer that inserts explicit ids inside the block hilo holds,
  * on a real database, while hilo hands out keys and stores each at once. With an interop preset's `storedKeys`, the
- * blocks in hand are probed every `peerCheckMs`: the writer's id is found within one interval (plus one probe round)
- * of its insert, not at hilo's next reservation. Shared by peer-check.postgres.test.ts and peer-check.mysql.test.ts;
- * the engine's side (timer, close, overlap, failures) is peer-check.test.ts, the real Hibernate
- * hibernate-mismatch-suite.ts.
+ * blocks in hand are probed every `peerCheckMs`: the round that starts after the writer's insert has committed
+ * refuses the segment (not hilo's next reservation), and no key is handed out after the refusal. How many keys hilo
+ * hands out meanwhile depends on how busy the machine is: printed, never asserted (issue #52; README-interop's
+ * table). Shared by peer-check.postgres.test.ts and peer-check.mysql.test.ts; the engine's side (timer, close,
+ * overlap, failures) is peer-check.test.ts, the real Hibernate hibernate-mismatch-suite.ts.
  */
 import { describeDatabase } from '@hilo/testing';
 import { HiLoMismatchError } from '../src/errors.js';
-import { createHiLoGenerator, type HiLoGenerator } from '../src/engine/generator.js';
+import { checkPeersNow, createHiLoGenerator, type HiLoGenerator } from '../src/engine/generator.js';
 import type { HiLoEvent } from '../src/engine/events.js';
 import { connect } from '../src/operations/connect.js';
 import type { SqlClient } from '../src/sql/sql-client.js';
@@ -16,7 +17,7 @@ import { nhibernatePreset } from '../src/presets/nhibernate.js';
 import type { Kind } from './presets-clients.js';
 import { run } from './presets-suite.js';
 
-/** The interval in these tests: short, so that its bound shows against a block's (100 keys). */
+/** The interval in these tests: short, so that what it lets through shows against a block's (100 keys). */
 const PEER_CHECK_MS = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -35,7 +36,8 @@ export function peerCheckSuite(kind: Kind): void {
     }, 60_000);
 
     afterAll(async () => {
-      for (const g of generators) await g.close();
+      // a refused generator's close() rejects with its refusal (asserted by the tests that mean it)
+      for (const g of generators) await g.close().catch(() => undefined);
       await client?.close();
     });
 
@@ -51,6 +53,9 @@ export function peerCheckSuite(kind: Kind): void {
         `create index ${table}_id on ${table} (id)`,
       );
       const events: { event: HiLoEvent; at: number }[] = [];
+      /** Keys handed out when the segment was refused, read as it happens. */
+      let issuedAtRefusal: number | undefined;
+      const issued = () => hilo.stats()[table]?.keysIssued ?? 0;
       const hilo = createHiLoGenerator({
         ...nhibernatePreset(sql(), {
           table: `${table}_hi`,
@@ -60,7 +65,10 @@ export function peerCheckSuite(kind: Kind): void {
         adaptive: false,
         keyType: 'bigint',
         peerCheckMs,
-        onEvent: (event) => events.push({ event, at: performance.now() }),
+        onEvent: (event) => {
+          if (event.type === 'lost' && event.reason === 'mismatch') issuedAtRefusal ??= issued();
+          events.push({ event, at: performance.now() });
+        },
       });
       generators.push(hilo);
       const handedOut: { key: bigint; at: number }[] = [];
@@ -81,7 +89,7 @@ export function peerCheckSuite(kind: Kind): void {
       };
       const reserved = () => events.flatMap(({ event: e }) => (e.type === 'reserved' ? e.blocks : []));
       const refusedAt = () => events.find(({ event: e }) => e.type === 'lost' && e.reason === 'mismatch')?.at;
-      return { hilo, handedOut, write, reserved, refusedAt };
+      return { hilo, handedOut, write, reserved, refusedAt, issued, issuedAtRefusal: () => issuedAtRefusal };
     }
 
     /** Rows stored twice: keys both sides used. */
@@ -90,7 +98,7 @@ export function peerCheckSuite(kind: Kind): void {
       return Number(rows[0]!.d);
     }
 
-    it('an explicit id inside the block hilo holds is refused within one interval, never handed out by hilo', async () => {
+    it('an explicit id inside the block hilo holds is refused by the next round after its insert, never handed out by hilo', async () => {
       const table = 'pc_one';
       const side = await setUp(table, PEER_CHECK_MS);
       const writing = side.write();
@@ -99,22 +107,23 @@ export function peerCheckSuite(kind: Kind): void {
       const block = side.reserved()[0]!;
       await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'sql')`, [String(block.last)]);
       const inserted = performance.now();
+      // committed: the round that starts now (or the timer's, or a reservation, if one comes first) refuses
+      await checkPeersNow(side.hilo);
+      expect(side.refusedAt()).toBeDefined();
       const error = await writing;
       expect(error).toBeInstanceOf(HiLoMismatchError);
       expect((error as HiLoMismatchError).overlap).toMatchObject({ table, column: 'id', storedKey: block.last });
+      // not one key handed out after the refusal, and never the writer's
+      expect(side.issued()).toBe(side.issuedAtRefusal());
+      expect(side.handedOut.map((h) => h.key)).not.toContain(block.last);
+      expect(side.reserved()).toHaveLength(1);
+      expect(await twice(table)).toBe(0);
       const after = side.handedOut.filter((h) => h.at > inserted).length;
       const ms = side.refusedAt()! - inserted;
       process.stdout.write(
         `${on} plain SQL writer, one id at the end of hilo's block (peerCheckMs: ${PEER_CHECK_MS}): refused after ` +
           `${ms.toFixed(0)} ms, ${after} keys handed out by hilo after the insert\n`,
       );
-      // the reservation at the prefetch mark (the block's 80th key) would find it 70 keys after the insert: the peer
-      // check finds it within one interval and one probe round (about ten keys at one a millisecond; 40 leaves room
-      // for a loaded machine)
-      expect(after).toBeLessThan(40);
-      expect(side.handedOut.map((h) => h.key)).not.toContain(block.last);
-      expect(side.reserved()).toHaveLength(1);
-      expect(await twice(table)).toBe(0);
     }, 60_000);
 
     /**
@@ -138,6 +147,10 @@ export function peerCheckSuite(kind: Kind): void {
         await sleep(1);
       }
       const error = await writing;
+      // refused (by the peer check or, without it, the reservation at the prefetch mark), and no key after that
+      expect(error).toBeInstanceOf(HiLoMismatchError);
+      expect(side.issued()).toBe(side.issuedAtRefusal());
+      await expect(side.hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
       const after = first === undefined ? 0 : side.handedOut.filter((h) => h.at > first).length;
       const shared = await twice(table);
       const mode = peerCheckMs === false ? 'peerCheckMs: false' : `peerCheckMs: ${peerCheckMs}`;
@@ -149,14 +162,10 @@ export function peerCheckSuite(kind: Kind): void {
       return { error, after, shared };
     }
 
-    it('explicit ids at random inside the block hilo holds: refused within one interval, few keys used by both', async () => {
-      const off = await sharedWithWriter('pc_many_off', false, 300);
-      const measured = await sharedWithWriter('pc_many_on', PEER_CHECK_MS, 300);
-      expect(off.error).toBeInstanceOf(HiLoMismatchError);
-      expect(measured.error).toBeInstanceOf(HiLoMismatchError);
-      // what hilo hands out after the writer's first id: one interval and one probe round (see above)
-      expect(measured.after).toBeLessThan(40);
-      expect(measured.shared).toBeLessThanOrEqual(measured.after);
+    it('explicit ids at random inside the block hilo holds: refused with and without the peer check, no key after', async () => {
+      // what hilo hands out after the writer's first id, and the keys both used, are printed (README-interop's table)
+      await sharedWithWriter('pc_many_off', false, 300);
+      await sharedWithWriter('pc_many_on', PEER_CHECK_MS, 300);
     }, 60_000);
   });
 }

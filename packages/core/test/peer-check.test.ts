@@ -15,12 +15,15 @@ import {
   type StoredKeys,
   type StoreOverlap,
 } from 'hilo-core';
+import { checkPeersNow } from '../src/engine/generator.js';
 
 const fixed = { adaptive: false, prefetchAt: false, blockSize: 10 } as const;
 
 /** Probes of stored keys kept in `keys`, as a peer's: overlaps become a HiLoMismatchError; every probe is recorded. */
 class PeerStore {
   readonly keys = new Set<bigint>();
+  /** Keys stored a second time (rows of a table without a unique key): counted by `counts`. */
+  readonly again: bigint[] = [];
   readonly found: StoreOverlap[] = [];
   /** Each probe as it finished: `within 3-10 -> 8` or `within 3-10 -> none`. */
   readonly probes: string[] = [];
@@ -31,7 +34,8 @@ class PeerStore {
   inFlight = 0;
   maxInFlight = 0;
 
-  storedKeys(withSharedWith = true): StoredKeys {
+  /** `withCounts`: also counts the keys stored in a block (with `again`), as the SQL sources do. */
+  storedKeys(withSharedWith = true, withCounts = false): StoredKeys {
     const max = (filter: (k: bigint) => boolean) => {
       const found = [...this.keys].filter(filter);
       return found.length === 0
@@ -56,6 +60,16 @@ class PeerStore {
       largest: (segment) => probe(`largest ${segment}`, () => max(() => true)),
       within: (segment, block: Block) =>
         probe(`within ${block.first}-${block.last}`, () => max((k) => k >= block.first && k <= block.last)),
+      ...(withCounts
+        ? {
+            counts: (segment: string, block: Block) =>
+              probe(`counts ${block.first}-${block.last}`, () => {
+                const inBlock = (k: bigint) => k >= block.first && k <= block.last;
+                const keys = [...this.keys].filter(inBlock).length + this.again.filter(inBlock).length;
+                return [{ table: 'orders', column: 'id', keys: BigInt(keys) }];
+              }),
+          }
+        : {}),
       ...(withSharedWith
         ? {
             sharedWith: {
@@ -75,7 +89,8 @@ class PeerStore {
   }
 }
 
-async function until(what: string, check: () => boolean, ms = 5000): Promise<void> {
+/** Waits for `check`; `ms` only detects a hang (far above any delay a loaded machine adds), it measures nothing. */
+async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
@@ -85,28 +100,38 @@ async function until(what: string, check: () => boolean, ms = 5000): Promise<voi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The longest `peerCheckMs` (an hour): the timer never fires within a test, which runs each round itself. */
+const PAUSED = 3_600_000;
+
 describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, item 7)', () => {
-  it('a peer key inside the block in hand is refused by the first probe after it, without a reservation', async () => {
+  it('a peer key inside the block in hand is refused by the next round after it, without a reservation', async () => {
     const peer = new PeerStore();
     const events: HiLoEvent[] = [];
     const source = memorySource();
+    // the timer paused (the longest interval): every round runs when the test says, through checkPeersNow
     const hilo = createHiLoGenerator({
       ...fixed,
       source,
       storedKeys: peer.storedKeys(),
-      peerCheckMs: 20,
+      peerCheckMs: PAUSED,
       onEvent: (e) => events.push(e),
     });
     expect(await hilo.reserve('orders', 3)).toEqual([1, 2, 3]);
     for (const k of [1n, 2n, 3n]) peer.keys.add(k);
-    // rounds run while nothing is found: hilo's own keys (handed out) are no alarm
-    await until('two rounds', () => peer.withinProbes() >= 2);
+    // rounds that find nothing: hilo's own keys (handed out) are no alarm
+    const reservation = peer.withinProbes();
+    await checkPeersNow(hilo);
+    await checkPeersNow(hilo);
+    expect(peer.withinProbes()).toBe(reservation + 2);
     expect(peer.found).toEqual([]);
     expect(hilo.nextSync('orders')).toBe(4);
     const before = peer.probes.length;
     peer.keys.add(8n); // the peer, reading the store with other settings, writes into hilo's block
-    await until('refused', () => peer.found.length > 0);
-    // the first probe after the peer's write found it: refused within one interval
+    // no round yet: nothing refuses by itself
+    expect(peer.probes.length).toBe(before);
+    expect(hilo.stats().orders?.state).toBe('serving');
+    await checkPeersNow(hilo);
+    // the first round after the peer's write found it, before another key was handed out
     expect(peer.probes.slice(before).filter((p) => p.startsWith('within'))).toEqual(['within 5-10 -> 8']);
     expect(peer.found).toEqual([
       {
@@ -126,9 +151,25 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     expect(hilo.stats().orders).toMatchObject({ keysIssued: 4, keysAvailable: 0, keysLost: 6 });
     // refused for good: not probed again
     const after = peer.probes.length;
-    await sleep(80);
+    await checkPeersNow(hilo);
     expect(peer.probes.length).toBe(after);
-    await hilo.close();
+    // and close() says so once more: the run's last word
+    await expect(hilo.close()).rejects.toBe(error);
+  });
+
+  it('the timer runs the rounds: a peer key is refused without a call to checkPeersNow', async () => {
+    const peer = new PeerStore();
+    const hilo = createHiLoGenerator({
+      ...fixed,
+      source: memorySource(),
+      storedKeys: peer.storedKeys(),
+      peerCheckMs: 10,
+    });
+    expect(await hilo.next('orders')).toBe(1);
+    peer.keys.add(8n);
+    await until('refused by the timer', () => peer.found.length > 0);
+    expect(() => hilo.nextSync('orders')).toThrow(HiLoMismatchError);
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it('the same overlap, refused by the reservation with peerCheckMs: false, reads the same', async () => {
@@ -154,7 +195,7 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     ]);
     expect(events).toContainEqual({ type: 'lost', segment: 'orders', keys: 5, reason: 'mismatch' });
     await expect(hilo.next('orders')).rejects.toMatchObject({ message: 'peer reads it differently (in-hand)' });
-    await hilo.close();
+    await expect(hilo.close()).rejects.toMatchObject({ message: 'peer reads it differently (in-hand)' });
   });
 
   it('close() stops it: no probe after close, and the timer never keeps Node alive', async () => {
@@ -239,7 +280,7 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     peer.down = undefined;
     await until('refused', () => peer.found.length > 0);
     expect(() => hilo.nextSync('orders')).toThrow(HiLoMismatchError);
-    await hilo.close();
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it('keys hilo hands out while the probe runs are its own: no alarm', async () => {
@@ -320,7 +361,7 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
       { type: 'lost', segment: 'orders', keys: 10, reason: 'mismatch' },
     ]);
     expect(events.filter((e) => e.type === 'reserved')).toHaveLength(1);
-    await hilo.close();
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it('probes nothing while the server is unconfirmed (keys parked), and again once it answers', async () => {
@@ -354,7 +395,7 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     await until('probing', () => peer.withinProbes() >= 1);
     state.down = new HiLoSourceError('connection refused', { retryable: true });
     await until('parked', () => events.some((e) => e.type === 'server-unconfirmed'));
-    await sleep(15); // a round already running when the keys were parked ends
+    await checkPeersNow(hilo); // a round already running when the keys were parked ends, and the next probes nothing
     const probes = peer.withinProbes();
     peer.keys.add(7n);
     await sleep(60);
@@ -363,7 +404,107 @@ describe('the peer check: blocks in hand probed every peerCheckMs (issue #46, it
     state.down = undefined;
     await until('refused', () => peer.found.length > 0);
     expect(peer.found.map((f) => [f.where, f.stored.key])).toEqual([['in-hand', 7n]]);
-    await hilo.close();
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
+  });
+
+  describe('close() runs a last round (issue #52, item 5): a run never ends with shared keys and no word', () => {
+    it('a peer key written since the last round rejects close() with the mismatch error', async () => {
+      const peer = new PeerStore();
+      const events: HiLoEvent[] = [];
+      const hilo = createHiLoGenerator({
+        ...fixed,
+        source: memorySource(),
+        storedKeys: peer.storedKeys(),
+        peerCheckMs: PAUSED, // the run ends within one interval: no round ran before close
+        onEvent: (e) => events.push(e),
+      });
+      expect(await hilo.next('orders')).toBe(1);
+      const probes = peer.probes.length; // the reservation's
+      peer.keys.add(8n);
+      const error = await hilo.close().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HiLoMismatchError);
+      expect(error).toMatchObject({ message: 'peer reads it differently (in-hand)', retryable: false });
+      expect(peer.probes.slice(probes)).toEqual(['within 2-10 -> 8']);
+      expect(peer.found.map((f) => [f.where, f.stored.key, f.block.first, f.block.last])).toEqual([
+        ['in-hand', 8n, 2n, 10n],
+      ]);
+      // the keys in hand are the peer's now: lost as a mismatch, never given back
+      expect(events.filter((e) => e.type === 'lost' || e.type === 'returned')).toEqual([
+        { type: 'lost', segment: 'orders', keys: 9, reason: 'mismatch' },
+      ]);
+      expect(hilo.stats().orders?.state).toBe('closed');
+      // close() is idempotent: the same verdict again
+      await expect(hilo.close()).rejects.toBe(error);
+    });
+
+    it('the last round counts the blocks used up since the previous round', async () => {
+      const peer = new PeerStore();
+      const hilo = createHiLoGenerator({
+        ...fixed,
+        source: memorySource(),
+        storedKeys: peer.storedKeys(true, true),
+        peerCheckMs: PAUSED,
+      });
+      // hilo hands out and stores 1…10 (its first block, used up) and 11 (the next block's first key)
+      for (const key of await hilo.reserve('orders', 10)) peer.keys.add(BigInt(key));
+      peer.keys.add(BigInt(await hilo.next('orders')));
+      // the peer stores 5 a second time: eleven keys stored in a block of ten
+      peer.again.push(5n);
+      const error = await hilo.close().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(HiLoMismatchError);
+      expect(peer.found).toMatchObject([{ block: { first: 1n, last: 10n }, counted: { keys: 11n, handedOut: 10n } }]);
+    });
+
+    it("a round that ran after the peer's write leaves close() nothing new to say, and hilo's own keys are no alarm", async () => {
+      const peer = new PeerStore();
+      const hilo = createHiLoGenerator({
+        ...fixed,
+        source: memorySource(),
+        storedKeys: peer.storedKeys(true, true),
+        peerCheckMs: PAUSED,
+      });
+      for (const key of await hilo.reserve('orders', 10)) peer.keys.add(BigInt(key));
+      for (let i = 0; i < 3; i++) peer.keys.add(BigInt(await hilo.next('orders')));
+      await checkPeersNow(hilo);
+      expect(peer.found).toEqual([]);
+      await hilo.close();
+      expect(peer.found).toEqual([]);
+    });
+
+    it('a last probe that fails or never answers is no refusal, and close() still resolves', async () => {
+      for (const fault of ['down', 'stalled'] as const) {
+        const peer = new PeerStore();
+        const hilo = createHiLoGenerator({
+          ...fixed,
+          source: memorySource(),
+          storedKeys: peer.storedKeys(),
+          peerCheckMs: PAUSED,
+          closeTimeoutMs: 200,
+        });
+        expect(await hilo.next('orders')).toBe(1);
+        peer.keys.add(8n);
+        if (fault === 'down') peer.down = new Error('Connection terminated unexpectedly');
+        else peer.gate = new Promise<void>(() => undefined); // a database that never answers
+        // the jest timeout is the hang detector: close() ends at closeTimeoutMs
+        await expect(hilo.close()).resolves.toBeUndefined();
+        expect(peer.found).toEqual([]);
+      }
+    });
+
+    it('with peerCheckMs: false, close() probes nothing', async () => {
+      const peer = new PeerStore();
+      const hilo = createHiLoGenerator({
+        ...fixed,
+        source: memorySource(),
+        storedKeys: peer.storedKeys(),
+        peerCheckMs: false,
+      });
+      expect(await hilo.next('orders')).toBe(1);
+      const probes = peer.probes.length;
+      peer.keys.add(8n);
+      await hilo.close();
+      expect(peer.probes.length).toBe(probes);
+    });
   });
 
   it('peerCheckMs is validated, and refused without a shared store', () => {

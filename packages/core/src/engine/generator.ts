@@ -10,7 +10,7 @@ import type { SegmentEvent } from './lifecycle.js';
 import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { KeyOf, KeyType } from './types.js';
-import { PeerCheck } from './verified-blocks.js';
+import { PeerCheck, type LastPeerCheckTarget } from './verified-blocks.js';
 import { sourceUnavailableErrors } from '../error-messages.js';
 
 /**
@@ -58,7 +58,11 @@ export interface HiLoGenerator<K extends number | bigint = number> {
   stats(): Record<string, SegmentStats>;
   /**
    * Stops handing out keys, waits for reservations in flight, gives back the unused tail of each segment's
-   * latest block where the source can prove nobody reserved after it, and closes the source.
+   * latest block where the source can prove nobody reserved after it, and closes the source, within
+   * `closeTimeoutMs`. With a store shared with a peer (an interop preset's `storedKeys` and `peerCheckMs`), it first
+   * runs a last peer check over the blocks each segment held since the check's last round, and rejects with the
+   * peer's `HiLoMismatchError` (after closing everything) when a segment was refused for it, by that last check or
+   * earlier: a run never ends with keys shared with a peer and no word. A last probe that fails is no refusal.
    */
   close(): Promise<void>;
 }
@@ -255,6 +259,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         (low) => this.prefetch(low),
         () => this.peerCheck.start(),
       );
+      // the peer check also counts the stored keys of blocks used up since its last round (and close() of those
+      // since then): kept only when it runs
+      if (this.peerCheck.enabled) s.retired = [];
       this.segments.set(name, s);
     }
     return s;
@@ -351,6 +358,14 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     // keys parked while the server is unconfirmed are never given back: the server may not be the one they came from
     const unconfirmed = this.watch.unconfirmed;
     this.watch.stop();
+    // what the last peer check probes: the blocks each serving segment holds, as they are before it closes
+    const last: LastPeerCheckTarget[] = [];
+    if (this.peerCheck.enabled && !unconfirmed) {
+      for (const s of this.segments.values()) {
+        if (s.state !== 'serving') continue;
+        last.push({ target: s, unissued: s.unissued(), held: s.held(), retired: s.retired?.splice(0) ?? [] });
+      }
+    }
     // every segment `closed` at once: no key in memory is handed out from here on
     const unusedOf = new Map<Segment, ReturnType<Segment['transition']>>();
     for (const s of this.segments.values()) unusedOf.set(s, s.transition('close'));
@@ -360,9 +375,17 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       if (s.inflight) pending.push(s.inflight.catch(() => undefined));
     }
     await beforeDeadline(Promise.all(pending), deadline);
+    // never silent at the end: a peer that wrote into these blocks since the last round (a run shorter than one
+    // `peerCheckMs`) refuses the segment now, and close() rejects with it below
+    await this.peerCheck.last(last, deadline);
     const source = this.options.source;
     for (const [s, unused] of unusedOf) {
       if (unused.length === 0) continue;
+      if (s.refusal !== undefined) {
+        // a peer reads these keys differently: never given back to the store, lost as the peer's
+        s.lose(unused, 'mismatch');
+        continue;
+      }
       const latest = unused[unused.length - 1]!;
       let returned = 0;
       if (source.release && s.overflow === undefined && !unconfirmed) {
@@ -383,7 +406,26 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       }
     }
     await beforeDeadline(Promise.resolve(source.close?.()), deadline);
+    // the run's last word: a segment a peer was found writing into (by any check, the last one included) rejects
+    // close() with the peer's mismatch error, after everything above was closed
+    for (const s of this.segments.values()) if (s.refusal !== undefined) throw s.refusal;
   }
+
+  /** See {@link checkPeersNow}. */
+  checkPeersNow(): Promise<void> {
+    return this.peerCheck.checkNow();
+  }
+}
+
+/**
+ * Internal, for tests: runs one round of `generator`'s peer check that starts after this call (see `peerCheckMs`)
+ * and resolves once it has refused what it found, so a test asserts what the check does rather than how soon the
+ * timer fires. Does nothing without a store shared with a peer, or after `close()`.
+ */
+export function checkPeersNow<K extends number | bigint>(generator: HiLoGenerator<K>): Promise<void> {
+  if (!(generator instanceof KeyGenerator))
+    throw new TypeError('checkPeersNow() takes a generator of createHiLoGenerator()');
+  return generator.checkPeersNow();
 }
 
 /**

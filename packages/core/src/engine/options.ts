@@ -189,8 +189,10 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    * `HiLoMismatchError`, the keys in hand lost with reason `mismatch`. So the keys hilo hands out after the other
    * system's first key there are at most those of one interval, not up to a block's. Never per key: one round of
    * probes (per segment holding keys never handed out: one `max` and one `count` range probe per table and block
-   * in hand) on an unref'd timer, one at a time, stopped by `close()`; a probe that fails is unknown, not a
-   * refusal. `false` probes only at reservations. Refused without a shared store, where nothing would be probed.
+   * in hand) on an unref'd timer, one at a time, stopped by `close()`, which runs one last round over the blocks
+   * held since the previous one (blocks used up included) and rejects with the mismatch error if a segment was
+   * refused; a probe that fails is unknown, not a refusal. `false` probes only at reservations (and not at
+   * `close()`). Refused without a shared store, where nothing would be probed.
    * @default 1000
    * @example
    * ```ts

@@ -5,6 +5,12 @@ import { overflowErrors, sourceErrors } from '../error-messages.js';
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
+ * The most used-up blocks kept for the peer check between two of its rounds (rounds that keep failing, a database
+ * that is down): the newest are kept, older ones are no longer probed.
+ */
+const MAX_RETIRED = 256;
+
+/**
  * The synchronous block state of one segment: the block keys are handed out from, the blocks queued after it,
  * and the counts needed to report them. Nothing here waits or talks to a database; the generator's hot path
  * reads `next`, `end` and `prefetchMark` directly.
@@ -24,6 +30,12 @@ export class SegmentBlocks {
   readonly queue: Block[] = [];
   /** Keys issued from blocks no longer current. */
   issuedBefore = 0;
+  /**
+   * Blocks that stopped being current since the peer check last probed them (oldest first), kept only while
+   * something probes them (a store shared with a peer and its peer check): the check counts their stored keys, so a
+   * peer's keys in a block hilo used up are found too. Undefined: not kept. Never touched by the fast path.
+   */
+  retired: Block[] | undefined;
   /**
    * Set once a block crossed Number.MAX_SAFE_INTEGER with number keys, or the segment's `maxKey`: thrown when
    * the queue runs dry.
@@ -105,6 +117,7 @@ export class SegmentBlocks {
     if (this.overflow && this.queue.length === 0) throw this.overflow;
     const block = this.queue.shift();
     if (block === undefined) return false;
+    this.retire();
     this.issuedBefore += this.next - this.first;
     if (block.last <= SAFE) {
       this.first = Number(block.first);
@@ -200,9 +213,18 @@ export class SegmentBlocks {
     return unused;
   }
 
+  /** Keeps the current block (number keys) in {@link retired} when kept, at most {@link MAX_RETIRED} (the newest). */
+  private retire(): void {
+    const retired = this.retired;
+    if (retired === undefined || this.end < this.first || this.next === this.first) return;
+    retired.push({ first: BigInt(this.first), last: BigInt(this.end) });
+    if (retired.length > MAX_RETIRED) retired.splice(0, retired.length - MAX_RETIRED);
+  }
+
   /** Removes and returns every unused range (current block's tail, then queued blocks, ascending). */
   drain(): Block[] {
     const unused = this.unissued();
+    this.retire();
     this.issuedBefore += this.next - this.first;
     this.first = this.next = 1;
     this.end = 0;

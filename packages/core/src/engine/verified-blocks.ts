@@ -204,6 +204,35 @@ export interface PeerCheckTarget extends VerifyTarget {
   readonly name: string;
   /** `refused` segments are not probed again (nor `closed` ones, which hold no key). */
   readonly state: SegmentState;
+  /**
+   * Blocks used up since the last round (see `SegmentBlocks.retired`), kept by the segment while the check runs: a
+   * round takes them, counts their stored keys (every key of them was handed out), and puts them back when it fails.
+   */
+  retired: Block[] | undefined;
+}
+
+/** `target` with its used-up blocks `retired` counted as held, every key of them handed out. */
+function withRetired(target: PeerCheckTarget, retired: readonly Block[]): PeerCheckTarget {
+  if (retired.length === 0) return target;
+  const whole = retired.map((block) => ({ block, handedOut: block.last - block.first + 1n }));
+  return {
+    name: target.name,
+    state: target.state,
+    retired: undefined,
+    lose: (blocks, reason) => target.lose(blocks, reason),
+    emit: (event) => target.emit(event),
+    unissued: () => target.unissued(),
+    held: () => [...whole, ...target.held()],
+    refuse: (error) => target.refuse(error),
+  };
+}
+
+/** The blocks a segment held at `close()`, as they were before it closed: what the last round probes. */
+export interface LastPeerCheckTarget {
+  readonly target: PeerCheckTarget;
+  readonly unissued: readonly Block[];
+  readonly held: readonly { block: Block; handedOut: bigint }[];
+  readonly retired: readonly Block[];
 }
 
 /**
@@ -237,10 +266,14 @@ export class PeerCheck {
     private readonly server: Pick<ServerView, 'epoch' | 'unconfirmed'>,
   ) {}
 
+  /** Whether this generator probes a store shared with a peer between reservations (and once more at close). */
+  get enabled(): boolean {
+    return this.intervalMs !== undefined && this.storedKeys?.sharedWith !== undefined;
+  }
+
   /** Starts the timer (idempotent): called when a segment first holds a block. */
   start(): void {
-    if (this.stopped || this.timer !== undefined || this.intervalMs === undefined) return;
-    if (this.storedKeys?.sharedWith === undefined) return;
+    if (this.stopped || this.timer !== undefined || !this.enabled) return;
     // a round that throws (a mismatch builder or an onEvent that throws) refuses nothing here; the reservation's
     // check, which runs the same, reports it to the caller
     this.timer = setInterval(() => void this.check().catch(() => undefined), this.intervalMs);
@@ -253,31 +286,83 @@ export class PeerCheck {
     return this.round;
   }
 
+  /**
+   * A round that starts after this call (the one in flight, if any, is waited for first): resolves once it has
+   * refused what it found. What tests and `close()` use to drive the check instead of waiting for the timer.
+   */
+  async checkNow(): Promise<void> {
+    await this.round?.catch(() => undefined);
+    await this.check();
+  }
+
   private async checkOnce(): Promise<void> {
     const storedKeys = this.storedKeys;
     const shared = storedKeys?.sharedWith;
     if (storedKeys === undefined || shared === undefined) return;
     for (const target of [...this.targets()]) {
       if (this.stopped) return;
-      if (target.state !== 'serving' || this.server.unconfirmed || target.unissued().length === 0) continue;
+      if (target.state !== 'serving' || this.server.unconfirmed) continue;
+      const retired = target.retired?.splice(0) ?? [];
+      if (target.unissued().length === 0 && retired.length === 0) continue;
       const since = this.server.epoch;
       let overlap: StoreOverlap | undefined;
       try {
         overlap = await withTimeout(
           this.timeoutMs,
           () => new Error(`the probe of the keys in hand took longer than timeoutMs (${this.timeoutMs} ms)`),
-          (signal) => peerInHand(storedKeys, target.name, target, signal),
+          (signal) => peerInHand(storedKeys, target.name, withRetired(target, retired), signal),
           { parent: this.closing.signal, unref: true },
         );
       } catch {
         // unknown, not a refusal: a lost connection says nothing about the peer; the rest of the round would likely
         // fail the same way, so the next round (or the next reservation, which probes the same) tries again
+        target.retired?.unshift(...retired);
         return;
       }
       if (overlap === undefined || this.stopped || target.state !== 'serving') continue;
       // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
       if (this.server.epoch !== since || this.server.unconfirmed) continue;
       target.refuse(shared.mismatch(overlap));
+    }
+  }
+
+  /**
+   * The last round, run by `close()` after {@link stop} over the blocks each segment held when it closed (its keys in
+   * hand and the blocks it used up since the last round), so that a run that ends within one interval of a peer's
+   * write still finds it: each segment found is refused with the peer's mismatch error (`close()` rejects with it).
+   * Bounded: each probe by `timeoutMs` and the round by `deadline` (a `performance.now()` time); a probe that fails
+   * or runs out of time is unknown, not a refusal, and ends the round.
+   */
+  async last(targets: readonly LastPeerCheckTarget[], deadline: number): Promise<void> {
+    const storedKeys = this.storedKeys;
+    const shared = storedKeys?.sharedWith;
+    if (storedKeys === undefined || shared === undefined || !this.enabled) return;
+    for (const { target, unissued, held, retired } of targets) {
+      if (unissued.length === 0 && held.length === 0 && retired.length === 0) continue;
+      const left = Math.min(this.timeoutMs, deadline - performance.now());
+      if (left <= 0) return;
+      const frozen: PeerCheckTarget = {
+        name: target.name,
+        state: 'serving',
+        retired: undefined,
+        lose: (blocks, reason) => target.lose(blocks, reason),
+        emit: (event) => target.emit(event),
+        unissued: () => unissued,
+        held: () => held,
+        refuse: (error) => target.refuse(error),
+      };
+      let overlap: StoreOverlap | undefined;
+      try {
+        overlap = await withTimeout(
+          left,
+          () => new Error(`the last probe of the keys in hand took longer than ${Math.round(left)} ms`),
+          (signal) => peerInHand(storedKeys, target.name, withRetired(frozen, retired), signal),
+          { unref: true },
+        );
+      } catch {
+        return;
+      }
+      if (overlap !== undefined) target.refuse(shared.mismatch(overlap));
     }
   }
 
