@@ -31,14 +31,14 @@ describe('./pnpm', () => {
       }
       for (const file of ['build.mjs', 'e2e-records.mjs'])
         copyFileSync(join(root, 'scripts', file), join(clone, 'scripts', file));
-      const started = Date.now();
       const { stdout, stderr } = await run(join(clone, 'pnpm'), [command, '--help'], {
         cwd: clone,
         env: { ...process.env, PATH: `${dirname(node)}:/usr/bin:/bin` },
       });
       expect(stdout).toMatch(/^Usage:\n {2}\.\/pnpm test /);
       expect(stderr).toBe('');
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // "at once" is what it did not do, not how long it took (issue #52): no Node.js or pnpm fetched, nothing
+      // installed; the folder holds only what was copied
       expect(readdirSync(clone).sort()).toEqual([
         'package.json',
         'pnpm',

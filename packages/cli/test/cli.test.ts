@@ -209,11 +209,12 @@ describe('hilo --version', () => {
   });
 });
 
-describe('hilo: an unreachable database exits 1 within 15 s', () => {
+describe('hilo: an unreachable database exits 1 on its own, with one line', () => {
   it.each(unreachable)('%s', async (_name, args) => {
     const run = await early(args, unreachableTimeout);
+    // exit code 1 is the CLI ending by itself; a run that hung would be killed at unreachableTimeout (the hang
+    // detector) without it. How long it took is not asserted (issue #52)
     expect(run.code).toBe(1);
-    expect(run.ms).toBeLessThan(15_000);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/could not be reached|ECONNREFUSED/);

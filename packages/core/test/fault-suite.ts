@@ -92,21 +92,16 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
           proxy.stall();
           // the 20 keys in hand need no round trip
           const inHand = Array.from({ length: 20 }, () => hilo.nextSync(segment));
-          const started = Date.now();
           const error = await hilo.next(segment).then(
             () => undefined,
             (e: unknown) => e,
           );
-          const waited = Date.now() - started;
+          // the mechanism, not how long it took (issue #52): attempts that timed out, ended by the budget set here
+          // (not the 10 s default); the test's timeout is the hang detector
           expect(error).toBeInstanceOf(HiLoExhaustedError);
-          expect((error as Error).message).toMatch(/retryBudgetMs/);
+          expect((error as Error).message).toMatch(/the limit set by `retryBudgetMs` \(3000 ms\)/);
           expect((error as { cause?: unknown }).cause).toBeInstanceOf(HiLoTimeoutError);
-          expect(waited).toBeGreaterThanOrEqual(300);
-          // the last attempt starts before the 3 s budget ends and times out 300 ms later; the slack is for timers
-          // firing late on a loaded machine (6.6 s in all seen once in CI), and stays below the 10 s default budget,
-          // so a generator that ignored `retryBudgetMs` would still fail here
-          expect(waited).toBeLessThan(3000 + 300 + 5000);
-          expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(2);
+          expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(1);
           proxy.heal();
           const after = await hilo.next(segment);
           expect(inHand).not.toContain(after);
@@ -151,10 +146,14 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         const first = await hilo.reserve(segment, 10);
         proxy.refuse();
         proxy.cut();
-        setTimeout(() => proxy.heal(), 1500);
-        const started = Date.now();
+        let healed = false;
+        setTimeout(() => {
+          proxy.heal();
+          healed = true;
+        }, 1500);
         const key = await hilo.next(segment);
-        expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+        // the caller's wait ended because the port came back, not before (an ordering, not a duration: issue #52)
+        expect(healed).toBe(true);
         expect(first).not.toContain(key);
         // the refusal reached hilo as a failed attempt, unless the driver's pool waited it out itself
         expect(hilo.stats()[segment]!.failedAttempts).toBeGreaterThanOrEqual(driver?.waitsOutRefusals ? 0 : 1);
@@ -169,9 +168,9 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
           await hilo.warm([segment]);
           hilo.nextSync(segment);
           proxy.stall();
-          const started = Date.now();
+          // the link stays stalled until after close() resolved: what ends close() is closeTimeoutMs, never the link
+          // (the test's timeout is the hang detector: issue #52)
           await hilo.close();
-          expect(Date.now() - started).toBeLessThan(2000);
           expect(hilo.stats()[segment]!.keysLost).toBe(49);
           expect(() => hilo.nextSync(segment)).toThrow(/closed/i);
           proxy.cut();
@@ -194,14 +193,16 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
               (e: unknown) => e,
             );
             await new Promise((resolve) => setTimeout(resolve, 50));
-            const started = Date.now();
+            let stuckSettled = false;
+            void stuck.then(() => (stuckSettled = true));
+            // the stalled statement never ends: without the timeout close() would wait for ever (the test's timeout is
+            // the hang detector; how long it takes is not asserted: issue #52). close() ends the statement, not the
+            // other way round
             await client.close();
-            expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-            // the stalled statement never ends: without the timeout close() would wait for ever; the bound is
-            // loose because CI shares two cores between Jest's workers and the clone and pack-install builds
-            expect(Date.now() - started).toBeLessThan(5000);
             expect(await stuck).toBeInstanceOf(Error);
-            const deadline = Date.now() + 2000;
+            expect(stuckSettled).toBe(true);
+            // the sockets go once the proxy sees them closed; the wait is a hang detector, not a bound
+            const deadline = Date.now() + 20_000;
             while (proxy.connections > 0 && Date.now() < deadline)
               await new Promise((resolve) => setTimeout(resolve, 20));
             expect(proxy.connections).toBe(0);
@@ -213,9 +214,9 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
       it('warm() at start-up fails fast on a refused port instead of spending the retry budget', async () => {
         proxy.refuse();
         const hilo = await openGenerator({ blockSize: 10 });
-        const started = Date.now();
         await expect(hilo.warm([`warm_${sourceKind}`])).rejects.toBeInstanceOf(HiLoSourceUnavailableError);
-        expect(Date.now() - started).toBeLessThan(5000);
+        // fast because it makes one attempt, not because of how long it took (issue #52)
+        expect(hilo.stats()[`warm_${sourceKind}`]!.failedAttempts).toBe(1);
       }, 30_000);
     });
   }

@@ -86,11 +86,11 @@ describe('sqlite table: a reservation and another connection in the same thread'
       appDb.exec('create table t (n integer)');
       try {
         appDb.exec('begin immediate'); // the application's transaction takes the write lock
-        const started = performance.now();
         const failure = await source
           .reserve('orders', { size: 10, signal: new AbortController().signal })
           .catch((error: unknown) => error);
-        expect(performance.now() - started).toBeLessThan(1000); // not the 5 s busy timeout, which would block the thread
+        // refused before the statement, not after the 5 s busy timeout (which would block the thread and end in
+        // SQLITE_BUSY): the error says why, no duration is measured (issue #52)
         expect(failure).toBeInstanceOf(HiLoSourceUnavailableError);
         expect((failure as Error).message).toMatch(/write lock is held while a transaction of this process is open/);
         appDb.exec('commit');
@@ -132,14 +132,13 @@ describe('sqlite table: a reservation and another connection in the same thread'
             resolve(performance.now());
           }, held),
         );
-        const started = performance.now();
         const keys = await Promise.all(Array.from({ length: 11 }, () => generator.next('orders')));
         const keysAt = performance.now();
         const releasedAt = await released;
         expect(new Set(keys).size).toBe(11);
-        // the eleventh key came from a reservation that committed only after the other connection did
+        // the eleventh key came from a reservation that committed only after the other connection did (an
+        // ordering, not a duration: issue #52)
         expect(keysAt).toBeGreaterThanOrEqual(releasedAt);
-        expect(releasedAt - started).toBeGreaterThan(held - 100);
         expect(generator.stats().orders?.failedAttempts).toBeGreaterThan(0); // it did find the file locked
         appDb.exec('commit');
       } finally {
@@ -166,10 +165,9 @@ describe('sqlite table: a reservation and another connection in the same thread'
         const failure = await client
           .transaction(async (tx) => {
             await tx.query('insert into t (n) values (1)');
-            // the lock is not held across this await: the application's write on the same thread goes through at once
-            const started = performance.now();
+            // the lock is not held across this await: the application's write on the same thread goes through (held,
+            // it would block the thread for the busy timeout and then throw SQLITE_BUSY; no duration is measured)
             appDb.exec('insert into t (n) values (2)');
-            expect(performance.now() - started).toBeLessThan(1000);
             await tx.query('insert into t (n) values (3)');
           })
           .catch((error: unknown) => error);

@@ -37,19 +37,15 @@ describePostgres("mikro-orm: closing while MikroORM's own close hangs", (db) => 
     const driver = orm.driver as { close: () => Promise<void> };
     const realClose = driver.close.bind(driver);
     driver.close = () => new Promise<void>(() => undefined);
-    const started = Date.now();
     void orm.close();
-    const deadline = Date.now() + 3000;
-    while (
-      !events.some((e) => (e.type === 'returned' || e.type === 'lost') && e.segment === 'close_memos') &&
-      Date.now() < deadline
-    ) {
+    // hilo's close runs although MikroORM's never settles: waited for as an event, however long a loaded machine
+    // takes (the test's timeout is the hang detector, issue #52)
+    while (!events.some((e) => (e.type === 'returned' || e.type === 'lost') && e.segment === 'close_memos')) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(events.filter((e) => e.type === 'returned' && e.segment === 'close_memos')).toEqual([
       { type: 'returned', segment: 'close_memos', keys: 49 },
     ]);
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(() => HiLo.generator(orm).nextSync('close_memos')).toThrow(/closed/i);
     await realClose(); // the ORM's own pool, which the stuck close left open
   });

@@ -89,7 +89,6 @@ describe('mikro-orm: configuration', () => {
   });
 
   it('should make MikroORM.init() fail fast when the database cannot be reached', async () => {
-    const started = Date.now();
     const error = await initOrm({
       driver: PostgreSqlDriver,
       clientUrl: 'postgres://postgres@127.0.0.1:1/nowhere',
@@ -99,7 +98,7 @@ describe('mikro-orm: configuration', () => {
     // MikroORM 6's init() connects, and fails, before it registers extensions
     if (onMikroOrm6) expect(error).toMatchObject({ code: 'ECONNREFUSED' });
     else expect(error).toBeInstanceOf(HiLoError);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // fast because `retries: 0` makes one attempt on a refused port, not measured in ms (issue #52)
   });
 
   if (onMikroOrm6) {
@@ -127,7 +126,6 @@ describe('mikro-orm: configuration', () => {
       'should make HiLo.ready() fail fast, with a typed error, when hilo cannot reach the database ' +
         '(MikroORM 6, connect: false)',
       async () => {
-        const started = Date.now();
         const orm = await MikroORM.init({
           driver: PostgreSqlDriver,
           clientUrl: 'postgres://postgres@127.0.0.1:1/nowhere',
@@ -136,8 +134,8 @@ describe('mikro-orm: configuration', () => {
           extensions: [HiLo.configure({ retries: 0 })],
         });
         try {
+          // one attempt (`retries: 0`) on a refused port: fast by what it does, not measured in ms (issue #52)
           await expect(HiLo.ready(orm)).rejects.toBeInstanceOf(HiLoError);
-          expect(Date.now() - started).toBeLessThan(5_000);
         } finally {
           await orm.close(true);
         }

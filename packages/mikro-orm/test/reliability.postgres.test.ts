@@ -82,10 +82,10 @@ describePostgres("mikro-orm: network faults on hilo's connection to PostgreSQL",
       await em.flush(); // the database itself is reachable; only hilo's link is stalled
       const late = orm.em.fork();
       late.create(Memo, { text: 'one too many' });
-      const { ms, error } = await timed(() => late.flush());
+      const { error } = await timed(() => late.flush());
       expect(error).toBeInstanceOf(HiLoExhaustedError);
-      expect((error as Error).message).toMatch(/retryBudgetMs/);
-      expect(ms).toBeLessThan(2000 + 1000 + 1500);
+      // ended by the budget set here, not measured in ms (issue #52; the test's timeout is the hang detector)
+      expect((error as Error).message).toMatch(/the limit set by `retryBudgetMs` \(2000 ms\)/);
       faults.proxy.heal();
       const healed = orm.em.fork();
       const after = healed.create(Memo, { text: 'after heal' });
@@ -136,8 +136,8 @@ describePostgres("mikro-orm: network faults on hilo's connection to PostgreSQL",
     faults.proxy.stall();
     const closing = await timed(() => orm.close());
     expect(closing.error).toBeUndefined();
-    expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
-    expect(closing.ms).toBeLessThan(2000);
+    // ended by closeTimeoutMs on a link that never answers, not measured in ms (issue #52; the test's timeout is the
+    // hang detector): every unused key counted lost, none given back
     expect(events.filter((e) => e.type === 'lost')).toEqual([
       { type: 'lost', segment: 'fault_memos', keys: unused, reason: 'close' },
     ]);

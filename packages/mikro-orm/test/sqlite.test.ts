@@ -82,8 +82,10 @@ describe('mikro-orm: SQLite file, a reservation while the ORM holds the write lo
     await expect(twoFlushes('locked')).rejects.toThrow(
       /write lock is held while a transaction of this process is open[\s\S]*ensure\(segment, n\)/,
     );
-    // it waits about the busy timeout (5 s) in all, asynchronously, not the busy timeout on every retry (6 × 5 s)
-    expect(performance.now() - started).toBeLessThan(9_000);
+    // it waits about the busy timeout (5 s) in all, asynchronously, not the busy timeout on every retry (6 × 5 s):
+    // the bound is that failure's own length, far above what a loaded machine adds to 5 s (a hang detector, not a
+    // measurement: issue #52)
+    expect(performance.now() - started).toBeLessThan(6 * 5_000);
     expect(await a.orm.em.fork().count(Customer)).toBe(0); // the transaction rolled back
   });
 

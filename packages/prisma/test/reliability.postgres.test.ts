@@ -58,10 +58,10 @@ describePostgres("prisma: network faults on hilo's connection to PostgreSQL", (d
       faults.proxy.stall();
       const inHand: bigint[] = [];
       for (let i = 0; i < 20; i++) inHand.push((await prisma.customer.create({ data: { name: `in hand ${i}` } })).id);
-      const { ms, error } = await timed(() => prisma.customer.create({ data: { name: 'one too many' } }));
+      const { error } = await timed(() => prisma.customer.create({ data: { name: 'one too many' } }));
       expect(error).toBeInstanceOf(HiLoExhaustedError);
-      expect((error as Error).message).toMatch(/retryBudgetMs/);
-      expect(ms).toBeLessThan(2000 + 1000 + 1500);
+      // ended by the budget set here, not measured in ms (issue #52; the test's timeout is the hang detector)
+      expect((error as Error).message).toMatch(/the limit set by `retryBudgetMs` \(2000 ms\)/);
       faults.proxy.heal();
       const after = await prisma.customer.create({ data: { name: 'after heal' } });
       expect(after.id > inHand.reduce((a, b) => (a > b ? a : b))).toBe(true);
@@ -107,8 +107,8 @@ describePostgres("prisma: network faults on hilo's connection to PostgreSQL", (d
     faults.proxy.stall();
     const closing = await timed(() => prisma.closeHiLo());
     expect(closing.error).toBeUndefined();
-    expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
-    expect(closing.ms).toBeLessThan(2500);
+    // ended by closeTimeoutMs on a link that never answers, not measured in ms (issue #52; the test's timeout is the
+    // hang detector): every unused key counted lost, none given back
     expect(events.filter((e) => e.type === 'lost' && e.segment === 'profiles')).toEqual([
       { type: 'lost', segment: 'profiles', keys: unused, reason: 'close' },
     ]);

@@ -58,10 +58,10 @@ describePostgres("typeorm: network faults on hilo's connection to PostgreSQL", (
       const inHand = Array.from({ length: 20 }, (_, i) => notes.create({ text: `in hand ${i}` }));
       expect(inHand.every((note) => typeof note.id === 'number')).toBe(true);
       await notes.save(inHand); // the database itself is reachable; only hilo's link is stalled
-      const { ms, error } = await timed(() => notes.save(notes.create({ text: 'one too many' })));
+      const { error } = await timed(() => notes.save(notes.create({ text: 'one too many' })));
       expect(error).toBeInstanceOf(HiLoExhaustedError);
-      expect((error as Error).message).toMatch(/retryBudgetMs/);
-      expect(ms).toBeLessThan(2000 + 1000 + 1500);
+      // ended by the budget set here, not measured in ms (issue #52; the test's timeout is the hang detector)
+      expect((error as Error).message).toMatch(/the limit set by `retryBudgetMs` \(2000 ms\)/);
       faults.proxy.heal();
       const after = await notes.save(notes.create({ text: 'after heal' }));
       expect(after.id).toBeGreaterThan(Math.max(...inHand.map((note) => note.id)));
@@ -111,8 +111,8 @@ describePostgres("typeorm: network faults on hilo's connection to PostgreSQL", (
     faults.proxy.stall();
     const closing = await timed(() => dataSource.destroy());
     expect(closing.error).toBeUndefined();
-    expect(closing.ms).toBeGreaterThanOrEqual(350); // it tried to give the keys back
-    expect(closing.ms).toBeLessThan(2000);
+    // ended by closeTimeoutMs on a link that never answers, not measured in ms (issue #52; the test's timeout is the
+    // hang detector): every unused key counted lost, none given back
     expect(events.filter((e) => e.type === 'lost')).toEqual([
       { type: 'lost', segment: 'fault_notes', keys: unused, reason: 'close' },
     ]);
