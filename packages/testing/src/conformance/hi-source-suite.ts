@@ -286,7 +286,6 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
 
     it('should fail fast with HiLoSourceUnavailableError when the database is unreachable', async () => {
       const url = await unreachableUrl(options.kind);
-      const started = Date.now();
       let failure: unknown;
       let unreachable: SqlClient | undefined;
       try {
@@ -304,7 +303,8 @@ export function runHiSourceConformance(options: HiSourceConformanceOptions): voi
         code: 'HILO_SOURCE_UNAVAILABLE',
         retryable: true,
       });
-      expect(Date.now() - started).toBeLessThan(3000);
+      // fast by what it does (one attempt, connectTimeoutMs), not measured in ms: the test's timeout is the hang
+      // detector (issue #52)
     });
 
     if (options.kind !== 'sqlite') {
