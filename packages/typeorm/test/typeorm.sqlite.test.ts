@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import {
   Column,
   DataSource,
-  type DataSourceOptions,
   Entity,
   JoinTable,
   ManyToMany,
@@ -177,7 +176,7 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
       const { dataSource } = await openDataSource(
         db,
         { blockSize: 5, adaptive: false, prefetchAt: false, retries: 30 },
-        { timeout: BUSY_TIMEOUT_MS } as Partial<DataSourceOptions>,
+        { timeout: BUSY_TIMEOUT_MS },
       );
       try {
         const generator = hiloOf(dataSource).generator;
@@ -208,9 +207,13 @@ describeSqlite('typeorm on a sqlite file: reservations and the single writer', (
     'runs each reservation as one statement, so a TypeORM write next to it neither stalls the thread ' +
       'nor finds the file locked',
     async () => {
-      const { dataSource } = await openDataSource(db, { blockSize: 5, adaptive: false, prefetchAt: false }, {
-        timeout: BUSY_TIMEOUT_MS,
-      } as Partial<DataSourceOptions>);
+      const { dataSource } = await openDataSource(
+        db,
+        { blockSize: 5, adaptive: false, prefetchAt: false },
+        {
+          timeout: BUSY_TIMEOUT_MS,
+        },
+      );
       try {
         const generator = hiloOf(dataSource).generator;
         const { longestGap } = await longestGapDuring(async () => {
