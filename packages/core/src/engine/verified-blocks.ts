@@ -319,7 +319,9 @@ export class PeerCheck {
         target.retired?.unshift(...retired);
         return;
       }
-      if (overlap === undefined || this.stopped || target.state !== 'serving') continue;
+      // a round in flight when close() began still counts (close() waits for it, and reports what it found)
+      if (overlap === undefined || target.state === 'refused') continue;
+      if (target.state !== 'serving' && !(this.stopped && target.state === 'closed')) continue;
       // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
       if (this.server.epoch !== since || this.server.unconfirmed) continue;
       target.refuse(shared.mismatch(overlap));
