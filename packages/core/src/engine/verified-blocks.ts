@@ -211,6 +211,11 @@ export interface PeerCheckTarget extends VerifyTarget {
   retired: Block[] | undefined;
 }
 
+/** The segment's state now (not as narrowed before an await). */
+function stateOf(target: PeerCheckTarget): SegmentState {
+  return target.state;
+}
+
 /** `target` with its used-up blocks `retired` counted as held, every key of them handed out. */
 function withRetired(target: PeerCheckTarget, retired: readonly Block[]): PeerCheckTarget {
   if (retired.length === 0) return target;
@@ -319,9 +324,10 @@ export class PeerCheck {
         target.retired?.unshift(...retired);
         return;
       }
-      // a round in flight when close() began still counts (close() waits for it, and reports what it found)
-      if (overlap === undefined || target.state === 'refused') continue;
-      if (target.state !== 'serving' && !(this.stopped && target.state === 'closed')) continue;
+      // read again: the segment may have changed while the probe ran. A round in flight when close() began still
+      // counts (close() waits for it, and reports what it found)
+      const state = stateOf(target);
+      if (overlap === undefined || (state !== 'serving' && !(this.stopped && state === 'closed'))) continue;
       // a failover or parked keys while it ran: it may have read a server the blocks were not reserved on
       if (this.server.epoch !== since || this.server.unconfirmed) continue;
       target.refuse(shared.mismatch(overlap));
