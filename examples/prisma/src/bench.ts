@@ -123,6 +123,7 @@ export async function benchGraph(
         await base.identityOrder.create({
           data: {
             number: `${tag}-${round}-i${o}`,
+            customerId,
             items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) },
           },
         });
@@ -131,7 +132,9 @@ export async function benchGraph(
     const withUuidv7 = async (round: number): Promise<void> => {
       const orderIds = Array.from({ length: orders }, () => uuidv7());
       await base.$transaction([
-        base.uuidOrder.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}` })) }),
+        base.uuidOrder.createMany({
+          data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}`, customerId })),
+        }),
         base.uuidOrderItem.createMany({
           data: Array.from({ length: orders * items }, (_, n) => ({
             id: uuidv7(),
