@@ -96,7 +96,8 @@ export async function benchGraph(
   if (!Number.isSafeInteger(identityRounds) || identityRounds < 1 || identityRounds > rounds)
     throw new RangeError(`identityRounds must be an integer from 1 to rounds (${rounds}), got ${identityRounds}`);
   await createShopSchema(url);
-  const shop = openShop(url);
+  // Prisma gives up on a transaction after 5 s; on a busy machine one round's transaction can take longer
+  const shop = openShop(url, { transactionTimeoutMs: 120_000 });
   const { prisma, base, statements } = shop;
   try {
     const tag = runTag();
