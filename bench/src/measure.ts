@@ -1,4 +1,4 @@
-import type { Spread } from './spread.js';
+import { median, type Spread } from './spread.js';
 
 /** One benchmark figure as written to results/latest.json. */
 export interface Result {
@@ -18,34 +18,39 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 /**
  * One measuring window: runs the synchronous `batch` (which performs `perBatch` operations) repeatedly for about
- * `ms` of batch time and returns operations per second. Between batches it yields to the event loop, as an
- * application does between requests (that is when background reservations complete); only time spent inside
- * batches is counted. Warm up first with {@link warmUp}; pair windows with `pairedRounds` (spread.ts).
+ * `ms` of batch time and returns operations per second at the median batch time. Between batches it yields to the
+ * event loop, as an application does between requests (that is when background reservations complete); only time
+ * spent inside batches is counted. The median rather than the total: a batch takes microseconds to a millisecond, so
+ * on a busy machine the few batches the scheduler preempts are the slow tail, and the median leaves them out where a
+ * total would charge them to whichever side they hit. Warm up first with {@link warmUp}; pair windows with
+ * `pairedRounds` (spread.ts).
  */
 export async function opsWindowSync(batch: () => void, perBatch: number, ms: number): Promise<number> {
-  let n = 0;
+  const times: number[] = [];
   let spent = 0;
   while (spent < ms) {
     const t = performance.now();
     batch();
-    spent += performance.now() - t;
-    n += perBatch;
+    const took = performance.now() - t;
+    spent += took;
+    times.push(took);
     await yieldToEventLoop();
   }
-  return (n / spent) * 1000;
+  return (perBatch / median(times)) * 1000;
 }
 
-/** The async twin of {@link opsWindowSync}: wall time of awaited batches. */
+/** The async twin of {@link opsWindowSync}: the median wall time of awaited batches. */
 export async function opsWindow(batch: () => Promise<void>, perBatch: number, ms: number): Promise<number> {
-  let n = 0;
+  const times: number[] = [];
   const start = performance.now();
   let now = start;
   while (now - start < ms) {
+    const t = now;
     await batch();
-    n += perBatch;
     now = performance.now();
+    times.push(now - t);
   }
-  return (n / (now - start)) * 1000;
+  return (perBatch / median(times)) * 1000;
 }
 
 /** Runs `batch` for `ms` of wall time (yielding between batches), so that the JIT has compiled it before timing. */
