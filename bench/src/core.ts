@@ -1,54 +1,78 @@
 import { randomUUID } from 'node:crypto';
 import { createHiLoGenerator, memorySource, type HiSource } from 'hilo-core';
-import { consume, opsPerSecond, opsPerSecondSync, percentile, type Result } from './measure.js';
+import { consume, opsWindow, opsWindowSync, percentile, warmUp, type Result } from './measure.js';
+import { median, pairedRatio, pairedRounds } from './spread.js';
 
 const BATCH = 10_000;
+/**
+ * Awaited batches are smaller: 10,000 awaits take about 0.4 ms, long enough that on a busy machine most batches are
+ * preempted (then even their median measures the scheduler); 1,000 take about 40 µs.
+ */
+const ASYNC_BATCH = 1_000;
+/** Paired rounds per core ratio, and the measuring window of each side in a round. */
+const ROUNDS = 9;
+const WINDOW_MS = 200;
 
-/** Keys per second of the generator against a bare counter, measured side by side in this run. */
+/**
+ * Keys per second of the generator against a bare counter: each ratio from {@link ROUNDS} paired rounds (the
+ * generator's window and the counter's back to back, alternating which goes first), the median of the per-round
+ * ratios. Each window's rate is taken at its median batch time (see `opsWindowSync`), so that the batches a busy
+ * machine's scheduler preempts do not decide the figure. Values are the medians of each side's windows.
+ */
 export async function coreBenchmarks(): Promise<Result[]> {
   let counter = 0;
-  const counterOps = await opsPerSecondSync(() => {
+  const counterBatch = () => {
     for (let i = 0; i < BATCH; i++) consume(counter++);
-  }, BATCH);
-
+  };
   const awaitedCounter = async () => counter++;
-  const awaitedOps = await opsPerSecond(async () => {
-    for (let i = 0; i < BATCH; i++) consume(await awaitedCounter());
-  }, BATCH);
-
-  const uuidOps = await opsPerSecondSync(() => {
+  const awaitedBatch = async () => {
+    for (let i = 0; i < ASYNC_BATCH; i++) consume(await awaitedCounter());
+  };
+  const uuidBatch = () => {
     for (let i = 0; i < BATCH; i++) consume(randomUUID());
-  }, BATCH);
+  };
 
   const generator = createHiLoGenerator({ source: memorySource(), blockSize: 100_000 });
   await generator.warm(['orders']);
-  const nextSyncOps = await opsPerSecondSync(() => {
-    for (let i = 0; i < BATCH; i++) {
-      consume(generator.nextSync('orders'));
-    }
-  }, BATCH);
-  const nextOps = await opsPerSecond(async () => {
-    for (let i = 0; i < BATCH; i++) consume(await generator.next('orders'));
-  }, BATCH);
+  const nextSyncBatch = () => {
+    for (let i = 0; i < BATCH; i++) consume(generator.nextSync('orders'));
+  };
+  const nextBatch = async () => {
+    for (let i = 0; i < ASYNC_BATCH; i++) consume(await generator.next('orders'));
+  };
+  for (const batch of [counterBatch, awaitedBatch, uuidBatch, nextSyncBatch, nextBatch]) await warmUp(batch, 200);
+
+  const sync = await pairedRounds(
+    ROUNDS,
+    () => opsWindowSync(nextSyncBatch, BATCH, WINDOW_MS),
+    () => opsWindowSync(counterBatch, BATCH, WINDOW_MS),
+  );
+  const awaited = await pairedRounds(
+    ROUNDS,
+    () => opsWindow(nextBatch, ASYNC_BATCH, WINDOW_MS),
+    () => opsWindow(awaitedBatch, ASYNC_BATCH, WINDOW_MS),
+  );
+  const uuids: number[] = [];
+  for (let r = 0; r < 5; r++) uuids.push(await opsWindowSync(uuidBatch, BATCH, WINDOW_MS));
   await generator.close();
 
   return [
-    { name: 'baseline.counter', value: counterOps, unit: 'keys/s' },
-    { name: 'baseline.awaitedCounter', value: awaitedOps, unit: 'keys/s' },
-    { name: 'baseline.randomUUID', value: uuidOps, unit: 'keys/s' },
+    { name: 'baseline.counter', value: median(sync.b), unit: 'keys/s' },
+    { name: 'baseline.awaitedCounter', value: median(awaited.b), unit: 'keys/s' },
+    { name: 'baseline.randomUUID', value: median(uuids), unit: 'keys/s' },
     {
       name: 'core.nextSync',
-      value: nextSyncOps,
+      value: median(sync.a),
       unit: 'keys/s',
-      ratio: nextSyncOps / counterOps,
+      ...pairedRatio(sync.a, sync.b),
       target: 0.15,
       note: 'ratio to baseline.counter; target ≥ 0.15',
     },
     {
       name: 'core.next',
-      value: nextOps,
+      value: median(awaited.a),
       unit: 'keys/s',
-      ratio: nextOps / awaitedOps,
+      ...pairedRatio(awaited.a, awaited.b),
       target: 0.6,
       note: 'ratio to baseline.awaitedCounter; target ≥ 0.6',
     },

@@ -11,6 +11,7 @@ import {
   type StoredKeyKind,
 } from 'hilo-core';
 import { consume, type Result } from './measure.js';
+import { median, pairedRatio, pairedRounds } from './spread.js';
 
 const ROWS = 100_000;
 
@@ -25,11 +26,11 @@ async function keyTable(client: SqlClient, table: string, type: 'bigint' | 'text
 }
 
 /**
- * The median time of one verified reservation of 100 keys over 200 reservations after 20 of warm-up. The hi store
- * is in memory, starting above the rows, so the figure is the check itself: one `between` probe per block, finding
- * nothing, as in a healthy application.
+ * Verified reservations of 100 keys on `table`, timed: each call of `median(count)` makes `count` reservations and
+ * returns their median time. The hi store is in memory, starting above the rows, so the figure is the check
+ * itself: one `between` probe per block, finding nothing, as in a healthy application.
  */
-async function medianReservation(client: SqlClient, table: string, kind: StoredKeyKind): Promise<number> {
+function verifiedReservations(client: SqlClient, table: string, kind: StoredKeyKind) {
   const segment = `${table}_seg`;
   const generator = createHiLoGenerator({
     source: memorySource({ start: 10 * ROWS }),
@@ -38,18 +39,23 @@ async function medianReservation(client: SqlClient, table: string, kind: StoredK
     prefetchAt: false,
     storedKeys: sqlStoredKeys(client, [{ segment, table, column: 'id', kind }]),
   });
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < 220; i++) {
-      const t = performance.now();
-      consume((await generator.reserve(segment, 100)).length);
-      if (i >= 20) times.push(performance.now() - t);
-    }
-  } finally {
-    await generator.close();
-  }
-  return times.sort((a, b) => a - b)[times.length >> 1]!;
+  return {
+    async median(count: number): Promise<number> {
+      const times: number[] = [];
+      for (let i = 0; i < count; i++) {
+        const t = performance.now();
+        consume((await generator.reserve(segment, 100)).length);
+        times.push(performance.now() - t);
+      }
+      return median(times);
+    },
+    close: () => generator.close(),
+  };
 }
+
+/** Paired rounds per probe ratio, each of {@link PER_ROUND} reservations a side (200 timed reservations a side). */
+const ROUNDS = 10;
+const PER_ROUND = 20;
 
 /** The probe benchmarks on PostgreSQL at `url`. */
 export async function probeBenchmarks(url: string): Promise<Result[]> {
@@ -59,30 +65,50 @@ export async function probeBenchmarks(url: string): Promise<Result[]> {
     await keyTable(client, 'bench_probe_indexed', 'bigint', true);
     await keyTable(client, 'bench_probe_scanned', 'bigint', false);
     await keyTable(client, 'bench_probe_text', 'text', true);
-    const indexed = await medianReservation(client, 'bench_probe_indexed', 'number');
-    const scanned = await medianReservation(client, 'bench_probe_scanned', 'number');
-    const text = await medianReservation(client, 'bench_probe_text', 'string');
+    const indexedSide = verifiedReservations(client, 'bench_probe_indexed', 'number');
+    const scannedSide = verifiedReservations(client, 'bench_probe_scanned', 'number');
+    const textSide = verifiedReservations(client, 'bench_probe_text', 'string');
+    const sides = [indexedSide, scannedSide, textSide];
+    const measured = await (async () => {
+      try {
+        for (const side of sides) await side.median(20); // warm-up
+        const scanned = await pairedRounds(
+          ROUNDS,
+          () => scannedSide.median(PER_ROUND),
+          () => indexedSide.median(PER_ROUND),
+        );
+        const text = await pairedRounds(
+          ROUNDS,
+          () => textSide.median(PER_ROUND),
+          () => indexedSide.median(PER_ROUND),
+        );
+        return { scanned, text };
+      } finally {
+        for (const side of sides) await side.close();
+      }
+    })();
     for (const table of ['bench_probe_indexed', 'bench_probe_scanned', 'bench_probe_text'])
       await client.query(`drop table ${table}`);
+    const { scanned, text } = measured;
     return [
       {
         name: 'pg.probe.indexed_ms',
-        value: indexed,
+        value: median([...scanned.b, ...text.b]),
         unit: 'ms',
         note: `median verified reservation of 100 keys, ${ROWS.toLocaleString('en')} stored bigint keys, primary key`,
       },
       {
         name: 'pg.probe.no_index_ms',
-        value: scanned,
+        value: median(scanned.a),
         unit: 'ms',
-        ratio: scanned / indexed,
+        ...pairedRatio(scanned.a, scanned.b),
         note: 'the same without an index on the key column (HILO_PROBE_SCANS at start); ratio to pg.probe.indexed_ms',
       },
       {
         name: 'pg.probe.text_keys_ms',
-        value: text,
+        value: median(text.a),
         unit: 'ms',
-        ratio: text / indexed,
+        ...pairedRatio(text.a, text.b),
         note: "keys as decimal text (as: 'string') in a text primary key, compared as numbers; ratio to pg.probe.indexed_ms",
       },
     ];

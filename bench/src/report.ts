@@ -1,14 +1,56 @@
 import type { Result } from './measure.js';
+import { formatRatio, formatSpread } from './spread.js';
 
 const fmt = (v: number) => (v >= 1000 ? Math.round(v).toLocaleString('en-US') : v.toPrecision(3));
+
+/**
+ * Whether a figure meets its target, judged with its spread: `met` when even the first quartile of the per-round
+ * ratios reaches the target, `missed` when even the third quartile stays below it, `open` when the target lies
+ * within the interquartile range (more rounds, or a quieter machine, would decide it); empty without a target.
+ */
+export function verdict(r: Result): '' | 'met' | 'missed' | 'open' {
+  if (r.target === undefined || r.ratio === undefined) return '';
+  const q1 = r.spread?.q1 ?? r.ratio;
+  const q3 = r.spread?.q3 ?? r.ratio;
+  if (q1 >= r.target) return 'met';
+  if (q3 < r.target) return 'missed';
+  return 'open';
+}
 
 /** A Markdown table of the results. */
 export function renderMarkdown(results: readonly Result[]): string {
   const rows = results.map(
     (r) =>
-      `| \`${r.name}\` | ${fmt(r.value)} ${r.unit} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${r.note ?? ''} |`,
+      `| \`${r.name}\` | ${fmt(r.value)} ${r.unit} | ${r.ratio === undefined ? '' : formatRatio(r.ratio)} | ` +
+      `${r.spread === undefined ? '' : formatSpread(r.spread)} | ${r.target === undefined ? '' : `≥ ${r.target}`} | ` +
+      `${verdict(r)} | ${r.note ?? ''} |`,
   );
-  return ['| benchmark | value | ratio | note |', '| --- | ---: | ---: | --- |', ...rows, ''].join('\n');
+  return [
+    '| benchmark | value | ratio | spread of the per-round ratios | target | verdict | note |',
+    '| --- | ---: | ---: | --- | ---: | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+/** The plain-text table `pnpm bench` prints at the end: every figure with its ratio, spread and target. */
+export function renderTable(results: readonly Result[]): string {
+  const rows = results.map((r) => [
+    r.name,
+    `${fmt(r.value)} ${r.unit}`,
+    r.ratio === undefined ? '' : formatRatio(r.ratio),
+    r.spread === undefined ? '' : formatSpread(r.spread),
+    r.target === undefined ? '' : `≥ ${r.target}`,
+    verdict(r),
+  ]);
+  const header = ['figure', 'value', 'ratio', 'spread (per-round ratios)', 'target', 'verdict'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 1 || i === 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line), ''].join('\n');
 }
 
 /**
@@ -37,6 +79,12 @@ export function renderSvg(results: readonly Result[]): string {
         `font-size="11" fill="#666">${t}×</text>`,
     )
     .join('');
+  /** The interquartile range of the per-round ratios, as a line across the bar's end. */
+  const whisker = (b: Result, y: number) =>
+    b.spread === undefined || b.spread.rounds < 2
+      ? ''
+      : `<line x1="${x(b.spread.q1).toFixed(1)}" y1="${y + 10}" x2="${x(b.spread.q3).toFixed(1)}" y2="${y + 10}" ` +
+        `stroke="#111" stroke-width="1.5"/>`;
   const rows = bars.map((b, i) => {
     const y = top + i * rowH;
     const met = b.target === undefined || b.ratio! >= b.target;
@@ -49,13 +97,14 @@ export function renderSvg(results: readonly Result[]): string {
     return (
       `<text x="${left - 8}" y="${y + 15}" text-anchor="end" font-size="12">${esc(b.name)}</text><rect ` +
       `x="${left}" y="${y}" width="${w.toFixed(1)}" height="20" fill="${met ? '#16a34a' : '#ea580c'}"/>${target}<text ` +
-      `x="${(Math.max(left + w, b.target === undefined ? 0 : x(b.target)) + 6).toFixed(1)}" y="${y + 15}" ` +
-      `font-size="12">${b.ratio! >= 100 ? Math.round(b.ratio!) : b.ratio!.toFixed(2)}×</text>`
+      `x="${(Math.max(left + w, b.target === undefined ? 0 : x(b.target), b.spread ? x(b.spread.q3) : 0) + 6).toFixed(1)}" ` +
+      `y="${y + 15}" ` +
+      `font-size="12">${b.ratio! >= 100 ? Math.round(b.ratio!) : b.ratio!.toFixed(2)}×</text>${whisker(b, y)}`
     );
   });
   const legend =
     `<text x="10" y="${height - 8}" font-size="11" fill="#444">logarithmic scale; dashed line: target; ` +
-    `green: target met, orange: missed. Ratios: see bench/results/latest.md</text>`;
+    `green: target met, orange: missed; thin line: IQR of the per-round ratios. See bench/results/latest.md</text>`;
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif"><rect ` +
     `width="100%" height="100%" fill="#fff"/><text x="10" y="20" font-size="14" font-weight="bold">hilo ` +

@@ -12,7 +12,8 @@ import { probeBenchmarks } from './probe.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
 import { latencyBenchmarks, ormBenchmarks } from './orm.js';
 import type { Result } from './measure.js';
-import { renderMarkdown, renderSvg } from './report.js';
+import { renderMarkdown, renderSvg, renderTable } from './report.js';
+import { formatRatio, formatSpread } from './spread.js';
 
 /**
  * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
@@ -27,11 +28,13 @@ if (unknown.length > 0) {
 }
 const runs = (phase: (typeof PHASES)[number]) => asked.length === 0 || asked.includes(phase);
 
+const started = performance.now();
 const results: Result[] = [];
 const log = (r: Result[]) => {
   for (const x of r)
     process.stderr.write(
-      `bench: ${x.name} = ${x.value.toPrecision(4)} ${x.unit}${x.ratio === undefined ? '' : ` (ratio ${x.ratio.toFixed(2)})`}\n`,
+      `bench: ${x.name} = ${x.value.toPrecision(4)} ${x.unit}` +
+        `${x.ratio === undefined ? '' : ` (ratio ${formatRatio(x.ratio)}${x.spread ? `; ${formatSpread(x.spread)}` : ''})`}\n`,
     );
   results.push(...r);
 };
@@ -74,6 +77,8 @@ try {
 } finally {
   await embedded?.stop();
 }
+
+process.stderr.write(`\n${renderTable(results)}\nbench: took ${Math.round((performance.now() - started) / 1000)} s\n`);
 
 if (asked.length > 0) {
   process.stderr.write(`bench: ran ${asked.join(', ')} only; bench/results keeps the last full run\n`);

@@ -9,10 +9,16 @@ export interface GraphBenchOptions {
   /** Items per order. */
   items: number;
   /**
-   * Timed rounds after the warm-up round; each side's time is the median over them.
-   * @default 3
+   * Timed rounds of the hilo and UUIDv7 sides after the warm-up rounds; each side's time is the median over them.
+   * @default 10
    */
   rounds?: number;
+  /**
+   * Timed rounds of the identity side (a statement per order, five times as long as the others), run in the
+   * first rounds, next to the hilo side of the same round.
+   * @default 3, or `rounds` when fewer
+   */
+  identityRounds?: number;
 }
 
 /** What {@link benchGraph} measured. */
@@ -36,8 +42,13 @@ export interface GraphBenchResult {
   identityStatements: number;
   /** SQL statements one UUIDv7 round sends. */
   uuidv7Statements: number;
-  /** The timed rounds. */
+  /** The timed rounds (of the identity side: `perRound.identity.length`). */
   rounds: number;
+  /**
+   * Each side's milliseconds per timed round: index `r` of every side is round `r`, whose sides ran back to back
+   * (`pnpm bench` takes one ratio per round from them). The identity side ran in the first rounds only.
+   */
+  perRound: { hilo: number[]; identity: number[]; uuidv7: number[] };
   /**
    * The warm-up round, timed too: it includes Prisma compiling each side's query plan. Prisma caches a plan
    * per query shape, and a `createMany` of n rows has its own shape per n, so a process pays this once per
@@ -52,22 +63,41 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** `global.gc()` when Node runs with `--expose-gc` (`pnpm bench` starts it so), so a timed run starts without garbage. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * The sides of timed round `round`: hilo and UUIDv7 back to back, hilo first in even rounds and second in odd
+ * ones; in the first `identityRounds` rounds the identity side too, first, between or last in turn.
+ */
+function roundOrder(round: number, identityRounds: number): ('hilo' | 'identity' | 'uuidv7')[] {
+  const order: ('hilo' | 'identity' | 'uuidv7')[] = round % 2 === 0 ? ['hilo', 'uuidv7'] : ['uuidv7', 'hilo'];
+  if (round < identityRounds) order.splice(round % 3, 0, 'identity');
+  return order;
+}
+
 /**
  * Stores `orders` orders of `items` items three ways, in the same process against the same database: with
  * hilo keys (keys reserved in bulk, then two `createMany` in one `$transaction`), the usual way (a nested
  * `create` per order, keys from autoincrement, on the client without hilo), and with UUIDv7 keys generated
  * in the application (the same two `createMany`, on the client without hilo). A warm-up round of each comes
- * first (JIT, connection pools, Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}); the
- * timed rounds then rotate which side goes first, so that a change in machine load falls on all.
+ * first (JIT, connection pools, Prisma's query-plan cache — see {@link GraphBenchResult.firstRound}), and a
+ * second one of the hilo and UUIDv7 sides; in each timed round the sides then run back to back, hilo and UUIDv7
+ * alternating which goes first, so that a change in machine load falls on both.
  */
 export async function benchGraph(
   url: string,
-  { orders, items, rounds = 3 }: GraphBenchOptions,
+  { orders, items, rounds = 10, identityRounds = Math.min(rounds, 3) }: GraphBenchOptions,
 ): Promise<GraphBenchResult> {
   if (!Number.isSafeInteger(rounds) || rounds < 1)
     throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+  if (!Number.isSafeInteger(identityRounds) || identityRounds < 1 || identityRounds > rounds)
+    throw new RangeError(`identityRounds must be an integer from 1 to rounds (${rounds}), got ${identityRounds}`);
   await createShopSchema(url);
-  const shop = openShop(url);
+  // Prisma gives up on a transaction after 5 s; on a busy machine one round's transaction can take longer
+  const shop = openShop(url, { transactionTimeoutMs: 120_000 });
   const { prisma, base, statements } = shop;
   try {
     const tag = runTag();
@@ -94,6 +124,7 @@ export async function benchGraph(
         await base.identityOrder.create({
           data: {
             number: `${tag}-${round}-i${o}`,
+            customerId,
             items: { create: Array.from({ length: items }, (_, n) => line(o * items + n)) },
           },
         });
@@ -102,7 +133,9 @@ export async function benchGraph(
     const withUuidv7 = async (round: number): Promise<void> => {
       const orderIds = Array.from({ length: orders }, () => uuidv7());
       await base.$transaction([
-        base.uuidOrder.createMany({ data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}` })) }),
+        base.uuidOrder.createMany({
+          data: orderIds.map((id, n) => ({ id, number: `${tag}-${round}-u${n}`, customerId })),
+        }),
         base.uuidOrderItem.createMany({
           data: Array.from({ length: orders * items }, (_, n) => ({
             id: uuidv7(),
@@ -113,6 +146,7 @@ export async function benchGraph(
       ]);
     };
     const timed = async (work: (round: number) => Promise<void>, round: number) => {
+      collectGarbage();
       statements.length = 0;
       const start = performance.now();
       await work(round);
@@ -121,12 +155,14 @@ export async function benchGraph(
 
     const work = { hilo: withHilo, identity: withIdentity, uuidv7: withUuidv7 };
     type Side = keyof typeof work;
-    const order: Side[] = ['hilo', 'identity', 'uuidv7'];
     const first = {
       hilo: await timed(withHilo, 0),
       identity: await timed(withIdentity, 0),
       uuidv7: await timed(withUuidv7, 0),
     };
+    // a second warm-up of the two short sides: the first round of a side still runs partly unoptimised code
+    await withUuidv7(-1);
+    await withHilo(-1);
     const times: Record<Side, number[]> = { hilo: [], identity: [], uuidv7: [] };
     const counts: Record<Side, number> = {
       hilo: first.hilo.statements,
@@ -134,8 +170,7 @@ export async function benchGraph(
       uuidv7: first.uuidv7.statements,
     };
     for (let round = 1; round <= rounds; round++) {
-      for (let k = 0; k < order.length; k++) {
-        const side = order[(round + k) % order.length]!;
+      for (const side of roundOrder(round - 1, identityRounds)) {
         const r = await timed(work[side], round);
         times[side].push(r.ms);
         counts[side] = r.statements;
@@ -154,6 +189,7 @@ export async function benchGraph(
       identityStatements: counts.identity,
       uuidv7Statements: counts.uuidv7,
       rounds,
+      perRound: times,
       firstRound: { hiloMs: first.hilo.ms, identityMs: first.identity.ms, uuidv7Ms: first.uuidv7.ms },
     };
   } finally {
@@ -180,7 +216,8 @@ export function benchJson(r: GraphBenchResult): string {
 export function benchText(r: GraphBenchResult): string {
   const n = (value: number) => value.toLocaleString('en-US');
   return [
-    `${n(r.orders)} orders × ${n(r.itemsPerOrder)} items; median of ${r.rounds} round${r.rounds === 1 ? '' : 's'} after a warm-up round`,
+    `${n(r.orders)} orders × ${n(r.itemsPerOrder)} items; median of ${r.rounds} round${r.rounds === 1 ? '' : 's'} ` +
+      `(nested create: ${r.perRound.identity.length}) after warm-up rounds`,
     `hilo + two createMany: ${r.hiloMs.toFixed(0)} ms, ${r.hiloStatements} statements`,
     `nested create + autoincrement: ${r.identityMs.toFixed(0)} ms, ${r.identityStatements} statements`,
     `UUIDv7 + two createMany: ${r.uuidv7Ms.toFixed(0)} ms, ${r.uuidv7Statements} statements`,

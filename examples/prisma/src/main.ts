@@ -60,6 +60,7 @@ export async function run(url: string, log: (line: string) => void = console.log
       await prisma.identityOrder.create({
         data: {
           number: `${tag}-${n + 1}`,
+          customerId,
           items: {
             create: items
               .slice(n * ITEMS_PER_ORDER, (n + 1) * ITEMS_PER_ORDER)

@@ -12,11 +12,15 @@ const tables = [
   `create table if not exists order_items (
      id bigint primary key, order_id bigint not null references orders(id),
      sku text not null, quantity integer not null, unit_price integer not null)`,
-  `create table if not exists identity_orders (id serial primary key, number text not null unique)`,
+  `create table if not exists identity_orders (
+     id bigserial primary key, number text not null unique,
+     customer_id bigint not null references customers(id))`,
   `create table if not exists identity_order_items (
-     id serial primary key, order_id integer not null references identity_orders(id),
+     id bigserial primary key, order_id bigint not null references identity_orders(id),
      sku text not null, quantity integer not null, unit_price integer not null)`,
-  `create table if not exists uuid_orders (id uuid primary key, number text not null unique)`,
+  `create table if not exists uuid_orders (
+     id uuid primary key, number text not null unique,
+     customer_id bigint not null references customers(id))`,
   `create table if not exists uuid_order_items (
      id uuid primary key, order_id uuid not null references uuid_orders(id),
      sku text not null, quantity integer not null, unit_price integer not null)`,

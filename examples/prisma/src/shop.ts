@@ -8,9 +8,10 @@ import { hiloMetadata } from './generated/prisma/hilo.js';
  * The shop's Prisma client: PostgreSQL through the `pg` driver adapter, extended with hilo so keys come
  * from memory. hilo reserves its blocks on a connection pool of its own, opened from the same URL.
  * `statements` records every SQL statement the adapter's pool runs (counted at the driver, which costs
- * less than Prisma's query log), to show what a batch costs.
+ * less than Prisma's query log), to show what a batch costs. `transactionTimeoutMs` raises Prisma's 5 s limit on a
+ * transaction (the benchmark's, on a busy machine).
  */
-export function openShop(url: string) {
+export function openShop(url: string, options: { transactionTimeoutMs?: number } = {}) {
   const statements: string[] = [];
   const pool = new pg.Pool({ connectionString: url });
   pool.on('connect', (connection) => {
@@ -21,7 +22,12 @@ export function openShop(url: string) {
       return query(...args);
     };
   });
-  const base = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const base = new PrismaClient({
+    adapter: new PrismaPg(pool),
+    ...(options.transactionTimeoutMs === undefined
+      ? {}
+      : { transactionOptions: { timeout: options.transactionTimeoutMs } }),
+  });
   const prisma = base.$extends(hilo({ metadata: hiloMetadata, url }));
   return {
     prisma,

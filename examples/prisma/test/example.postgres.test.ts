@@ -59,7 +59,17 @@ describePostgres('example: prisma shop', (db) => {
     // the UUIDv7 side stores the same graph with the same two createMany calls
     expect(result.uuidv7Statements).toBe(result.hiloStatements);
     expect(result).toMatchObject({ orders: 100, itemsPerOrder: 10, rounds: 2 });
-    const times = [result.hiloMs, result.identityMs, result.uuidv7Ms, ...Object.values(result.firstRound)];
+    // one time per round and side, which `pnpm bench` pairs round by round (the identity side in min(rounds, 3))
+    expect(result.perRound.hilo).toHaveLength(2);
+    expect(result.perRound.uuidv7).toHaveLength(2);
+    expect(result.perRound.identity).toHaveLength(2);
+    const times = [
+      result.hiloMs,
+      result.identityMs,
+      result.uuidv7Ms,
+      ...Object.values(result.firstRound),
+      ...Object.values(result.perRound).flat(),
+    ];
     for (const ms of times) expect(ms).toBeGreaterThan(0);
 
     // `--bench --json`: one line with exactly the fields `pnpm bench` records

@@ -122,6 +122,8 @@ export async function benchGraph(
         uuidv7Statements: stockUuidv7.statements,
         identityRounds,
         uuidv7Rounds: 1,
+        identityRunsMs: stockIdentity.runsMs,
+        uuidv7RunsMs: stockUuidv7.runsMs,
       },
     };
   } finally {

@@ -1,7 +1,10 @@
 /**
  * The side-by-side loop of the examples' graph benchmarks (examples/NAME/src/bench.ts): each side stores the
- * same graph its own way (hilo keys, the ORM's identity path, UUIDv7 keys), and the timed rounds rotate which
- * side goes first, so that no side always inherits another's garbage or a change in machine load.
+ * same graph its own way (hilo keys, the ORM's identity path, UUIDv7 keys). The sides of a round run back to
+ * back, so `pnpm bench` takes one ratio per round (bench/src/spread.ts); the rounds cycle through every order of
+ * the three sides, so that each side runs before and after each other one equally often, and garbage is
+ * collected before each timed run (when Node runs with `--expose-gc`, as `pnpm bench` starts it), so that no
+ * side pays for another's garbage.
  */
 
 /** One timed run of one side. */
@@ -27,6 +30,15 @@ export interface GraphBenchResult {
   uuidv7Statements: number;
   /** The identity and UUIDv7 graphs again on a connection without hilo, where hilo changes the ORM for the whole connection (TypeORM). */
   stock?: StockSides;
+  /** Each side's milliseconds per timed round; index `r` of every side is round `r`, its sides run back to back. */
+  perRound: PerRound;
+}
+
+/** Milliseconds per timed round and side; a side with fewer rounds ran in the first rounds only. */
+export interface PerRound {
+  hilo: number[];
+  identity: number[];
+  uuidv7: number[];
 }
 
 /**
@@ -40,6 +52,9 @@ export interface StockSides {
   uuidv7Statements: number;
   identityRounds: number;
   uuidv7Rounds: number;
+  /** Milliseconds of each round of each stock side (run after the paired rounds, not between them). */
+  identityRunsMs?: number[];
+  uuidv7RunsMs?: number[];
 }
 
 /**
@@ -51,14 +66,24 @@ export async function timeSide(
   orders: number,
   store: (orders: number) => Promise<unknown>,
   statements: () => number,
-): Promise<SideRun> {
+): Promise<SideRun & { runsMs: number[] }> {
   const runs: SideRun[] = [];
   for (let r = 0; r < rounds; r++) runs.push(await timeRun(() => store(orders), statements));
-  return { ms: median(runs.map((x) => x.ms)), statements: median(runs.map((x) => x.statements)) };
+  return {
+    ms: median(runs.map((x) => x.ms)),
+    statements: median(runs.map((x) => x.statements)),
+    runsMs: runs.map((x) => x.ms),
+  };
+}
+
+/** `global.gc()` when Node runs with `--expose-gc`, so that a timed run does not pay for earlier garbage. */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 /** One timed run of `store`, with the statements it sent (read from the counter `statements`). */
 async function timeRun(store: () => Promise<unknown>, statements: () => number): Promise<SideRun> {
+  collectGarbage();
   const before = statements();
   const start = performance.now();
   await store();
@@ -69,12 +94,28 @@ async function timeRun(store: () => Promise<unknown>, statements: () => number):
 export const GRAPH_SIDES = ['hilo', 'identity', 'uuidv7'] as const;
 export type GraphSide = (typeof GRAPH_SIDES)[number];
 
+/**
+ * The order of the sides in round `round`: the six orders of three sides in turn, so that over every six rounds
+ * each side runs first, second and last twice, and before and after each other side three times.
+ */
+export function sideOrder(round: number): readonly GraphSide[] {
+  return SIDE_ORDERS[round % SIDE_ORDERS.length]!;
+}
+const SIDE_ORDERS: readonly (readonly GraphSide[])[] = [
+  ['hilo', 'identity', 'uuidv7'],
+  ['uuidv7', 'identity', 'hilo'],
+  ['identity', 'uuidv7', 'hilo'],
+  ['hilo', 'uuidv7', 'identity'],
+  ['uuidv7', 'hilo', 'identity'],
+  ['identity', 'hilo', 'uuidv7'],
+];
+
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /**
  * Warms every side up (two graphs of a quarter of `orders`), then runs `rounds` rounds of a graph of `orders`
- * orders on every side, rotating which side goes first, and returns each side's median time and statement
- * count. `store(side, orders)` stores one graph; `statements()` reads a counter of statements sent.
+ * orders on every side, in the orders of {@link sideOrder}, and returns each side's median time and statement
+ * count, and its time per round. `store(side, orders)` stores one graph; `statements()` reads a counter of statements sent.
  */
 export async function benchSides(
   { orders, items, rounds }: { orders: number; items: number; rounds: number },
@@ -84,10 +125,7 @@ export async function benchSides(
   for (let w = 0; w < 2; w++) for (const side of GRAPH_SIDES) await store(side, Math.ceil(orders / 4));
   const runs: Record<GraphSide, SideRun[]> = { hilo: [], identity: [], uuidv7: [] };
   for (let r = 0; r < rounds; r++) {
-    for (let k = 0; k < GRAPH_SIDES.length; k++) {
-      const side = GRAPH_SIDES[(r + k) % GRAPH_SIDES.length]!;
-      runs[side].push(await timeRun(() => store(side, orders), statements));
-    }
+    for (const side of sideOrder(r)) runs[side].push(await timeRun(() => store(side, orders), statements));
   }
   const ms = (side: GraphSide) => median(runs[side].map((x) => x.ms));
   const count = (side: GraphSide) => median(runs[side].map((x) => x.statements));
@@ -102,5 +140,10 @@ export async function benchSides(
     hiloStatements: count('hilo'),
     identityStatements: count('identity'),
     uuidv7Statements: count('uuidv7'),
+    perRound: {
+      hilo: runs.hilo.map((x) => x.ms),
+      identity: runs.identity.map((x) => x.ms),
+      uuidv7: runs.uuidv7.map((x) => x.ms),
+    },
   };
 }
