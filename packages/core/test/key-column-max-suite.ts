@@ -5,7 +5,7 @@ import { describeDatabase, randomName } from '@hilo/testing';
 import { connect, createHiLo, HiLoKeyLimitError, type SqlClient } from 'hilo-core';
 
 /** Integer column types of each database, with their largest value. */
-const TYPES = {
+const TYPES: Record<'postgres' | 'mysql', readonly { type: string; max: bigint }[]> = {
   postgres: [
     { type: 'integer', max: 2n ** 31n - 1n },
     { type: 'smallint', max: 2n ** 15n - 1n },
@@ -17,7 +17,7 @@ const TYPES = {
     { type: 'mediumint', max: 2n ** 23n - 1n },
     { type: 'mediumint unsigned', max: 2n ** 24n - 1n },
   ],
-} as const;
+};
 
 export function runKeyColumnMaxSuite(database: 'postgres' | 'mysql'): void {
   describeDatabase(database, `${database}: the block check ends at the key column's maximum`, (db) => {
