@@ -48,4 +48,16 @@ export const mismatchErrors = {
         `pass --block-size ${increment} or leave it out; to change it, run \`hilo alter --block-size ` +
         `${blockSize} ${segment}\`.`,
     ),
+
+  /**
+   * `hilo init --block-size` found, after creating the sequence unless it existed, one with another INCREMENT BY:
+   * another init (or a peer) created it first.
+   */
+  initCreatedOther: (sequence: string, segment: string, increment: bigint, blockSize: number): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Sequence ${sequence} of segment "${segment}" was created with INCREMENT BY ${increment} by someone else ` +
+        `(another \`hilo init\` at the same time, or an application) while this one asked for --block-size ` +
+        `${blockSize}; nothing was changed. Use --block-size ${increment} (or leave it out), or change it with ` +
+        `\`hilo alter --block-size ${blockSize} ${segment}\`.`,
+    ),
 };

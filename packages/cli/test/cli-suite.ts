@@ -249,6 +249,50 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
     );
   });
 
+  // issue 52 item 7: two inits racing with different block sizes. The loser used to print "ready … increment X" and
+  // exit 0 while the sequence had the winner's increment; each now reads back what exists before it says ready.
+  it(`two concurrent \`hilo init --block-size\` with different sizes: only an init that asked for what exists says ready (${source})`, async () => {
+    const rounds = source === 'sequence' ? 6 : 3;
+    for (let round = 0; round < rounds; round++) {
+      const segment = `race_${source}_${round}`;
+      const sizes = [50, 70] as const;
+      const runs = await Promise.all(
+        sizes.map((size) =>
+          hilo(['init', '--url', url(), '--source', source, '--block-size', String(size), '--json', segment]),
+        ),
+      );
+      const status = await hilo(['status', '--url', url(), '--source', source, '--json']);
+      expectSuccess(status);
+      type Row = { segment: string; increment: string | null };
+      const rows = (JSON.parse(status.stdout) as Row[]).filter((r) => r.segment === segment);
+      expect(rows).toHaveLength(1);
+      if (source === 'table') {
+        // a hi table stores no block size: both made (or found) the row they asked for
+        for (const run of runs) expectSuccess(run);
+        continue;
+      }
+      const made = Number(rows[0]!.increment);
+      expect(sizes).toContain(made);
+      runs.forEach((run, i) => {
+        if (run.code === 0) {
+          // said ready: it asked for exactly what exists
+          expect(sizes[i]).toBe(made);
+          expect(JSON.parse(run.stdout)).toEqual([{ segment, source, blockSize: made }]);
+        } else {
+          // lost the race: exit 2, naming both sizes and the fix, and nothing on stdout
+          expect(sizes[i]).not.toBe(made);
+          expect(run.code).toBe(2);
+          expect(run.stdout).toBe('');
+          expect(run.stderr).toContain(`INCREMENT BY ${made}`);
+          expect(run.stderr).toContain(`--block-size ${sizes[i]}`);
+          expect(run.stderr).toContain(`hilo alter --block-size ${sizes[i]} ${segment}`);
+        }
+      });
+      // the init that asked for what exists says ready
+      expect(runs.filter((run, i) => run.code === 0 && sizes[i] === made)).toHaveLength(1);
+    }
+  }, 180_000);
+
   // issue 17: every replica runs `hilo init --guard` at start-up, so ten at once must all succeed (PostgreSQL's
   // catalog used to fail some with "tuple concurrently updated"); once per database is enough
   if (source === (db.kind === 'postgres' ? 'sequence' : 'table')) {

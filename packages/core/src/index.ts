@@ -32,6 +32,7 @@ export type {
   StoredKeyKind,
   SharedStore,
   StoreOverlap,
+  ServerChange,
 } from './engine/types.js';
 export type { HiLoEvent, LostReason, SegmentStats } from './engine/events.js';
 export type { SegmentState } from './engine/lifecycle.js';

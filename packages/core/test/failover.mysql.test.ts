@@ -142,7 +142,13 @@ describeMariadbReplication('MariaDB failover with asynchronous replication', (re
       expect(failoverAt).toBeDefined();
       const failovers = a.events.filter((e) => e.event.type === 'failover').map((e) => e.event);
       expect(failovers).toEqual([
-        { type: 'failover', from: 'server_id 1', to: 'server_id 2', keysLost: expect.any(Number) as number },
+        {
+          type: 'failover',
+          from: 'server_id 1',
+          to: 'server_id 2',
+          keysLost: expect.any(Number) as number,
+          change: 'other-server',
+        },
       ]);
       expect(a.events.some((e) => e.event.type === 'lost' && e.event.reason === 'failover')).toBe(true);
       expect(warnings).toHaveLength(1);

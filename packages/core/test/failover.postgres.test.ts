@@ -71,6 +71,7 @@ describeReplication('failover with asynchronous replication', (replication) => {
         >;
         expect(failover.from).toMatch(/timeline 1 /);
         expect(failover.to).toMatch(/timeline 2 /);
+        expect(failover.change).toBe('promotion');
         expect(a.events.some((e) => e.event.type === 'lost' && e.event.reason === 'failover')).toBe(true);
 
         // the window: keys A handed out from memory after the primary died, before it stopped

@@ -25,6 +25,12 @@ export interface FaultSuiteDriver {
    * connector's does), so that hilo sees a slow success rather than a failed attempt.
    */
   readonly waitsOutRefusals?: boolean;
+  /**
+   * Whether hilo can destroy one connection of the driver's pool (node-postgres, mysql2 and the mariadb connector
+   * let it; postgres.js has no call for it), so that a connection a blackhole left dead is never waited on twice.
+   * @default true
+   */
+  readonly dropsDeadConnections?: boolean;
 }
 
 export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
@@ -109,6 +115,58 @@ export function faultSuite(kind: Kind, driver?: FaultSuiteDriver): void {
         },
         30_000,
       );
+
+      // Issue 52 item 7: a blackhole that heals while the connections it swallowed stay dead ("zombies"). Each
+      // attempt that waited on one destroys it; every other connection hilo had before is destroyed when next taken;
+      // so the first request after the heal runs on a new connection, and none of the dead is waited on again.
+      if (driver?.dropsDeadConnections ?? true) {
+        it(
+          'a blackhole that heals while the old connections stay dead: the dead connections are dropped and the ' +
+            'first request after the heal is served on a new connection, with no failed attempt',
+          async () => {
+            const segment = `zombie_${sourceKind}`;
+            // attempts get 2 s: the first one after the heal opens a connection and must not time out on a busy machine
+            const hilo = await openGenerator({
+              blockSize: 5,
+              adaptive: false,
+              prefetchAt: false,
+              timeoutMs: 2000,
+              retryBudgetMs: 2500,
+              retryBaseDelayMs: 10,
+            });
+            await hilo.warm([segment]);
+            // the block in hand used up, and idle connections in the pool besides the one that reserved it: more
+            // than the attempts during the blackhole can take, so that some wait, idle and dead, for the first
+            // request after the heal (each would cost it one attempt's timeout)
+            for (let i = 0; i < 5; i++) hilo.nextSync(segment);
+            await Promise.all(['b', 'c', 'd', 'e', 'f', 'g'].map((s) => hilo.reserve(`${segment}_${s}`, 1)));
+            expect(proxy.connections).toBeGreaterThanOrEqual(4);
+
+            proxy.blackhole();
+            const during = await hilo.next(segment).then(
+              () => undefined,
+              (e: unknown) => e,
+            );
+            expect(during).toBeInstanceOf(HiLoExhaustedError);
+            const failed = hilo.stats()[segment]!.failedAttempts;
+            expect(failed).toBeGreaterThanOrEqual(1);
+
+            proxy.heal();
+            const acceptedAtHeal = proxy.accepted;
+            const key = await hilo.next(segment);
+            expect(key).toBeGreaterThan(0);
+            // served by the first attempt after the heal, on a connection opened after it
+            expect(hilo.stats()[segment]!.failedAttempts).toBe(failed);
+            expect(proxy.accepted).toBeGreaterThan(acceptedAtHeal);
+            // and every connection the blackhole swallowed is closed by hilo's side: none is left to wait on (the one
+            // opened during the blackhole goes at the driver's connect timeout; the bound only caps a failing run)
+            const deadline = Date.now() + 15_000;
+            while (proxy.zombies > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+            expect(proxy.zombies).toBe(0);
+          },
+          60_000,
+        );
+      }
 
       it(
         'connections cut right after a reservation statement reached the server: every key is handed ' +

@@ -96,6 +96,7 @@ describe('failover in the engine', () => {
       from: 'primary',
       to: 'standby',
       keysLost: 9,
+      change: 'other-server',
     });
     expect(events.filter((e) => e.type === 'lost' && e.reason === 'failover')).toEqual([
       { type: 'lost', segment: 'a', keys: 9, reason: 'failover' },

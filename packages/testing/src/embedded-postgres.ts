@@ -22,6 +22,11 @@ export interface RunningPostgres {
   readonly url: string;
   /** Stops the server and removes its data folder. Safe to call more than once. */
   stop(): Promise<void>;
+  /**
+   * Restarts the server on the same data folder and port (a fast shutdown, then a start): the same system and
+   * timeline, a new postmaster start time. Resolves once it accepts connections again.
+   */
+  restart(): Promise<void>;
 }
 
 /** Asks the OS for a free TCP port on loopback. */
@@ -85,6 +90,10 @@ async function startWithPackage(): Promise<RunningPostgres> {
       rmSync(dir, { recursive: true, force: true });
     }
   };
+  const restart = async (): Promise<void> => {
+    await pg.stop();
+    await pg.start();
+  };
   try {
     await pg.initialise();
     await pg.start();
@@ -101,7 +110,7 @@ async function startWithPackage(): Promise<RunningPostgres> {
       },
     );
   }
-  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
+  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop, restart };
 }
 
 const SERVER_FLAGS = [
@@ -228,26 +237,37 @@ async function startAsPostgresUser(): Promise<RunningPostgres> {
     );
     if (init.code !== 0) throw new Error(`initdb failed: ${init.output.trim().split('\n').pop() ?? ''}`);
     const port = await freePort();
-    const started = spawn(join(bin, 'postgres'), ['-D', databaseDir, '-p', String(port), '-k', dir, ...SERVER_FLAGS], {
-      ...user,
-      cwd: dir,
-      env: { ...process.env, LC_ALL: 'C' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server = started;
-    await new Promise<void>((resolve, reject) => {
-      let log = '';
-      started.stderr.on('data', (chunk: Buffer) => {
-        log += chunk.toString();
-        if (log.includes('database system is ready to accept connections')) resolve();
-      });
-      started.on('error', reject);
-      started.on('close', (code) =>
-        reject(new Error(`postgres exited with ${code}: ${log.trim().split('\n').pop() ?? ''}`)),
+    const launch = async (): Promise<void> => {
+      const started = spawn(
+        join(bin, 'postgres'),
+        ['-D', databaseDir, '-p', String(port), '-k', dir, ...SERVER_FLAGS],
+        { ...user, cwd: dir, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'ignore', 'pipe'] },
       );
-    });
-    started.stderr.resume();
-    return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop };
+      server = started;
+      await new Promise<void>((resolve, reject) => {
+        let log = '';
+        started.stderr.on('data', (chunk: Buffer) => {
+          log += chunk.toString();
+          if (log.includes('database system is ready to accept connections')) resolve();
+        });
+        started.on('error', reject);
+        started.on('close', (code) =>
+          reject(new Error(`postgres exited with ${code}: ${log.trim().split('\n').pop() ?? ''}`)),
+        );
+      });
+      started.stderr.resume();
+    };
+    const restart = async (): Promise<void> => {
+      const running = server;
+      if (running && running.exitCode === null && running.signalCode === null) {
+        const exited = new Promise<void>((resolve) => running.once('close', () => resolve()));
+        running.kill('SIGINT'); // a fast shutdown: the same data, started again below
+        await exited;
+      }
+      await launch();
+    };
+    await launch();
+    return { url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`, stop, restart };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

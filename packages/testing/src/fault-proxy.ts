@@ -7,7 +7,7 @@
 import { createServer, Socket, type Server } from 'node:net';
 
 /** What the proxy does to traffic now. */
-export type FaultMode = 'pass' | 'delay' | 'stall' | 'refuse';
+export type FaultMode = 'pass' | 'delay' | 'stall' | 'blackhole' | 'refuse';
 
 /** A running proxy. Switch modes at any time; each switch applies to live connections at once. */
 export interface FaultProxy {
@@ -19,7 +19,17 @@ export interface FaultProxy {
   readonly mode: FaultMode;
   /** Connections accepted and still open. */
   readonly connections: number;
-  /** Forwards everything as it comes (the default). Data held by a stall is delivered in order. */
+  /** Connections accepted since the proxy started, open or not. */
+  readonly accepted: number;
+  /**
+   * Connections a blackhole killed that are still open (their client has not closed them): after `heal()` these
+   * are the zombies, open on both ends and dead.
+   */
+  readonly zombies: number;
+  /**
+   * Forwards everything as it comes (the default). Data held by a stall is delivered in order. After a
+   * `blackhole()`, only connections accepted from now on pass: the ones it swallowed stay dead.
+   */
   heal(): void;
   /** Delays every chunk by `ms` in each direction, keeping the order (a round trip costs `2 × ms` more). */
   delay(ms: number): void;
@@ -29,6 +39,14 @@ export interface FaultProxy {
    * held, as TCP retransmission would.
    */
   stall(): void;
+  /**
+   * Drops everything on the live connections in both directions, for good, without closing anything: they are
+   * dead on both ends and neither end is told (a NAT or load balancer that lost their state, a link down longer
+   * than the peers' retransmissions). Unlike `stall()`, `heal()` revives none of them: they stay open and dead
+   * ("zombies") until a peer closes them. Connections opened while it lasts stall, as a handshake whose packets
+   * are retransmitted does, and go on once it heals; so do new ones after `heal()`.
+   */
+  blackhole(): void;
   /** New connections are reset at once (a stopped database's refused port); live ones go on. */
   refuse(): void;
   /** Resets every live connection, both sides, now. */
@@ -52,6 +70,8 @@ interface Pipe {
   readonly due: { toServer: number; toClient: number };
   /** Chunks the client has sent: the first is its part of the handshake, later ones are statements. */
   sent: number;
+  /** Swallowed by a blackhole: nothing passes either way any more, whatever the mode. */
+  dead: boolean;
 }
 
 /**
@@ -72,11 +92,13 @@ export async function startFaultProxy(target: string | { host: string; port: num
   let delayMs = 0;
   let cutWaiters: (() => void)[] = [];
   let cutSkip = 0;
+  let accepted = 0;
 
   function deliver(pipe: Pipe, direction: 'toServer' | 'toClient', chunk: Buffer): void {
     const out = direction === 'toServer' ? pipe.server : pipe.client;
-    if (out.destroyed) return;
-    if (mode === 'stall') {
+    if (out.destroyed || pipe.dead) return;
+    // a connection opened during a blackhole: its packets are retransmitted until the link heals
+    if (mode === 'stall' || mode === 'blackhole') {
       pipe.held[direction].push(chunk);
       return;
     }
@@ -85,7 +107,7 @@ export async function startFaultProxy(target: string | { host: string; port: num
       pipe.due[direction] = at;
       setTimeout(
         () => {
-          if (!out.destroyed) out.write(chunk);
+          if (!out.destroyed && !pipe.dead) out.write(chunk);
         },
         Math.max(0, at - Date.now()),
       ).unref?.();
@@ -106,6 +128,7 @@ export async function startFaultProxy(target: string | { host: string; port: num
       client.resetAndDestroy();
       return;
     }
+    accepted++;
     const upstream = new Socket();
     const pipe: Pipe = {
       client,
@@ -113,6 +136,7 @@ export async function startFaultProxy(target: string | { host: string; port: num
       held: { toServer: [], toClient: [] },
       due: { toServer: 0, toClient: 0 },
       sent: 0,
+      dead: false,
     };
     pipes.add(pipe);
     client.setNoDelay(true);
@@ -120,7 +144,7 @@ export async function startFaultProxy(target: string | { host: string; port: num
     client.on('data', (chunk: Buffer) => {
       pipe.sent++;
       // PostgreSQL: startup, then statements; MariaDB: greeting from the server, the client's login, then statements
-      if (cutWaiters.length > 0 && mode !== 'stall' && pipe.sent >= 2 && cutSkip-- <= 0) {
+      if (cutWaiters.length > 0 && mode !== 'stall' && !pipe.dead && pipe.sent >= 2 && cutSkip-- <= 0) {
         // the statement reaches the server; the connection dies before any answer comes back
         upstream.write(chunk, () => {
           reset(pipe);
@@ -150,6 +174,11 @@ export async function startFaultProxy(target: string | { host: string; port: num
   function release(): void {
     for (const pipe of pipes) {
       const { toServer, toClient } = pipe.held;
+      if (pipe.dead) {
+        toServer.length = 0;
+        toClient.length = 0;
+        continue;
+      }
       for (const chunk of toServer.splice(0)) if (!pipe.server.destroyed) pipe.server.write(chunk);
       for (const chunk of toClient.splice(0)) if (!pipe.client.destroyed) pipe.client.write(chunk);
     }
@@ -169,6 +198,12 @@ export async function startFaultProxy(target: string | { host: string; port: num
     get connections() {
       return pipes.size;
     },
+    get accepted() {
+      return accepted;
+    },
+    get zombies() {
+      return [...pipes].filter((pipe) => pipe.dead).length;
+    },
     heal() {
       mode = 'pass';
       delayMs = 0;
@@ -181,6 +216,11 @@ export async function startFaultProxy(target: string | { host: string; port: num
     },
     stall() {
       mode = 'stall';
+    },
+    blackhole() {
+      mode = 'blackhole';
+      for (const pipe of pipes) pipe.dead = true;
+      release();
     },
     refuse() {
       mode = 'refuse';

@@ -19,3 +19,24 @@ export async function resolveBlockSize(target: Target, segment: string, explicit
   }
   return Number(increment);
 }
+
+/**
+ * The block size `segment`'s store really has after `hilo init` created it unless it existed: another init (or an
+ * application) may have created it a moment before with another one. Without `--block-size` the existing sequence's
+ * increment is adopted, as {@link resolveBlockSize} does; with it, a differing increment is refused, so that no init
+ * says ready for a sequence it did not make. A table stores no block size: `asked` stands.
+ */
+export async function createdBlockSize(
+  target: Target,
+  segment: string,
+  asked: number,
+  explicit: number | undefined,
+): Promise<number> {
+  if (target.kind !== 'sequence') return asked;
+  const sequences = await sequenceSource(target.client, { increment: 1, create: false }).status();
+  const existing = sequences.find((row) => row.segment === segment);
+  const increment = existing?.increment;
+  if (existing === undefined || increment === undefined || increment === BigInt(asked)) return asked;
+  if (explicit === undefined) return Number(increment);
+  throw mismatchErrors.initCreatedOther(existing.object, segment, increment, explicit);
+}

@@ -3,7 +3,7 @@ import { scriptStatement } from 'hilo-core/adapter-kit';
 import type { GuardRef, SourceKind } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
 import { DEFAULT_BLOCK_SIZE, openTarget, type TargetOptions } from '../open.js';
-import { resolveBlockSize } from './block-size.js';
+import { createdBlockSize, resolveBlockSize } from './block-size.js';
 import { configurationErrors } from '../error-messages.js';
 
 /** Options of `hilo init`. */
@@ -49,7 +49,8 @@ export function guardTargets(segments: readonly string[], guards: readonly Guard
  * `hilo init`: creates what each segment needs (its sequence, or the hi table and the segment's row) unless
  * it exists, then guards the `--guard` key columns (a raising default on PostgreSQL, a trigger on
  * MariaDB/MySQL and SQLite) so that a row inserted without a key is rejected. Idempotent; an existing sequence whose
- * INCREMENT BY differs from `--block-size` is reported (exit 2), never altered.
+ * INCREMENT BY differs from `--block-size` is reported (exit 2), never altered, also when another init created it
+ * while this one ran (each reads back what exists before it says ready).
  */
 export async function runInit(segments: readonly string[], options: InitOptions, io: CliIo): Promise<void> {
   const target = await openTarget(options);
@@ -72,8 +73,10 @@ export async function runInit(segments: readonly string[], options: InitOptions,
     } else {
       const ready: { segment: string; source: SourceKind; blockSize?: number; guards?: string[] }[] = [];
       for (const segment of segments) {
-        const increment = await resolveBlockSize(target, segment, options.blockSize);
-        await ensureSchema(client, { source: kind, segments: [segment], increment, ...tableOptions });
+        const asked = await resolveBlockSize(target, segment, options.blockSize);
+        await ensureSchema(client, { source: kind, segments: [segment], increment: asked, ...tableOptions });
+        // read back: an init racing this one may have created the sequence first, with its own increment
+        const increment = await createdBlockSize(target, segment, asked, options.blockSize);
         ready.push(kind === 'sequence' ? { segment, source: kind, blockSize: increment } : { segment, source: kind });
       }
       if (guards.length > 0) await ensureKeyGuard(client, guards);

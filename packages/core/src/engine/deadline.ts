@@ -1,6 +1,19 @@
 // The engine's timers around work that may never answer (a stalled connection, a pooler holding a query): one
 // place that races work against a deadline, aborts it there, and clears its timer on every path.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The signal of the attempt ({@link withTimeout}) the code runs in. */
+const attempts = new AsyncLocalStorage<AbortSignal>();
+
+/**
+ * The signal of the {@link withTimeout} attempt this code runs in (across `await`s), if any: a pooled client
+ * abandons a statement with it, destroying the connection it waits on instead of waiting on it again.
+ */
+export function attemptSignal(): AbortSignal | undefined {
+  return attempts.getStore();
+}
+
 /** How {@link withTimeout} ties an attempt to the rest of the engine. */
 export interface TimeoutOptions {
   /**
@@ -41,7 +54,8 @@ export async function withTimeout<T>(
   });
   try {
     // a `work` that throws before its first await rejects like one that fails later
-    const running = (async () => work(attempt.signal))();
+    // statements started inside know the attempt (attemptSignal), so the client drops what it abandons
+    const running = attempts.run(attempt.signal, async () => work(attempt.signal));
     return await Promise.race([running, expired]);
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,5 @@
 import type { SegmentState } from './lifecycle.js';
-import type { Block } from './types.js';
+import type { Block, ServerChange } from './types.js';
 
 /** What the generator reports through `onEvent`. */
 export type HiLoEvent =
@@ -47,11 +47,19 @@ export type HiLoEvent =
   /** The server the keys in memory were reserved on answered again: they are handed out again. */
   | { readonly type: 'server-confirmed'; readonly server: string }
   /**
-   * hilo found itself on another server than the one its blocks were reserved on (`from` → `to`, e.g. a promoted
-   * standby): every block in memory was discarded (`keysLost`, also reported as `lost` with reason `failover`),
-   * and every later key is above every key reserved before.
+   * hilo found itself on another server than the one its blocks were reserved on (`from` → `to`): `change` says
+   * what happened where the database can tell (`restart`: the same server started again; `promotion`: a promoted
+   * standby or a point-in-time restore; `other-server` otherwise). Every block in memory was discarded either way
+   * (`keysLost`, also reported as `lost` with reason `restart` after a restart, `failover` otherwise), and every
+   * later key is above every key reserved before.
    */
-  | { readonly type: 'failover'; readonly from: string; readonly to: string; readonly keysLost: number }
+  | {
+      readonly type: 'failover';
+      readonly from: string;
+      readonly to: string;
+      readonly keysLost: number;
+      readonly change: ServerChange;
+    }
   /** A reserved block passed 90 % of the segment's `maxKey` (once per segment and generator). */
   | {
       readonly type: 'headroom';
@@ -65,9 +73,10 @@ export type HiLoEvent =
  * Why keys were lost (never handed out): unused at `close`, granted to an attempt already abandoned
  * (`late-reservation`), past `maxKey` or Number.MAX_SAFE_INTEGER (`overflow`), in a store found behind its stored
  * keys (`store-behind`), refused because a peer reads the shared store with other settings (`mismatch`), or
- * reserved on a server hilo no longer talks to (`failover`).
+ * reserved on a server hilo no longer talks to (`failover`), or reserved before the server restarted (`restart`).
  */
-export type LostReason = 'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover';
+export type LostReason =
+  'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover' | 'restart';
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

@@ -316,10 +316,12 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
    */
   private failover(from: string, to: string): void {
     let keysLost = 0;
+    const change = this.options.source.serverChange?.(from, to) ?? 'other-server';
     // every segment back to `unverified`: the new server's stored keys are read again before its first block is
     // handed out, and that block lies above the segment's floor
-    for (const s of this.segments.values()) keysLost += keysIn(s.transition('failover'));
-    this.emit({ type: 'failover', from, to, keysLost });
+    const lostAs = change === 'restart' ? 'restart' : 'failover';
+    for (const s of this.segments.values()) keysLost += keysIn(s.transition('failover', lostAs));
+    this.emit({ type: 'failover', from, to, keysLost, change });
     // raise each store above the keys reserved before at once, not at the segment's next use: a process starting
     // on the new server meanwhile gets blocks below them, and every later block (ours and its) lies above
     setImmediate(() => {
@@ -327,10 +329,19 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         if (!this.closed && s.floor !== undefined) void this.refill(s).catch(() => undefined);
       }
     });
+    // a restart keeps what the server committed, unless it crashed with fsync or synchronous_commit off, or was a
+    // snapshot restored in place: nothing tells those apart, so the keys go either way; only the words differ
     process.emitWarning(
-      `hilo: the database server changed (${from} → ${to}), e.g. a standby was promoted; ${keysLost} keys reserved ` +
-        `on the old server were discarded, and every later key is above every key reserved before.`,
-      { code: 'HILO_FAILOVER' },
+      change === 'restart'
+        ? `hilo: the database server restarted (${from} → ${to}: the same system and timeline, started again); ` +
+            `${keysLost} keys reserved before the restart were discarded, since a server that crashed with fsync ` +
+            `or synchronous_commit off, or was restored in place, may hand them out again; every later key is ` +
+            `above every key reserved before. No failover happened.`
+        : `hilo: the database server changed (${from} → ${to}), ${
+            change === 'promotion' ? 'a new timeline: a standby was promoted, or a backup restored' : 'another server'
+          }; ${keysLost} keys reserved on the old server were discarded, and every later key is above every key ` +
+            `reserved before.`,
+      { code: change === 'restart' ? 'HILO_SERVER_RESTART' : 'HILO_FAILOVER' },
     );
   }
 

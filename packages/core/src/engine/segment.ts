@@ -69,7 +69,7 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
    * every key is dropped (lost) and the floor is every key reserved before. `refused`: every key is dropped (lost).
    * `closed`: every key is dropped and returned for the generator to give back. `accept` ends the floor.
    */
-  transition(event: SegmentEvent): Block[] {
+  transition(event: SegmentEvent, lostAs: Extract<LostReason, 'failover' | 'restart'> = 'failover'): Block[] {
     const from = this.state;
     const to = nextSegmentState(from, event);
     this.state = to;
@@ -81,7 +81,7 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
       this.advanceIfEmpty();
     } else if (event === 'failover' && to === 'unverified') {
       const lost = this.dropAll();
-      if (lost.length > 0) this.lose(lost, 'failover');
+      if (lost.length > 0) this.lose(lost, lostAs);
       if (this.highestKey > 0n && (this.floor === undefined || this.highestKey > this.floor))
         this.floor = this.highestKey;
       return lost;

@@ -68,9 +68,23 @@ export interface HiSource {
    * @default false
    */
   readonly serverMayReturn?: boolean;
+  /**
+   * What changed between two identities `server()` reported, where the database can tell (PostgreSQL): `restart`
+   * (the same system and timeline, started again), `promotion` (the same system on a new timeline: a promoted
+   * standby, a point-in-time restore) or `other-server` (another system). Only the words of the warning and the
+   * events depend on it; the blocks are discarded either way.
+   * @default every change is `other-server`
+   */
+  serverChange?(from: string, to: string): ServerChange;
   /** Frees the source's own resources (not a pool the caller passed in). */
   close?(): Promise<void>;
 }
+
+/**
+ * Why the server hilo reserves on changed: the same server started again (`restart`), a standby promoted or a
+ * point-in-time restore (`promotion`), or another server altogether (`other-server`, and whatever cannot be told).
+ */
+export type ServerChange = 'restart' | 'promotion' | 'other-server';
 
 /** A column that holds keys of a segment, e.g. `{ segment: 'orders', table: 'orders', column: 'id' }`. */
 export interface StoredKeyColumn {

@@ -37,7 +37,7 @@ export async function inspectProbe(
       : kind === 'format'
         ? 'format'
         : 'string';
-  const sql = buildProbeSql(dialect, rules, quoted.table, quoted.column, compare, prefix);
+  const sql = buildProbeSql(dialect, rules, quoted.table, quoted.column, compare, prefix, facts.maxValue);
   if (facts.found) warnIfScanning(client, dialect, target, quoted, compare, facts);
   return { sql, facts: facts.found ? facts : undefined };
 }

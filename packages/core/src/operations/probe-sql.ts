@@ -8,6 +8,7 @@ export {
   type ProbeTarget,
   type StoredKeyProbeRules,
 } from '../sql/stored-key-probe-rules.js';
+import { SIGNED_64_MAX } from '../sql/stored-key-probe-rules.js';
 
 /** One statement and its parameters. */
 export interface ProbeQuery {
@@ -54,6 +55,11 @@ export function byDigits(first: bigint, last: bigint): { digits: number; low: st
  * (`order by length(col) desc, col desc`), and a block is a text range per number of digits, which an index on
  * the column serves (equal-length strings of digits sort alike in every collation). Formatted ids are parsed
  * per row (`formatNumber`), and no index on the column serves that.
+ *
+ * A numeric probe's range ends at `maxValue`, the largest value the column's type holds (a signed 64-bit integer
+ * when unknown): no row holds a key above it, and PostgreSQL refuses a bound its column cannot hold (`value
+ * "2147483701" is out of range for type integer`), so a block that reaches past an `integer` column's maximum is
+ * probed up to that maximum, and one wholly above it needs no statement at all.
  */
 export function buildProbeSql(
   dialect: Dialect,
@@ -62,17 +68,21 @@ export function buildProbeSql(
   column: string,
   compare: StoredKeyKind,
   prefix: string,
+  maxValue: bigint = SIGNED_64_MAX,
 ): ProbeSql {
   const p = (n: number) => dialect.placeholder(n);
   if (compare === 'number') {
+    const top = maxValue < SIGNED_64_MAX ? maxValue : SIGNED_64_MAX;
+    const clamped = (sql: string) => (first: bigint, last: bigint) =>
+      first > top ? [] : [{ sql, params: [first, last < top ? last : top] }];
     const range = `${column} between ${dialect.asSigned(p(1))} and ${dialect.asSigned(p(2))}`;
     const within = `select ${dialect.asText(`max(${column})`)} as m from ${table} where ${range}`;
     const count = `select ${dialect.asText('count(*)')} as m from ${table} where ${range}`;
     return {
       compare,
       largest: { sql: `select ${dialect.asText(`max(${column})`)} as m from ${table}`, params: [] },
-      within: (first, last) => [{ sql: within, params: [first, last] }],
-      count: (first, last) => [{ sql: count, params: [first, last] }],
+      within: clamped(within),
+      count: clamped(count),
     };
   }
   // `n`: the key as decimal text; `from`: where it is read, with only the rows holding such a key

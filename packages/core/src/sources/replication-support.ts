@@ -1,5 +1,5 @@
 import { HiLoServerUnconfirmedError } from '../errors.js';
-import type { ReserveRequest } from '../engine/types.js';
+import type { ReserveRequest, ServerChange } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import type { Dialect } from '../sql/dialect.js';
 import { convertDriverError, isTransientError } from '../sql/driver-errors.js';
@@ -13,6 +13,8 @@ export interface SourceReplication {
   readonly server: ((signal: AbortSignal) => Promise<string | undefined>) | undefined;
   /** `HiSource.serverMayReturn`: a server hilo left may be current again under the same identity. */
   readonly serverMayReturn: boolean;
+  /** `HiSource.serverChange`, where the database can tell. */
+  readonly serverChange: ((from: string, to: string) => ServerChange) | undefined;
   /** With `synchronousStandby`: rejects with `HiLoSynchronousStandbyError` unless a synchronous standby is there. */
   check(signal?: AbortSignal): Promise<void>;
   /** What the next reservation statement reads and waits for (its server, a synchronous standby). */
@@ -159,6 +161,7 @@ export function sourceReplication(
   return {
     server: sql === undefined ? undefined : server,
     serverMayReturn: sql?.identityMayReturn === true,
+    serverChange: sql?.change,
     check,
     async statementOptions(request) {
       if (synchronous) {

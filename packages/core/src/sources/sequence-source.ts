@@ -348,7 +348,11 @@ export function createSequenceSource(
     reserve,
     ...(replication.server === undefined
       ? {}
-      : { server: replication.server, ...(replication.serverMayReturn ? { serverMayReturn: true } : {}) }),
+      : {
+          server: replication.server,
+          ...(replication.serverMayReturn ? { serverMayReturn: true } : {}),
+          ...(replication.serverChange === undefined ? {} : { serverChange: replication.serverChange }),
+        }),
     raiseAbove,
     raiseFloor,
     nextKey,

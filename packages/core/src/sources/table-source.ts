@@ -369,7 +369,11 @@ export function createTableSource(client: SqlClient, options: TableSourceOptions
     reserve,
     ...(replication.server === undefined
       ? {}
-      : { server: replication.server, ...(replication.serverMayReturn ? { serverMayReturn: true } : {}) }),
+      : {
+          server: replication.server,
+          ...(replication.serverMayReturn ? { serverMayReturn: true } : {}),
+          ...(replication.serverChange === undefined ? {} : { serverChange: replication.serverChange }),
+        }),
     release,
     raiseAbove,
     raiseFloor,

@@ -1,3 +1,4 @@
+import type { ServerChange } from '../engine/types.js';
 import type { SqlClient } from './sql-client.js';
 
 /**
@@ -37,6 +38,8 @@ export interface ReplicationSql {
    * with, so hilo waits for another answer instead of taking it for a failover (issue #47).
    */
   inRecovery?(identity: string): boolean;
+  /** What changed between two identities this database reported (see `HiSource.serverChange`). */
+  change?(from: string, to: string): ServerChange;
   /**
    * An SQL expression, evaluated once in a reservation's statement, that makes the statement's commit wait until
    * a synchronous standby has it (and has every earlier WAL record, such as a sequence's logged-ahead values).

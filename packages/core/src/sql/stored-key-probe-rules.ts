@@ -8,7 +8,15 @@ export interface ColumnFacts {
   readonly textual: boolean;
   /** Whether a B-tree index (a primary key counts) leads with the column, so that a range on it reads the index. */
   readonly indexed: boolean;
+  /**
+   * The largest value the column's integer type holds (`2147483647` for an `integer`), or `undefined` for any other
+   * type: a block's probe never asks for a key above it (PostgreSQL refuses a bound its column cannot hold).
+   */
+  readonly maxValue?: bigint | undefined;
 }
+
+/** The largest signed 64-bit integer: no probe bound goes above it (every database's integer keys fit in it). */
+export const SIGNED_64_MAX = 2n ** 63n - 1n;
 
 /** The table and column a probe reads, as configured (not quoted). */
 export interface ProbeTarget {

@@ -14,6 +14,8 @@ export interface MysqlQueryableLike {
 export interface MysqlPoolConnectionLike extends MysqlQueryableLike {
   release(): void;
   destroy(): void;
+  /** The driver's connection behind a promise wrapper made anew at each `getConnection()` (mysql2's), if any. */
+  readonly connection?: object;
 }
 
 /** The part of a `mysql2/promise` `Pool` hilo uses. */
@@ -120,29 +122,17 @@ export function mysqlClient(given: MysqlPoolLike | MysqlCallbackPoolLike, option
   return {
     dialect: 'mysql',
     ...pooledClient<MysqlPoolConnectionLike>({
-      // a connection taken for each statement (as the pool's own query() does), so that one that failed in a way
-      // that must not reach the next statement is closed: lost, or on a Galera node outside the Primary Component
-      direct: {
-        async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
-          const connection = await pool.getConnection();
-          let drop = false;
-          try {
-            return await executor(connection).query<Row>(sql, params);
-          } catch (error) {
-            drop = mustDrop(error);
-            throw error;
-          } finally {
-            if (drop) connection.destroy();
-            else connection.release();
-          }
-        },
-      },
+      // each statement takes a connection (as the pool's own query() does), so that one that failed in a way that
+      // must not reach the next statement is closed: lost, on a Galera node outside the Primary Component, or
+      // abandoned by a timed-out attempt
       executor,
       acquire: () => pool.getConnection(),
       release: (connection, broken) => (broken ? connection.destroy() : connection.release()),
       run: (connection, sql) => connection.query(sql),
       begin: 'start transaction',
       isBroken: mustDrop,
+      // the same connection each time the pool hands it out, behind the wrapper made for each getConnection()
+      identity: (connection) => connection.connection ?? connection,
     }),
     async close(): Promise<void> {
       // a connection the network already broke is closed as far as we are concerned

@@ -63,6 +63,7 @@ export function mariadbClient(pool: MariadbPoolLike, options: MariadbClientOptio
         const connection = await pool.getConnection();
         return {
           ...asMysql2(connection),
+          connection,
           // the connector's release() returns a promise: a failure there leaves nothing for hilo to do
           release: () => void Promise.resolve(connection.release()).catch(() => undefined),
           destroy: () => void connection.destroy(),

@@ -34,6 +34,11 @@ export interface PgClientOptions {
   readonly ownsPool?: boolean;
 }
 
+/** Where node-postgres keeps a client's socket (not part of its documented API, so every step is optional). */
+interface PgSocketHolder {
+  readonly connection?: { readonly stream?: { destroy?(): void } };
+}
+
 function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
   return {
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
@@ -57,10 +62,14 @@ function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
   const pooled = pooledClient<PgPoolClientLike>({
-    direct: executor(pool),
     executor,
     acquire: () => pool.connect(),
-    release: (connection, broken) => connection.release(broken ? true : undefined),
+    release: (connection, broken) => {
+      connection.release(broken ? true : undefined);
+      // release(true) ends the connection politely, which a link that swallows traffic never completes: the socket
+      // would stay open (and keep the process alive) until the system gives up on it
+      if (broken) (connection as PgSocketHolder).connection?.stream?.destroy?.();
+    },
     run: (connection, sql) => connection.query(sql),
     begin: 'begin',
     // PgBouncer closes the connection after refusing a transaction in statement mode: not retried, but dropped

@@ -15,6 +15,12 @@ const IN_RECOVERY = 'none (in recovery)';
  * hilo discards its blocks (a gap, never a duplicate). The start time is read as seconds since 1970, so the
  * session's time zone and date style cannot change the text.
  */
+/** The parts of a PostgreSQL identity (see {@link postgresReplication}), or `undefined` for another text. */
+function identityParts(identity: string): { system: string; timeline: string; started: string } | undefined {
+  const parts = /^system (\S+) timeline (.+) started (\S+)$/.exec(identity);
+  return parts === null ? undefined : { system: parts[1]!, timeline: parts[2]!, started: parts[3]! };
+}
+
 export const postgresReplication: ReplicationSql = {
   identity:
     `'system ' || (select system_identifier from pg_control_system())::text || ' timeline ' || ` +
@@ -29,6 +35,13 @@ export const postgresReplication: ReplicationSql = {
     `set_config('synchronous_commit', case when current_setting('synchronous_commit') = 'remote_apply' ` +
     `then 'remote_apply' else 'on' end, true) || pg_logical_emit_message(true, 'hilo', 'reservation')::text`,
   inRecovery: (identity) => identity.includes(IN_RECOVERY),
+  // the same system on the same timeline, started again: a restart (or a snapshot of it restored in place), not a
+  // promotion, which always starts a timeline
+  change(from, to) {
+    const [a, b] = [identityParts(from), identityParts(to)];
+    if (a === undefined || b === undefined || a.system !== b.system) return 'other-server';
+    return a.timeline === b.timeline ? 'restart' : 'promotion';
+  },
   // the same facts as synchronousStandbyProblem, in the reservation's own statement: the setting as this session
   // sees it (the commit waits only when it lists a standby) and a walsender that reports a synchronous standby
   // (`sync_state` is hidden without pg_read_all_stats: then the setting alone has to do)

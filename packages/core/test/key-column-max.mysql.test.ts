@@ -1,0 +1,3 @@
+import { runKeyColumnMaxSuite } from './key-column-max-suite.js';
+
+runKeyColumnMaxSuite('mysql');

@@ -1,0 +1,3 @@
+import { keyColumnMaxSuite } from './support/key-column-max-suite.js';
+
+keyColumnMaxSuite('postgres');
