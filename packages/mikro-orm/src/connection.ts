@@ -25,6 +25,7 @@ const OPTION_NAMES: ReadonlySet<string> = new Set([
   ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
   'verifyBlocks',
   'onMissingTable',
+  'onUnreadableKeys',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
   'generator',
   'client',
