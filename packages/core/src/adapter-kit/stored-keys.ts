@@ -80,11 +80,18 @@ export function checkVerifyBlocks(options: AdapterVerifyOptions, owner: string):
   }
 }
 
-/** The adapter options {@link adapterStoredKeys} and {@link checkVerifyBlocks} read, as the user gave them. */
-interface AdapterVerifyOptions {
+/**
+ * The adapter options {@link adapterStoredKeys} and {@link checkVerifyBlocks} read, as the user gave them (checked
+ * there; see `PassedGeneratorOptions` for their meaning).
+ */
+export interface AdapterVerifyOptions {
+  /** `true` (the default) or `false`. */
   readonly verifyBlocks?: unknown;
+  /** `'error'` or `'lift'`; refused with `verifyBlocks: false`. */
   readonly onStoreBehind?: unknown;
+  /** `'error'` (the default) or `'warn'`. */
   readonly onMissingTable?: unknown;
+  /** `'error'` (the default) or `'warn'`. */
   readonly onUnreadableKeys?: unknown;
 }
 

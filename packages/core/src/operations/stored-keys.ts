@@ -266,11 +266,16 @@ export function sqlStoredKeys(
   /** One non-null value of the column, as text; `undefined` for an empty (or missing) table. */
   async function anyRow(probe: Probe, signal: AbortSignal): Promise<string | undefined> {
     const action = `reading a row of ${probe.table}.${probe.column}`;
-    const sql = `select ${rules.asText(probe.quoted.column)} as v from ${probe.quoted.table} where ${probe.quoted.column} is not null limit 1`;
+    const { table, column } = probe.quoted;
+    const sql = `select ${rules.asText(column)} as v from ${table} where ${column} is not null limit 1`;
     try {
       const { rows } = await abortable(client.query<{ v: unknown }>(sql, []), signal, action);
       const value = rows[0]?.v;
-      return value === undefined || value === null ? undefined : String(value).slice(0, 80);
+      if (value === undefined || value === null) return undefined;
+      // cast to text by the statement; a driver may still hand back a Buffer (MariaDB binary collations)
+      const text =
+        typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : JSON.stringify(value);
+      return text.slice(0, 80);
     } catch (error) {
       if (isMissingObject(error, rules)) return undefined;
       throw convertDriverError(error, { dialect: rules, action });
