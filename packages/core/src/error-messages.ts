@@ -217,6 +217,51 @@ export const configurationErrors = {
         `not exist, so nothing could be checked. Fix the table name (or give its schema: SCHEMA.TABLE.COLUMN).`,
     ),
 
+  /**
+   * A stored-key column holds rows, none of which reads as a key of its kind: the probe would find no stored keys
+   * and check nothing (issue 52). `kind` is how the probe reads it (`'string'`, `'format'`), `sample` one row.
+   */
+  storedKeysUnreadable: (details: {
+    readonly where: string;
+    readonly segment: string;
+    readonly column: string;
+    readonly kind: 'string' | 'format';
+    readonly prefix: string;
+    readonly sample: string;
+  }): HiLoConfigurationError => {
+    const { where, segment, column, kind, prefix, sample } = details;
+    const read =
+      kind === 'string'
+        ? `decimal keys (e.g. '105', as hilo writes a key kept as a string)`
+        : `formatted ids starting with ${JSON.stringify(prefix)} (e.g. '${prefix}105-A', as nextFullId() writes them)`;
+    const fix =
+      kind === 'string'
+        ? `If it holds ids made by nextFullId(), set \`kind: 'format'\` on ${where} (and its \`prefix\` when they do ` +
+          `not start with ${JSON.stringify(prefix)})`
+        : `Set \`prefix\` on ${where} (or the generator's \`idFormat\`) to what the ids start with, or its \`kind\` ` +
+          `to how hilo writes the keys of segment "${segment}"`;
+    return new HiLoConfigurationError(
+      `${where} names ${column} as the column of segment "${segment}", read as ${read}, but none of its rows ` +
+        `reads so (one holds ${JSON.stringify(sample)}): the check of each block against the stored keys would ` +
+        `find none and check nothing. ${fix}. If its rows were written in another form by something else and ` +
+        `can never equal a key hilo writes, pass \`onUnreadableKeys: 'warn'\` to go on without checking them.`,
+    );
+  },
+
+  /** `nextFullId()` on a segment whose stored-key column is declared to hold plain numbers. */
+  formattedIdsInDecimalColumn: (
+    where: string,
+    segment: string,
+    column: string,
+    kind: string,
+    prefix: string,
+  ): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `nextFullId("${segment}") makes ids like '${prefix}105', but ${where} declares ${column} \`kind: '${kind}'\`, ` +
+        `so the check of each block would read no such id and check nothing. Set \`kind: 'format'\` on ${where} ` +
+        `(a numeric column stays a numeric probe), or leave \`kind\` out to have it read as nextFullId() writes.`,
+    ),
+
   /** A `hilo` sequence is to be checked without the increment it does not record. */
   hiloSequenceNeedsIncrement: (): HiLoConfigurationError =>
     new HiLoConfigurationError(

@@ -81,7 +81,7 @@ export {
 } from './dialects/sqlite/client.js';
 export { connect, type ConnectOptions } from './operations/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
-export { sqlStoredKeys, type SqlStoredKeysOptions } from './operations/stored-keys.js';
+export { sqlStoredKeys, type OnUnreadableKeys, type SqlStoredKeysOptions } from './operations/stored-keys.js';
 export type { SqlHiSource, FloorFrom, FloorResult, SegmentStatus } from './sources/sql-hi-source.js';
 export { sequenceSource, tableSource, type SqlSourceKind } from './operations/sources.js';
 export type { SequenceSourceOptions, SequenceStrategy } from './sources/sequence-source.js';

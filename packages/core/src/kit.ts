@@ -3,6 +3,7 @@
 // adapter-kit/ (one file per concern), the rest in the layer it belongs to.
 export {
   adapterStoredKeys,
+  type AdapterVerifyOptions,
   checkVerifyBlocks,
   openKeySupply,
   checkKeySupplyOptions,
@@ -43,6 +44,7 @@ export {
   type MissingTableWording,
   type OnMissingTable,
 } from './operations/probe-tables.js';
+export type { OnUnreadableKeys } from './operations/stored-keys.js';
 export {
   privateDatabaseSource,
   type PrivateDatabaseQuery,

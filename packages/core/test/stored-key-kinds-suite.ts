@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeDatabase, randomName } from '@hilo/testing';
 import {
+  HiLoConfigurationError,
   HiLoStoreBehindError,
   connect,
   createHiLo,
@@ -141,6 +142,49 @@ export function runStoredKeyKindsSuite(database: Database): void {
       }
     });
 
+    // Issue 52, item 4: MariaDB/MySQL and SQLite bind `?` by position; the text-range probe's parameters once came
+    // in another order than its placeholders, so a running process never found a row in its next block there
+    it('a running process finds a row stored into its next block, for text keys and formatted ids as for bigint', async () => {
+      const cases: { columns: string; kind: StoredKeyKind | undefined; row: (segment: string) => string | bigint }[] = [
+        { columns: 'id bigint primary key', kind: undefined, row: () => 105n },
+        { columns: `id ${textKey}`, kind: 'string', row: () => '105' },
+        { columns: `id ${textKey}`, kind: 'format', row: (segment) => `${segment}/105-B` },
+      ];
+      for (const { columns, kind, row } of cases) {
+        const { segment, table } = await fresh(columns);
+        const hilo = verified(segment, table, kind, 1n, { blockSize: 100 });
+        try {
+          // the first block, 1…100, handed out and stored as the process writes its keys
+          const keys: bigint[] = [];
+          for (let i = 0; i < 100; i++) keys.push(await hilo.next(segment));
+          await store(
+            table,
+            keys.map((k) => (kind === 'format' ? `${segment}/${k}-A` : kind === 'string' ? String(k) : k)),
+          );
+          // a peer stores 105 into the next block, 101…200, before the process reserves it
+          await store(table, [row(segment)]);
+          const error = await refusal(hilo, segment);
+          expect([kind, error.storedKey, error.block.first]).toEqual([kind, 105n, 101n]);
+        } finally {
+          await hilo.close();
+        }
+      }
+    }, 60_000);
+
+    it('within and counts find the keys of a block spanning 95…104 in a text column (one probe per digit count)', async () => {
+      for (const kind of ['string', 'format'] as const) {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        const id = (n: number) => (kind === 'format' ? `${segment}/${n}-A` : String(n));
+        await store(table, [94, 97, 103, 105, 1000].map(id));
+        const keys = sqlStoredKeys(client, [{ segment, table, column: 'id', kind }]);
+        const signal = new AbortController().signal;
+        const block = { first: 95n, last: 104n };
+        expect((await keys.within(segment, block, signal))?.key).toBe(103n);
+        expect((await keys.counts!(segment, block, signal)).map((c) => c.keys)).toEqual([2n]);
+        expect(await keys.within(segment, { first: 106n, last: 999n }, signal)).toBeUndefined();
+      }
+    });
+
     it('string keys near 2^63 − 1 stay exact (the text largest would be "99")', async () => {
       const { segment, table } = await fresh(`id ${textKey}`);
       await store(table, ['99', String(BIG - 806n), String(BIG)]);
@@ -220,6 +264,153 @@ export function runStoredKeyKindsSuite(database: Database): void {
       } finally {
         await hilo.close();
       }
+    });
+
+    // Issue 52, item 3: a declared column whose rows the probe cannot read is never a silent pass
+    describe('a column the probe cannot read', () => {
+      /** Runs `work` with HILO_STORED_KEYS_UNREADABLE warnings collected (and others silenced). */
+      async function warnings(work: () => Promise<void>): Promise<string[]> {
+        const said: string[] = [];
+        const emitWarning = process.emitWarning;
+        process.emitWarning = ((message: string | Error, options?: { code?: string }) => {
+          if (options?.code === 'HILO_STORED_KEYS_UNREADABLE') said.push(String(message));
+        }) as typeof process.emitWarning;
+        try {
+          await work();
+        } finally {
+          process.emitWarning = emitWarning;
+        }
+        return said;
+      }
+
+      it('RavenDB-style ids under a set-back hi row: nextFullId reads them as formatted ids, next() is refused', async () => {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        const hi = `${segment}_hi`;
+        const open = (more: { onUnreadableKeys?: 'warn' } = {}) =>
+          createHiLo({
+            client,
+            source: 'table',
+            table: hi,
+            blockSize: 10,
+            adaptive: false,
+            idFormat: { nodeTag: 'A' },
+            storedKeys: [{ segment, table, column: 'id' }], // no kind: 'format'
+            ...more,
+          });
+        const first = open();
+        const ids: string[] = [];
+        try {
+          for (let i = 0; i < 30; i++) ids.push(await first.nextFullId(segment));
+        } finally {
+          await first.close();
+        }
+        expect(ids[29]).toBe(`${segment}/30-A`);
+        await store(table, ids);
+        await client.query(`update ${hi} set next_value = 1 where segment = '${segment}'`);
+
+        // the format is known from the nextFullId() call: the stored ids are read with it, none is handed out again
+        const again = open();
+        try {
+          const error: unknown = await again.nextFullId(segment).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(HiLoStoreBehindError);
+          expect((error as HiLoStoreBehindError).storedKey).toBe(30n);
+        } finally {
+          await again.close();
+        }
+        // next() says nothing of a format: the column holds rows, none of them a decimal key, so it is refused
+        const plain = open();
+        try {
+          const error: unknown = await plain.next(segment).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(HiLoConfigurationError);
+          const message = (error as Error).message;
+          expect(message).toContain(`${table}.id`);
+          expect(message).toContain("kind: 'format'");
+          expect(message).toContain("onUnreadableKeys: 'warn'");
+        } finally {
+          await plain.close();
+        }
+        // with consent: one warning, and the column counts as holding no keys
+        const consenting = open({ onUnreadableKeys: 'warn' });
+        const said = await warnings(async () => {
+          try {
+            // the refused reservation above took 1…10: the hi row is at 11
+            expect(await consenting.next(segment)).toBe(11);
+            expect(await consenting.next(segment)).toBe(12);
+          } finally {
+            await consenting.close();
+          }
+        });
+        expect(said).toHaveLength(1);
+        expect(said[0]).toContain(`${table}.id`);
+      });
+
+      it('nextFullId on a column declared "string" or "number" is refused, naming kind: "format"', async () => {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        for (const kind of ['string', 'number'] as const) {
+          const hilo = verified(segment, table, kind, 1n);
+          try {
+            const error: unknown = await hilo.nextFullId(segment).catch((e: unknown) => e);
+            expect(error).toBeInstanceOf(HiLoConfigurationError);
+            expect((error as Error).message).toContain("kind: 'format'");
+          } finally {
+            await hilo.close();
+          }
+        }
+        // a numeric column without a kind stays a numeric probe under nextFullId()
+        const numeric = await fresh('id bigint primary key');
+        await store(numeric.table, [5n]);
+        const hilo = verified(numeric.segment, numeric.table, undefined, 1n);
+        try {
+          const error: unknown = await hilo.nextFullId(numeric.segment).catch((e: unknown) => e);
+          expect((error as HiLoStoreBehindError).storedKey).toBe(5n);
+        } finally {
+          await hilo.close();
+        }
+      });
+
+      it('formatted ids with another prefix than the declared one are refused, naming prefix', async () => {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        await store(table, ['invoices/1-A', 'invoices/2-A']);
+        const hilo = verified(segment, table, 'format', 1n);
+        try {
+          const error: unknown = await hilo.next(segment).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(HiLoConfigurationError);
+          expect((error as Error).message).toContain('`prefix`');
+          expect((error as Error).message).toContain('invoices/1-A');
+        } finally {
+          await hilo.close();
+        }
+      });
+
+      it('a column where some rows read is checked against those; the others cannot equal a key hilo writes', async () => {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        await store(table, ['0b4c8e1a-uuid', 'legacy-7', '7']);
+        const hilo = verified(segment, table, 'string', 1n);
+        try {
+          expect((await refusal(hilo, segment)).storedKey).toBe(7n);
+        } finally {
+          await hilo.close();
+        }
+        const above = verified(segment, table, 'string', 8n);
+        try {
+          expect(await above.next(segment)).toBe(8n);
+        } finally {
+          await above.close();
+        }
+      });
+
+      it('a table that fills with unreadable rows while a process runs is refused at its next block', async () => {
+        const { segment, table } = await fresh(`id ${textKey}`);
+        const hilo = verified(segment, table, 'string', 1n);
+        try {
+          for (let i = 0; i < 10; i++) await hilo.next(segment); // an empty table: nothing to read yet
+          await store(table, [`${segment}/3-A`]);
+          const error: unknown = await hilo.next(segment).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(HiLoConfigurationError);
+        } finally {
+          await hilo.close();
+        }
+      });
     });
 
     describe('a probe that would read the whole table', () => {

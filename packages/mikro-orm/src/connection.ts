@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/core';
 import { mysqlClient, type MysqlCallbackPoolLike, pgClient, sqliteClient, type SqlClient } from 'hilo-core';
 import {
-  GENERATOR_OPTION_NAMES,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
+  PASSED_GENERATOR_OPTION_NAMES,
   openKeySupply,
   settlesWithin,
   type AdapterConnection,
@@ -22,9 +22,10 @@ import type { KeyColumn } from './runtime.js';
 
 /** The option names of `HiLo.configure()`. */
 const OPTION_NAMES: ReadonlySet<string> = new Set([
-  ...[...GENERATOR_OPTION_NAMES].filter((name) => name !== 'storedKeys'),
-  'verifyBlocks',
-  'onMissingTable',
+  // the options every adapter passes on (verifyBlocks, onMissingTable, …), and the two the others decide themselves
+  ...PASSED_GENERATOR_OPTION_NAMES,
+  'keyType',
+  'idFormat',
   ...HI_SOURCE_LAYOUT_OPTION_NAMES,
   'generator',
   'client',

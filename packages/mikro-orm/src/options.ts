@@ -6,7 +6,7 @@ import type { AnyKeyGenerator } from './runtime.js';
 export interface HiLoOptions
   extends
     Omit<HiLoGeneratorOptions<KeyType>, 'source' | 'storedKeys'>,
-    Pick<PassedGeneratorOptions, 'verifyBlocks' | 'onMissingTable'>,
+    Pick<PassedGeneratorOptions, 'verifyBlocks' | 'onMissingTable' | 'onUnreadableKeys'>,
     Omit<HiSourceLayout, 'schema'> {
   /**
    * A generator to use instead of one built from the ORM's connection. It is not closed with the ORM.

@@ -27,7 +27,7 @@ export {
   type PassedGeneratorOptions,
   type HiSourceLayout,
 } from './options.js';
-export { adapterStoredKeys, checkVerifyBlocks } from './stored-keys.js';
+export { adapterStoredKeys, checkVerifyBlocks, type AdapterVerifyOptions } from './stored-keys.js';
 export { keyToField, columnTypeMaxKey, BIGINT_MAX, type KeyField, type KeyFieldLimits } from './key-fields.js';
 export { segmentsForColumns, segmentOfTable, type KeyColumnLimit, type SegmentLimits } from './segments.js';
 export { objectMark, type ObjectMark } from './object-mark.js';

@@ -347,6 +347,7 @@ export function openKeySupply(
     create,
     verifyBlocks: _verifyBlocks,
     onMissingTable: _onMissingTable,
+    onUnreadableKeys: _onUnreadableKeys,
     keyGuard: keyGuardOption,
     ...passed
   } = ours as KeySupplyInput;

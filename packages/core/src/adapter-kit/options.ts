@@ -3,6 +3,7 @@
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { CreateHiLoOptions } from '../operations/create-hilo.js';
 import type { OnMissingTable } from '../operations/probe-tables.js';
+import type { OnUnreadableKeys } from '../operations/stored-keys.js';
 import { configurationErrors } from '../error-messages.js';
 
 /**
@@ -43,6 +44,19 @@ export interface PassedGeneratorOptions extends Omit<
    * ```
    */
   onMissingTable?: OnMissingTable;
+  /**
+   * What happens when a text key column holds rows and none of them reads as a key the way the adapter writes
+   * them (decimal digits): `'error'` refuses the check with `HiLoConfigurationError` naming the column and the
+   * fix, since a check that can read no row would pass in silence; `'warn'` goes on, with one
+   * `HILO_STORED_KEYS_UNREADABLE` process warning, for a column whose old rows (UUIDs, codes) were written by
+   * something else and can never equal a key hilo writes.
+   * @default 'error'
+   * @example
+   * ```ts
+   * { onUnreadableKeys: 'warn' }
+   * ```
+   */
+  onUnreadableKeys?: OnUnreadableKeys;
 }
 
 /** The option names of {@link PassedGeneratorOptions}. */
@@ -52,6 +66,7 @@ export const PASSED_GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   ),
   'verifyBlocks',
   'onMissingTable',
+  'onUnreadableKeys',
 ]);
 
 /**

@@ -2,7 +2,7 @@
 // and the check of the options that turn it off or tune it.
 import { HiLoConfigurationError } from '../errors.js';
 import type { StoredKeyColumn, StoredKeys } from '../engine/types.js';
-import { sqlStoredKeys } from '../operations/stored-keys.js';
+import { sqlStoredKeys, type OnUnreadableKeys } from '../operations/stored-keys.js';
 import { missingTableRule, type OnMissingTable } from '../operations/probe-tables.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { configurationErrors } from '../error-messages.js';
@@ -26,7 +26,7 @@ import { configurationErrors } from '../error-messages.js';
  */
 export function adapterStoredKeys(
   client: SqlClient,
-  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
+  options: AdapterVerifyOptions,
   columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
   owner: string,
   wording: { readonly schemaOption?: string | undefined } = {},
@@ -39,17 +39,20 @@ export function adapterStoredKeys(
     owner,
     schemaOption: wording.schemaOption,
   });
-  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables });
+  const onUnreadableKeys = options.onUnreadableKeys as OnUnreadableKeys | undefined;
+  const settings = { missingTables, onUnreadableKeys };
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), settings);
   let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
   const current = (): StoredKeys => {
     const list = uniqueColumns(columns());
     const signature = JSON.stringify(list);
-    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, { missingTables }) };
+    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, settings) };
     return known.keys;
   };
   return {
     largest: (segment, signal) => current().largest(segment, signal),
     within: (segment, block, signal) => current().within(segment, block, signal),
+    formatted: (segment, prefix) => current().formatted?.(segment, prefix),
     ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),
   };
 }
@@ -64,18 +67,32 @@ export function adapterStoredKeys(
  * checkVerifyBlocks({ verifyBlocks: false, onStoreBehind: 'lift' }, 'withHiLo()'); // throws
  * ```
  */
-export function checkVerifyBlocks(
-  options: { readonly verifyBlocks?: unknown; readonly onStoreBehind?: unknown; readonly onMissingTable?: unknown },
-  owner: string,
-): void {
-  const { verifyBlocks, onStoreBehind, onMissingTable } = options;
+export function checkVerifyBlocks(options: AdapterVerifyOptions, owner: string): void {
+  const { verifyBlocks, onStoreBehind, onMissingTable, onUnreadableKeys } = options;
   if (verifyBlocks !== undefined && typeof verifyBlocks !== 'boolean')
     throw HiLoConfigurationError.invalidOption('verifyBlocks', 'true or false', verifyBlocks);
   if (onMissingTable !== undefined && onMissingTable !== 'error' && onMissingTable !== 'warn')
     throw HiLoConfigurationError.invalidOption('onMissingTable', '"error" or "warn"', onMissingTable);
+  if (onUnreadableKeys !== undefined && onUnreadableKeys !== 'error' && onUnreadableKeys !== 'warn')
+    throw HiLoConfigurationError.invalidOption('onUnreadableKeys', '"error" or "warn"', onUnreadableKeys);
   if (verifyBlocks === false && onStoreBehind !== undefined) {
     throw configurationErrors.onStoreBehindWithoutVerify(owner, onStoreBehind);
   }
+}
+
+/**
+ * The adapter options {@link adapterStoredKeys} and {@link checkVerifyBlocks} read, as the user gave them (checked
+ * there; see `PassedGeneratorOptions` for their meaning).
+ */
+export interface AdapterVerifyOptions {
+  /** `true` (the default) or `false`. */
+  readonly verifyBlocks?: unknown;
+  /** `'error'` or `'lift'`; refused with `verifyBlocks: false`. */
+  readonly onStoreBehind?: unknown;
+  /** `'error'` (the default) or `'warn'`. */
+  readonly onMissingTable?: unknown;
+  /** `'error'` (the default) or `'warn'`. */
+  readonly onUnreadableKeys?: unknown;
 }
 
 function uniqueColumns(columns: readonly StoredKeyColumn[]): StoredKeyColumn[] {

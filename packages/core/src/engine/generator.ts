@@ -214,9 +214,12 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   }
 
   async nextFullId(segment: string): Promise<string> {
+    const prefix = `${this.options.prefix(segment)}${this.options.separator}`;
+    // the stored keys are read as the ids this writes, before its key is drawn (and its block checked)
+    this.options.storedKeys?.formatted?.(segment, prefix);
     const key = await this.next(segment);
     const tag = this.options.nodeTag === undefined ? '' : `-${this.options.nodeTag}`;
-    return `${this.options.prefix(segment)}${this.options.separator}${String(key)}${tag}`;
+    return `${prefix}${String(key)}${tag}`;
   }
 
   async warm(segments: readonly string[]): Promise<void> {

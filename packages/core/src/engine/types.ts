@@ -131,6 +131,13 @@ export interface StoredKey {
 export interface StoredKeys {
   /** The largest stored key of the segment, with where it is; `undefined` when there is none. */
   largest(segment: string, signal: AbortSignal): Promise<StoredKey | undefined>;
+  /**
+   * Optional: told by `nextFullId()`, before it draws a key, that the keys of `segment` are written as formatted
+   * ids starting with `prefix` (e.g. `orders/`), so that they are read as such (`sqlStoredKeys`: a column that
+   * declares no `kind` is read as formatted ids; one declared `'number'` or `'string'` throws a
+   * `HiLoConfigurationError` naming `kind: 'format'`). May throw to refuse the id.
+   */
+  formatted?(segment: string, prefix: string): void;
   /** The largest stored key of the segment inside `[block.first, block.last]`; `undefined` when none. */
   within(segment: string, block: Block, signal: AbortSignal): Promise<StoredKey | undefined>;
   /**

@@ -2,7 +2,7 @@ import { HiLoConfigurationError } from '../errors.js';
 import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js';
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { KeyOf, KeyType, StoredKeyColumn, StoredKeys } from '../engine/types.js';
-import { sqlStoredKeys } from './stored-keys.js';
+import { sqlStoredKeys, type OnUnreadableKeys } from './stored-keys.js';
 import type { SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
@@ -59,6 +59,17 @@ export interface CreateHiLoOptions<K extends KeyType = 'number'> extends Omit<
    */
   readonly storedKeys?: readonly StoredKeyColumn[] | StoredKeys | undefined;
   /**
+   * With `storedKeys` as a list of columns: what a text column does when it holds rows and none of them reads as
+   * a key of its `kind` (`sqlStoredKeys`' option of that name): `'error'` refuses with `HiLoConfigurationError`
+   * naming the column, the kind and the fix; `'warn'` goes on with one `HILO_STORED_KEYS_UNREADABLE` warning.
+   * @default 'error'
+   * @example
+   * ```ts
+   * createHiLo({ client, storedKeys: [{ segment: 'orders', table: 'orders', column: 'id' }], onUnreadableKeys: 'warn' });
+   * ```
+   */
+  readonly onUnreadableKeys?: OnUnreadableKeys | undefined;
+  /**
    * PostgreSQL: reservations count only once a synchronous standby has them, so a standby promoted after a
    * failover never hands out a key handed out before; the server must have a synchronous standby
    * (`HiLoSynchronousStandbyError` otherwise). Costs the standby's round trip per reservation, never per key.
@@ -81,6 +92,7 @@ export const CREATE_HILO_OPTION_NAMES: ReadonlySet<string> = new Set([
   'strategy',
   'create',
   'synchronousStandby',
+  'onUnreadableKeys',
 ]);
 
 /**
@@ -114,6 +126,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     strategy,
     create,
     storedKeys: stored,
+    onUnreadableKeys,
     synchronousStandby,
     ...generatorOptions
   } = options;
@@ -121,7 +134,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     stored === undefined
       ? undefined
       : isColumnList(stored)
-        ? sqlStoredKeys(client, stored, { idFormat: options.idFormat })
+        ? sqlStoredKeys(client, stored, { idFormat: options.idFormat, onUnreadableKeys })
         : stored;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {

@@ -92,11 +92,12 @@ export function buildProbeSql(
       : ['k.n', `(select ${rules.formatNumber(column, prefix)} as n from ${table}) k where k.n is not null`];
   // for text keys the range is on the column itself, so that an index on it is used
   const ranged = compare === 'string' ? column : 'k.n';
-  const piece = `${rules.length(ranged)} = ${p(3)} and ${ranged} between ${p(1)} and ${p(2)}`;
+  // placeholders numbered in the order they appear: MariaDB/MySQL and SQLite bind `?` by position, not by number
+  const piece = `${rules.length(ranged)} = ${p(1)} and ${ranged} between ${p(2)} and ${p(3)}`;
   const within = `select ${compare === 'string' ? dialect.asText(`max(${column})`) : 'max(k.n)'} as m from ${from} and ${piece}`;
   const count = `select ${dialect.asText('count(*)')} as m from ${from} and ${piece}`;
   const pieces = (sql: string) => (first: bigint, last: bigint) =>
-    byDigits(first, last).map(({ digits, low, high }) => ({ sql, params: [low, high, digits] }));
+    byDigits(first, last).map(({ digits, low, high }) => ({ sql, params: [digits, low, high] }));
   return {
     compare,
     largest: {

@@ -1,6 +1,7 @@
 import { HiLoConfigurationError } from '../errors.js';
+import { configurationErrors } from '../error-messages.js';
 import { validateSegment } from '../engine/segment-name.js';
-import type { Block, StoredCount, StoredKey, StoredKeyColumn, StoredKeys } from '../engine/types.js';
+import type { Block, StoredCount, StoredKey, StoredKeyColumn, StoredKeyKind, StoredKeys } from '../engine/types.js';
 import { abortable } from '../sql/abortable.js';
 import { convertDriverError, isMissingObject } from '../sql/driver-errors.js';
 import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
@@ -31,7 +32,21 @@ export interface SqlStoredKeysOptions {
    * @default { separator: '/' } (the segment and `/`)
    */
   readonly idFormat?: IdFormat | undefined;
+  /**
+   * What a text column does when it holds rows and none of them reads as a key of its kind (decimal digits for
+   * `'string'`, a formatted id with its prefix for `'format'`): `'error'` refuses the check with a
+   * `HiLoConfigurationError` naming the column, the kind and the fix (a wrong `kind` or `prefix` would otherwise
+   * turn the check off without a word); `'warn'` says so once per column in a process warning
+   * (`HILO_STORED_KEYS_UNREADABLE`) and counts it as holding no keys, for a column whose old rows were written in
+   * another form by something else and can never equal a key hilo writes. A column where some rows read is
+   * checked against those: a row of another form cannot equal a key hilo writes in this one.
+   * @default 'error'
+   */
+  readonly onUnreadableKeys?: OnUnreadableKeys | undefined;
 }
+
+/** See {@link SqlStoredKeysOptions.onUnreadableKeys}. */
+export type OnUnreadableKeys = 'error' | 'warn';
 
 /** One configured column with its statements built once. */
 interface Probe {
@@ -43,6 +58,14 @@ interface Probe {
   readonly segment: string;
   /** The column as configured. */
   readonly source: StoredKeyColumn;
+  /** The table (qualified) and column, quoted for statements; the table's schema changes once relocated. */
+  quoted: { readonly table: string; readonly column: string };
+  /** How its keys are written: the configured kind, or `'format'` once `nextFullId()` said so (issue 52). */
+  kind: StoredKeyKind;
+  /** The prefix of its formatted ids. */
+  prefix: string;
+  /** Set once a key was read from it, or once its unreadable rows were warned of: no more readability checks. */
+  readable: boolean;
   /** Set once the warning about its missing table was given. */
   warned: boolean;
   /** The statements; built from `kind` until the catalog was read (`inspected`), then from the column's type. */
@@ -101,7 +124,6 @@ export function sqlStoredKeys(
     }
     const prefix = c.prefix ?? defaultPrefix(c.segment, options.idFormat);
     let target = { schema: rules.hasSchemas ? c.schema : undefined, table: c.table, column: c.column };
-    let quoted = { table, column };
     const probeRules = STORED_KEY_PROBES[client.dialect];
     /**
      * A table named without a schema that hilo's connection does not see, found in exactly one other schema: the
@@ -114,7 +136,7 @@ export function sqlStoredKeys(
       const schemas = await abortable(probeRules.schemasWithTable(client, c.table), signal, action);
       if (schemas.length !== 1) return false;
       target = { ...target, schema: schemas[0] };
-      quoted = { table: qualifiedName(rules, `storedKeys[${i}].table`, c.table, schemas[0]), column };
+      probe.quoted = { table: qualifiedName(rules, `storedKeys[${i}].table`, c.table, schemas[0]), column };
       probe.table = `${schemas[0]}.${c.table}`;
       return true;
     };
@@ -125,6 +147,10 @@ export function sqlStoredKeys(
       where: `storedKeys[${i}]`,
       segment: c.segment,
       source: c,
+      quoted: { table, column },
+      kind,
+      prefix,
+      readable: false,
       warned: false,
       sql: buildProbeSql(rules, STORED_KEY_PROBES[client.dialect], table, column, kind, prefix),
       inspected: false,
@@ -133,7 +159,7 @@ export function sqlStoredKeys(
         if (probe.inspected) return;
         const action = `reading the catalog entry of ${probe.table}.${probe.column}`;
         const read = () =>
-          abortable(inspectProbe(client, rules, target, quoted, kind, prefix), signal, action).catch(
+          abortable(inspectProbe(client, rules, target, probe.quoted, probe.kind, probe.prefix), signal, action).catch(
             (error: unknown) => {
               throw convertDriverError(error, { dialect: rules, action });
             },
@@ -149,6 +175,10 @@ export function sqlStoredKeys(
   }
   // one column, one segment: two segments counting into one column hand out the same keys (issue 46)
   checkOneSegmentPerColumn(columns, client.dialect);
+  const onUnreadable = options.onUnreadableKeys ?? 'error';
+  if (onUnreadable !== 'error' && onUnreadable !== 'warn') {
+    throw HiLoConfigurationError.invalidOption('onUnreadableKeys', '"error" or "warn"', onUnreadable);
+  }
 
   async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal, block?: Block) {
     const action = `reading the stored keys of ${probe.table}.${probe.column}`;
@@ -196,6 +226,8 @@ export function sqlStoredKeys(
     for (const probe of bySegment.get(segment) ?? []) {
       await probe.inspect(signal);
       const key = await first(probe, queries(probe.sql), signal, block);
+      if (key !== undefined) probe.readable = true;
+      else await checkReadable(probe, signal);
       if (key !== undefined && (found === undefined || key > found.key)) {
         found = { key, table: probe.table, column: probe.column };
       }
@@ -203,8 +235,93 @@ export function sqlStoredKeys(
     return found;
   }
 
+  /**
+   * A text column in which no key of its kind was read yet: if it holds rows, and none of them reads as such a
+   * key, the probe could never find one, and the check would pass in silence (issue 52: formatted ids in a
+   * column read as decimal keys). That is refused, or warned of once with `onUnreadableKeys: 'warn'`. Runs only
+   * until the column's first key is read (an empty table costs one `limit 1` read per check until then).
+   */
+  async function checkReadable(probe: Probe, signal: AbortSignal): Promise<void> {
+    const compare = probe.sql.compare;
+    if (probe.readable || compare === 'number') return;
+    if ((await first(probe, [probe.sql.largest], signal)) !== undefined) {
+      probe.readable = true;
+      return;
+    }
+    const sample = await anyRow(probe, signal);
+    if (sample === undefined) return;
+    const error = configurationErrors.storedKeysUnreadable({
+      where: probe.where,
+      segment: probe.segment,
+      column: `${probe.table}.${probe.column}`,
+      kind: compare,
+      prefix: probe.prefix,
+      sample,
+    });
+    if (onUnreadable === 'error') throw error;
+    probe.readable = true;
+    process.emitWarning(`hilo: ${error.message}`, { code: 'HILO_STORED_KEYS_UNREADABLE' });
+  }
+
+  /** One non-null value of the column, as text; `undefined` for an empty (or missing) table. */
+  async function anyRow(probe: Probe, signal: AbortSignal): Promise<string | undefined> {
+    const action = `reading a row of ${probe.table}.${probe.column}`;
+    const { table, column } = probe.quoted;
+    const sql = `select ${rules.asText(column)} as v from ${table} where ${column} is not null limit 1`;
+    try {
+      const { rows } = await abortable(client.query<{ v: unknown }>(sql, []), signal, action);
+      const value = rows[0]?.v;
+      if (value === undefined || value === null) return undefined;
+      // cast to text by the statement; a driver may still hand back a Buffer (MariaDB binary collations)
+      const text =
+        typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : JSON.stringify(value);
+      return text.slice(0, 80);
+    } catch (error) {
+      if (isMissingObject(error, rules)) return undefined;
+      throw convertDriverError(error, { dialect: rules, action });
+    }
+  }
+
+  /**
+   * `nextFullId()` writes the keys of `segment` as formatted ids starting with `prefix`: a column of it that
+   * declares no kind is read so from now on (a numeric column stays a numeric probe), a `'format'` column
+   * without its own prefix takes this one, and one declared `'number'` or `'string'` is refused.
+   */
+  function formatted(segment: string, prefix: string): void {
+    if (told.get(segment) === prefix) return;
+    for (const probe of bySegment.get(segment) ?? []) {
+      const declared = probe.source.kind;
+      if (declared === 'number' || declared === 'string') {
+        throw configurationErrors.formattedIdsInDecimalColumn(
+          probe.where,
+          segment,
+          `${probe.table}.${probe.column}`,
+          declared,
+          prefix,
+        );
+      }
+      if (probe.kind === 'format' && (probe.prefix === prefix || probe.source.prefix !== undefined)) continue;
+      probe.kind = 'format';
+      probe.prefix = prefix;
+      probe.readable = false;
+      probe.sql = buildProbeSql(
+        rules,
+        STORED_KEY_PROBES[client.dialect],
+        probe.quoted.table,
+        probe.quoted.column,
+        'format',
+        prefix,
+      );
+      // read the catalog again: its type decides between the numeric probe and the formatted one
+      probe.inspected = false;
+    }
+    told.set(segment, prefix);
+  }
+  const told = new Map<string, string>();
+
   const session = client.session;
   return {
+    formatted,
     largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
     within: (segment, block: Block, signal) =>
       largestOf(segment, (sql) => sql.within(block.first, block.last), signal, block),

@@ -53,6 +53,7 @@ export function peerStoredKeys(
   const storedKeys: StoredKeys = {
     largest: (segment, signal) => keys.largest(segment, signal),
     within: (segment, block, signal) => keys.within(segment, block, signal),
+    formatted: (segment, prefix) => keys.formatted!(segment, prefix),
     counts: (segment, block, signal) => keys.counts!(segment, block, signal),
     sharedWith: { mismatch: (overlap) => mismatchErrors.peerOverlap(peer, overlap) },
   };
