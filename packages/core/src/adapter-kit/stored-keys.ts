@@ -48,6 +48,7 @@ export function adapterStoredKeys(
     return known.keys;
   };
   return {
+    columns: (segment) => current().columns?.(segment) ?? [],
     largest: (segment, signal) => current().largest(segment, signal),
     within: (segment, block, signal) => current().within(segment, block, signal),
     ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),

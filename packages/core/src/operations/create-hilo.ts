@@ -3,6 +3,7 @@ import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js'
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { KeyOf, KeyType, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { sqlStoredKeys } from './stored-keys.js';
+import { columnRegistry, recordingColumns } from './column-registry.js';
 import type { SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
@@ -159,9 +160,14 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
             ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' }
             : {}),
         });
+  // one column, one segment across processes and deploys: the store records the columns each segment keys
+  const recorded =
+    storedKeys?.columns === undefined
+      ? source
+      : recordingColumns(source, columnRegistry(client, { schema }), storedKeys);
   return createHiLoGenerator<K>({
     ...generatorOptions,
-    source,
+    source: recorded,
     ...(storedKeys === undefined ? {} : { storedKeys }),
   } as HiLoGeneratorOptions<K>);
 }

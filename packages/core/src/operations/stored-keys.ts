@@ -205,6 +205,7 @@ export function sqlStoredKeys(
 
   const session = client.session;
   return {
+    columns: (segment) => (bySegment.get(segment) ?? []).map((probe) => probe.source),
     largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
     within: (segment, block: Block, signal) =>
       largestOf(segment, (sql) => sql.within(block.first, block.last), signal, block),
