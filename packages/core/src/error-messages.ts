@@ -769,7 +769,8 @@ export const mismatchErrors = {
           ? `Stop the processes still using segment "${claimedBy}" for ${column}; use "${keyedBy}".`
           : `If "${claimedBy}" is a new name for "${keyedBy}" (a deploy that renamed the segment), move the column ` +
             `first: \`hilo move --url URL ${column} --to ${claimedBy}\` starts "${claimedBy}" above "${keyedBy}" and ` +
-            `every stored key; otherwise give ${column} the segment "${keyedBy}".`),
+            `every stored key. If the column was moved from "${claimedBy}" to "${keyedBy}", stop the processes still ` +
+            `using "${claimedBy}". Otherwise give ${column} the segment "${keyedBy}".`),
       undefined,
       { column, keyedBy, claimedBy },
     ),

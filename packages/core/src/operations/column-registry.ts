@@ -265,3 +265,28 @@ export function recordingColumns<S extends HiSource>(source: S, registry: Column
     },
   };
 }
+
+/**
+ * `source` recording and checking the key columns of its segments in `hilo_columns` (DESIGN rule 13: one column,
+ * one segment, across processes and deploys), for code that builds its generator from a source of its own
+ * (`createHiLo` does it itself): before a segment's first reservation its columns (`storedKeys.columns`) are
+ * recorded, and a segment claiming a column recorded for another is refused (`HiLoMismatchError` with `claim`);
+ * after each reservation they are checked again. Unchanged when `storedKeys` names no columns.
+ *
+ * @param schema - where `hilo_columns` lives: the hi store's schema (PostgreSQL) or database (MariaDB).
+ * @example
+ * ```ts
+ * const storedKeys = sqlStoredKeys(client, [{ segment: 'orders', table: 'orders', column: 'id' }]);
+ * const source = recordColumns(client, sequenceSource(client, { increment: 100 }), storedKeys);
+ * const hilo = createHiLoGenerator({ source, storedKeys });
+ * ```
+ */
+export function recordColumns<S extends HiSource>(
+  client: SqlClient,
+  source: S,
+  storedKeys: StoredKeys | undefined,
+  schema?: string,
+): S {
+  if (storedKeys?.columns === undefined) return source;
+  return recordingColumns(source, columnRegistry(client, { schema }), storedKeys);
+}

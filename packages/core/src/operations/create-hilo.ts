@@ -3,7 +3,7 @@ import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js'
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { KeyOf, KeyType, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { sqlStoredKeys } from './stored-keys.js';
-import { columnRegistry, recordingColumns } from './column-registry.js';
+import { recordColumns } from './column-registry.js';
 import type { SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
@@ -161,10 +161,7 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
             : {}),
         });
   // one column, one segment across processes and deploys: the store records the columns each segment keys
-  const recorded =
-    storedKeys?.columns === undefined
-      ? source
-      : recordingColumns(source, columnRegistry(client, { schema }), storedKeys);
+  const recorded = recordColumns(client, source, storedKeys, schema);
   return createHiLoGenerator<K>({
     ...generatorOptions,
     source: recorded,
