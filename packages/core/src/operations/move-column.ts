@@ -41,6 +41,7 @@ export interface MoveColumnResult {
   readonly column: string;
   /** The segment that keyed it before; `undefined` when nothing was recorded. */
   readonly from: string | undefined;
+  /** The segment that keys it now. */
   readonly to: string;
   /** The key `to` was raised above: the last key of a block reserved from `from`, or the largest stored key. */
   readonly above: bigint | undefined;

@@ -45,5 +45,8 @@ export async function segmentStatus(client: SqlClient, options: StatusOptions = 
   const columns = new Map<string, string[]>();
   for (const record of records.values())
     columns.set(record.segment, [...(columns.get(record.segment) ?? []), record.column]);
-  return found.map((s) => ({ ...s, columns: columns.get(s.segment) ?? [] }));
+  return found.map((s) => {
+    const recorded = columns.get(s.segment);
+    return recorded === undefined ? s : { ...s, columns: recorded };
+  });
 }

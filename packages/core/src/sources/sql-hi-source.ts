@@ -39,7 +39,7 @@ export interface SegmentStatus {
   readonly increment?: bigint;
   /**
    * The key columns the store records for the segment (`schema.table.column`), recorded at its first reservation
-   * from the `storedKeys` it was given; empty when none is recorded.
+   * from the `storedKeys` it was given (`segmentStatus()`); absent when none is recorded.
    */
   readonly columns?: readonly string[];
 }
