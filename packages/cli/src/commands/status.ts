@@ -67,8 +67,8 @@ function columns(rows: readonly (readonly string[])[]): string {
 
 /**
  * `hilo status`: lists the segments found in the database (rows of the hi table, sequences named
- * `<segment>_hilo_seq`) with the key columns recorded for each, their stored value, a sequence's increment, and how much of the key column's
- * range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
+ * `<segment>_hilo_seq`) with the key columns recorded for each, their stored value, a sequence's increment, and how
+ * much of the key column's range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
  * `--source` narrows the list. With `--stored SEGMENT=TABLE[.COLUMN]`, a segment whose store is behind the keys
  * stored in that column is shown as `BEHIND` (and on stderr, with the fix), and the command exits 1.
  */

@@ -151,7 +151,7 @@ export function columnRegistry(
     const causal = (await rules.replication?.causalRead?.(client)) ?? '';
     const where = refs === undefined ? '' : ` where ${ref} in (${refs.map((_, i) => p(i + 1)).join(', ')})`;
     try {
-      const { rows } = await client.query<{ c: unknown; s: unknown; m: unknown }>(
+      const { rows } = await client.query<{ c: string; s: string; m: string | null | undefined }>(
         `${causal}select ${ref} as c, ${seg} as s, ${moving} as m from ${table}${where} order by ${ref}`,
         refs ?? [],
       );
@@ -160,7 +160,7 @@ export function columnRegistry(
         found.set(column, {
           column,
           segment: String(row.s),
-          movingFrom: row.m === null || row.m === undefined ? undefined : String(row.m),
+          movingFrom: row.m ?? undefined,
         });
       }
       return found;
