@@ -2,6 +2,7 @@ import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import {
   parseBlockSize,
   parseColumnRef,
+  type ColumnRef,
   parseCount,
   parseGuardRef,
   type GuardRef,
@@ -15,6 +16,7 @@ import { runCheck, type CheckOptions } from './commands/check.js';
 import { runFloor, type FloorOptions } from './commands/floor.js';
 import { runInit, type InitOptions } from './commands/init.js';
 import { runNext, type NextOptions } from './commands/next.js';
+import { runMove, type MoveOptions } from './commands/move.js';
 import { runStatus, type StatusOptions } from './commands/status.js';
 import type { CliIo } from './io.js';
 import { DEFAULT_BLOCK_SIZE } from './open.js';
@@ -76,7 +78,7 @@ export interface ProgramState {
  * @example
  * ```ts
  * const program = createProgram({ stdout: process.stdout, stderr: process.stderr });
- * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor', 'check', 'alter']
+ * program.commands.map((command) => command.name()); // ['init', 'next', 'status', 'floor', 'check', 'alter', 'move']
  * ```
  */
 export function createProgram(io: CliIo, state: ProgramState = {}): Command {
@@ -161,7 +163,7 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .action(async (segment: string, options: NextOptions) => runNext(segment, options, io));
 
   withCommonOptions(
-    program.command('status').description('list the segments in the database with their stored values'),
+    program.command('status').description('list the segments in the database with their key columns and stored values'),
     {
       table: true,
     },
@@ -244,6 +246,30 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .option('--json', 'print the result as JSON')
     .addHelpText('after', '\nExample:\n  hilo alter --url postgres://app@localhost/shop --block-size 1000 orders')
     .action(async (segment: string, options: AlterOptions) => runAlter(segment, options, io));
+
+  withCommonOptions(
+    program
+      .command('move')
+      .description(
+        'move a key column to another segment (a deploy that renamed a segment): the new segment starts above the ' +
+          "old one's store and the column's keys, and processes of the old segment are refused at their next block",
+      )
+      .addArgument(
+        new Argument(
+          '<table[.column]>',
+          'the key column, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)',
+        ).argParser(parseColumnRef),
+      ),
+    { table: true },
+  )
+    .addOption(
+      new Option('--to <segment>', 'the segment that keys the column from now on')
+        .argParser(parseSegment)
+        .makeOptionMandatory(),
+    )
+    .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  hilo move --url postgres://app@localhost/shop orders.id --to orders_v2')
+    .action(async (column: ColumnRef, options: MoveOptions) => runMove(column, options, io));
 
   for (const command of program.commands) {
     // one line per error, ending with where to read more

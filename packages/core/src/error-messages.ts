@@ -384,6 +384,25 @@ export const configurationErrors = {
 
 /** Factories for the errors of a hi source that answered wrongly or refused: one per mistake, named after it. */
 export const sourceErrors = {
+  // operations/column-registry.ts
+
+  /** A segment's column is being moved to it by `hilo move`, which has not raised its store yet: wait. */
+  columnBeingMoved: (column: string, from: string, to: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `Column ${column} is being moved from segment "${from}" to "${to}" by \`hilo move\`, which raises "${to}" ` +
+        `above "${from}" before "${to}" may hand out keys; tried again until it is done. If no \`hilo move\` is ` +
+        `running, finish the interrupted one: \`hilo move --url URL ${column} --to ${to}\`.`,
+      // retried like a conflict another transaction won: the server answered, nothing says it went away
+      { conflict: true },
+    ),
+
+  /** `hilo move` could not create the column registry. */
+  columnRegistryMissing: (table: string): HiLoSourceError =>
+    new HiLoSourceError(
+      `Could not create ${table}, where hilo records which segment keys each column; run \`hilo move\` with a ` +
+        `role that may create tables (or \`hilo init\` first).`,
+    ),
+
   // engine/
 
   /** A hi source returned no block at all. */
@@ -778,6 +797,38 @@ export interface PeerSettings {
 
 /** Factories for the database objects that disagree with the configuration: one per mistake, named after it. */
 export const mismatchErrors = {
+  // operations/column-registry.ts
+
+  /** A segment claims a key column the store records for another segment (DESIGN rule 13). */
+  columnKeyedByOtherSegment: (
+    column: string,
+    keyedBy: string,
+    claimedBy: string,
+    movedAway: boolean,
+  ): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Column ${column} is keyed by segment "${keyedBy}" (recorded in hilo_columns), and segment "${claimedBy}" ` +
+        `of this process claims it too: ${movedAway ? `it was moved from "${claimedBy}" to "${keyedBy}" (\`hilo move\`), so ` : ''}` +
+        `two segments counting into one column would hand out the same keys. No key of "${claimedBy}" was handed out. ` +
+        (movedAway
+          ? `Stop the processes still using segment "${claimedBy}" for ${column}; use "${keyedBy}".`
+          : `If "${claimedBy}" is a new name for "${keyedBy}" (a deploy that renamed the segment), move the column ` +
+            `first: \`hilo move --url URL ${column} --to ${claimedBy}\` starts "${claimedBy}" above "${keyedBy}" and ` +
+            `every stored key. If the column was moved from "${claimedBy}" to "${keyedBy}", stop the processes still ` +
+            `using "${claimedBy}". Otherwise give ${column} the segment "${keyedBy}".`),
+      undefined,
+      { column, keyedBy, claimedBy },
+    ),
+
+  /** `hilo move` found another move of the column still unfinished. */
+  columnMoveUnfinished: (column: string, from: string, to: string, wanted: string): HiLoMismatchError =>
+    new HiLoMismatchError(
+      `Column ${column} is still being moved from segment "${from}" to "${to}" by an unfinished \`hilo move\`; ` +
+        `finish that one first (\`hilo move --url URL ${column} --to ${to}\`), then move it to "${wanted}".`,
+      undefined,
+      { column, keyedBy: to, claimedBy: wanted },
+    ),
+
   // sources/
 
   /** Strategy "hilo" on a sequence whose INCREMENT BY is not 1. */

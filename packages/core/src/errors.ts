@@ -204,17 +204,33 @@ export interface MismatchOverlap {
 }
 
 /**
+ * What {@link HiLoMismatchError.claim} reports: a key column the store records for one segment, claimed by another
+ * (DESIGN rule 13, "one column, one segment").
+ */
+export interface ColumnClaim {
+  /** The column as the store records it: `schema.table.column` (`table.column` on SQLite). */
+  readonly column: string;
+  /** The segment the store records for the column. */
+  readonly keyedBy: string;
+  /** The segment of this process that claimed it too. */
+  readonly claimedBy: string;
+}
+
+/**
  * The database's hi/lo objects disagree with the configuration (a sequence's INCREMENT BY is not the
  * configured block size, a shared table's value no value of the configured increment, a key the other system
- * stored inside a block read from the shared store, …). Continuing could hand out duplicate keys, so hilo
- * refuses.
+ * stored inside a block read from the shared store, a key column the store records for another segment, …).
+ * Continuing could hand out duplicate keys, so hilo refuses.
  */
 export class HiLoMismatchError extends HiLoError {
   /** When the mismatch showed as a key stored inside a block: where (`undefined` for a shape or value check). */
   readonly overlap: MismatchOverlap | undefined;
-  constructor(message: string, overlap?: MismatchOverlap) {
+  /** When a segment claimed a key column the store records for another segment: which (`undefined` otherwise). */
+  readonly claim: ColumnClaim | undefined;
+  constructor(message: string, overlap?: MismatchOverlap, claim?: ColumnClaim) {
     super('HILO_MISMATCH', message);
     this.overlap = overlap;
+    this.claim = claim;
   }
 }
 

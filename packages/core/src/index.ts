@@ -17,6 +17,7 @@ export {
   HiLoClosedError,
   type StoreBehindDetails,
   type MismatchOverlap,
+  type ColumnClaim,
   type HiLoErrorCode,
   type HiLoHint,
 } from './errors.js';
@@ -91,6 +92,7 @@ export { raiseFloor, type RaiseFloorOptions } from './operations/floor.js';
 export { checkStore, type CheckStoreOptions, type StoreCheck } from './operations/store-check.js';
 export { segmentStatus, type StatusOptions } from './operations/status.js';
 export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './operations/alter.js';
+export { moveColumn, type MoveColumnOptions, type MoveColumnResult } from './operations/move-column.js';
 export { keyGuardSql, ensureKeyGuard, type KeyGuardTarget, type KeyGuardDialect } from './operations/key-guard.js';
 
 // sharing a schema with another system's hi/lo

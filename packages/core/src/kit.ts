@@ -1,6 +1,7 @@
 // `hilo-core/adapter-kit`: what hilo's adapters (and anyone writing one) share, kept off the root so that
 // applications see only what they call. Each export keeps its TSDoc where it is defined: the kit's own pieces in
 // adapter-kit/ (one file per concern), the rest in the layer it belongs to.
+export { recordColumns } from './operations/column-registry.js';
 export {
   adapterStoredKeys,
   type AdapterVerifyOptions,

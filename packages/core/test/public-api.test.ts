@@ -53,6 +53,7 @@ describe("hilo-core's public API", () => {
         'checkStore',
         'segmentStatus',
         'alterBlockSize',
+        'moveColumn',
         'keyGuardSql',
         'ensureKeyGuard',
         // sharing a schema with another system

@@ -1,4 +1,5 @@
 import { createHiLoGenerator, sqlStoredKeys } from 'hilo-core';
+import { recordColumns } from 'hilo-core/adapter-kit';
 import { requireStoredTables } from 'hilo-core/adapter-kit';
 import type { GuardRef } from '../arguments.js';
 import { LineWriter, Progress, type CliIo } from '../io.js';
@@ -57,7 +58,9 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
     // a --stored table that does not exist would check nothing: refused, not counted as empty
     await requireStoredTables(target.client, columns);
     const blockSize = await resolveBlockSize(target, segment, options.blockSize);
-    const source = target.source({ blockSize, create: false });
+    const storedKeys = columns.length === 0 ? undefined : sqlStoredKeys(target.client, columns);
+    // the store records the column --stored names for the segment, and refuses it when another segment keys it
+    const source = recordColumns(target.client, target.source({ blockSize, create: false }), storedKeys);
     // bulk reservations grow blocks up to a chunk (a table row takes any size; a sequence rounds to its increment)
     const generator = createHiLoGenerator({
       source,
@@ -66,7 +69,7 @@ export async function runNext(segment: string, options: NextOptions, io: CliIo):
       keyType: 'bigint',
       prefetchAt: false,
       timeoutMs: TIMEOUT_MS,
-      ...(columns.length === 0 ? {} : { storedKeys: sqlStoredKeys(target.client, columns) }),
+      ...(storedKeys === undefined ? {} : { storedKeys }),
     });
     try {
       // one attempt: an unreachable database fails at once instead of after every retry

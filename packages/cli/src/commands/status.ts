@@ -67,8 +67,8 @@ function columns(rows: readonly (readonly string[])[]): string {
 
 /**
  * `hilo status`: lists the segments found in the database (rows of the hi table, sequences named
- * `<segment>_hilo_seq`) with their stored value, a sequence's increment, and how much of the key column's
- * range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
+ * `<segment>_hilo_seq`) with the key columns recorded for each, their stored value, a sequence's increment, and how
+ * much of the key column's range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
  * `--source` narrows the list. With `--stored SEGMENT=TABLE[.COLUMN]`, a segment whose store is behind the keys
  * stored in that column is shown as `BEHIND` (and on stderr, with the fix), and the command exits 1.
  */
@@ -110,6 +110,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         segment: r.segment,
         source: r.source,
         object: r.object,
+        columns: r.columns ?? [],
         // strings: values may exceed what a JSON number holds exactly
         value: r.value === undefined ? null : r.value.toString(),
         increment: r.increment === undefined ? null : r.increment.toString(),
@@ -125,6 +126,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         'SEGMENT',
         'SOURCE',
         'OBJECT',
+        'COLUMN',
         'VALUE',
         'INCREMENT',
         'USED',
@@ -134,6 +136,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         r.segment,
         r.source,
         r.object,
+        r.columns === undefined || r.columns.length === 0 ? '-' : r.columns.join(','),
         r.value?.toString() ?? '-',
         r.increment?.toString() ?? '-',
         percent(used(r, maxKey)),

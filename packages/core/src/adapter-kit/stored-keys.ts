@@ -50,6 +50,7 @@ export function adapterStoredKeys(
     return known.keys;
   };
   return {
+    columns: (segment) => current().columns?.(segment) ?? [],
     largest: (segment, signal) => current().largest(segment, signal),
     within: (segment, block, signal) => current().within(segment, block, signal),
     formatted: (segment, prefix) => current().formatted?.(segment, prefix),

@@ -153,6 +153,12 @@ export interface StoredKeys {
    */
   counts?(segment: string, block: Block, signal: AbortSignal): Promise<readonly StoredCount[]>;
   /**
+   * Optional: the tables and key columns the segment's keys are stored in, as configured. `createHiLo` records
+   * them next to the hi store at the segment's first reservation and refuses a segment claiming a column the store
+   * records for another one (DESIGN rule 13); without it, nothing is recorded for the segment.
+   */
+  columns?(segment: string): readonly StoredKeyColumn[];
+  /**
    * Set when the hi store is shared with another system that reads it with its own settings (an interop
    * preset's `storedKeys`). Then a stored key inside a block is that system's, and the likely cause is a
    * setting that differs between the two sides, not a store that fell behind: the segment is refused with

@@ -3,6 +3,7 @@ import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js'
 import { GENERATOR_OPTION_NAMES, type HiLoGeneratorOptions } from '../engine/options.js';
 import type { KeyOf, KeyType, StoredKeyColumn, StoredKeys } from '../engine/types.js';
 import { sqlStoredKeys, type OnUnreadableKeys } from './stored-keys.js';
+import { recordColumns } from './column-registry.js';
 import type { SequenceStrategy } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
@@ -172,9 +173,11 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
             ? { increment: generatorOptions.blockSize, incrementOption: 'blockSize' }
             : {}),
         });
+  // one column, one segment across processes and deploys: the store records the columns each segment keys
+  const recorded = recordColumns(client, source, storedKeys, schema);
   return createHiLoGenerator<K>({
     ...generatorOptions,
-    source,
+    source: recorded,
     ...(storedKeys === undefined ? {} : { storedKeys }),
   } as HiLoGeneratorOptions<K>);
 }

@@ -2,7 +2,7 @@ import { qualifiedName, validateIdentifier } from '../sql/identifiers.js';
 import type { SequenceSourceOptions } from '../sources/sequence-source.js';
 import { DEFAULT_SEQUENCE_INCREMENT } from './schema.js';
 import type { SqlClient } from '../sql/sql-client.js';
-import type { FloorResult } from '../sources/sql-hi-source.js';
+import type { FloorResult, SqlHiSource } from '../sources/sql-hi-source.js';
 import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from '../sources/table-source.js';
 import { toHiLoError } from './driver-errors.js';
@@ -44,20 +44,29 @@ export interface RaiseFloorOptions {
  * ```
  */
 export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions): Promise<FloorResult> {
-  const kind = options.source ?? defaultSourceKind(client);
   const from = {
     table: options.table,
     ...(options.column === undefined ? {} : { column: options.column }),
     ...(options.schema === undefined ? {} : { schema: options.schema }),
   };
-  const sourceOptions = options.sourceOptions ?? {};
-  if (kind === 'table') return tableSource(client, sourceOptions).raiseFloor(options.segment, from);
+  const source = await segmentSource(client, options.segment, options.source, options.sourceOptions);
+  return source.raiseFloor(options.segment, from);
+}
+
+/**
+ * The source of one segment for maintenance: a table source, or a sequence source whose increment is the
+ * existing sequence's INCREMENT BY unless `sourceOptions.increment` says otherwise.
+ */
+export async function segmentSource(
+  client: SqlClient,
+  segment: string,
+  kind: SqlSourceKind = defaultSourceKind(client),
+  sourceOptions: Partial<SequenceSourceOptions> & TableSourceOptions = {},
+): Promise<SqlHiSource> {
+  if (kind === 'table') return tableSource(client, sourceOptions);
   let increment = sourceOptions.increment;
   if (increment === undefined) {
-    const name = validateIdentifier(
-      'sequence',
-      (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(options.segment),
-    );
+    const name = validateIdentifier('sequence', (sourceOptions.name ?? ((s: string) => `${s}_hilo_seq`))(segment));
     const quoted = qualifiedName(DIALECTS[client.dialect], 'sequence', name, sourceOptions.schema);
     const statements = SEQUENCE_STATEMENTS[client.dialect];
     try {
@@ -71,5 +80,5 @@ export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions):
       throw toHiLoError(error, { dialect: client.dialect, action: `reading the increment of sequence ${quoted}` });
     }
   }
-  return sequenceSource(client, { ...sourceOptions, increment }).raiseFloor(options.segment, from);
+  return sequenceSource(client, { ...sourceOptions, increment });
 }

@@ -4,6 +4,7 @@ import { sequenceSource, tableSource, type SqlSourceKind } from './sources.js';
 import type { TableSourceOptions } from '../sources/table-source.js';
 import { DIALECTS } from '../dialects/index.js';
 import { configurationErrors } from '../error-messages.js';
+import { columnRegistry } from './column-registry.js';
 
 /** What {@link schemaSql} and {@link ensureSchema} create. */
 export interface SchemaOptions
@@ -65,7 +66,9 @@ export function schemaSql(options: SchemaOptions & { readonly dialect: SqlDialec
 
 /**
  * Creates what a source needs in the database if missing (idempotent, safe to run from several processes
- * at once), and checks existing sequences' increments.
+ * at once), and checks existing sequences' increments. Also creates `hilo_columns`, where each segment's first
+ * reservation records the key columns it keys (DESIGN rule 13), so that processes whose role may not create
+ * tables record them too.
  *
  * @example
  * ```ts
@@ -75,4 +78,5 @@ export function schemaSql(options: SchemaOptions & { readonly dialect: SqlDialec
 export async function ensureSchema(client: SqlClient, options: SchemaOptions): Promise<void> {
   const source = buildSource(client, options);
   for (const segment of options.segments) await source.prepare(segment);
+  await columnRegistry(client, { schema: options.schema }).ensure();
 }

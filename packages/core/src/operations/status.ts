@@ -3,6 +3,7 @@ import type { SequenceSourceOptions } from '../sources/sequence-source.js';
 import type { SqlClient } from '../sql/sql-client.js';
 import type { SegmentStatus } from '../sources/sql-hi-source.js';
 import { sequenceSource, tableSource } from './sources.js';
+import { columnRegistry } from './column-registry.js';
 import type { TableSourceOptions } from '../sources/table-source.js';
 
 /** Options of {@link status}. */
@@ -18,7 +19,8 @@ export interface StatusOptions {
 
 /**
  * Every segment hilo finds in the database: the rows of the hi table and the sequences named
- * `<segment>_hilo_seq`, with their stored values. For `hilo status`.
+ * `<segment>_hilo_seq`, with their stored values and the key columns recorded for each (`hilo_columns`). For
+ * `hilo status`.
  *
  * @example
  * ```ts
@@ -38,5 +40,13 @@ export async function segmentStatus(client: SqlClient, options: StatusOptions = 
     };
     found.push(...(await sequenceSource(client, sequenceOptions).status()));
   }
-  return found;
+  // the columns each segment keys, as its first reservation recorded them (DESIGN rule 13)
+  const records = await columnRegistry(client, { schema: options.schema }).read();
+  const columns = new Map<string, string[]>();
+  for (const record of records.values())
+    columns.set(record.segment, [...(columns.get(record.segment) ?? []), record.column]);
+  return found.map((s) => {
+    const recorded = columns.get(s.segment);
+    return recorded === undefined ? s : { ...s, columns: recorded };
+  });
 }

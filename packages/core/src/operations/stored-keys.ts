@@ -322,6 +322,7 @@ export function sqlStoredKeys(
   const session = client.session;
   return {
     formatted,
+    columns: (segment) => (bySegment.get(segment) ?? []).map((probe) => probe.source),
     largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
     within: (segment, block: Block, signal) =>
       largestOf(segment, (sql) => sql.within(block.first, block.last), signal, block),

@@ -51,6 +51,7 @@ export function peerStoredKeys(
   if (columns === undefined) return {};
   const keys = sqlStoredKeys(client, columns);
   const storedKeys: StoredKeys = {
+    columns: (segment) => keys.columns?.(segment) ?? [],
     largest: (segment, signal) => keys.largest(segment, signal),
     within: (segment, block, signal) => keys.within(segment, block, signal),
     formatted: (segment, prefix) => keys.formatted!(segment, prefix),

@@ -37,6 +37,11 @@ export interface SegmentStatus {
   readonly value: bigint | undefined;
   /** A sequence's INCREMENT BY. */
   readonly increment?: bigint;
+  /**
+   * The key columns the store records for the segment (`schema.table.column`), recorded at its first reservation
+   * from the `storedKeys` it was given (`segmentStatus()`); absent when none is recorded.
+   */
+  readonly columns?: readonly string[];
 }
 
 /** A hi source backed by a SQL sequence or table, with the maintenance operations the CLI needs. */

@@ -53,6 +53,11 @@ export interface Dialect {
   /** Whether tables live in schemas that a `schema` option may name (SQLite has none). */
   readonly hasSchemas: boolean;
   /**
+   * Where tables have schemas: the SQL expression of the schema (PostgreSQL) or database (MariaDB) a connection
+   * resolves unqualified names in, e.g. `current_schema()`.
+   */
+  readonly currentSchema?: string;
+  /**
    * Whether two spellings of a quoted table or column name that differ only in case may name the same object
    * (MariaDB/MySQL columns, and tables on case-insensitive file systems; SQLite): then checks comparing names
    * (one segment per key column) compare them ignoring case. PostgreSQL keeps quoted names as written.

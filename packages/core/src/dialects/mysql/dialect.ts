@@ -64,6 +64,7 @@ export const mysqlDialect: Dialect = {
   hasSequences: true,
   sequencesMayBeTables: true,
   hasSchemas: true,
+  currentSchema: 'database()',
   namesIgnoreCase: true,
   tableSuffix: ' engine=InnoDB',
   defaultSource: 'table',

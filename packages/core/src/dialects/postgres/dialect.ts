@@ -31,6 +31,7 @@ export const postgresDialect: Dialect = {
   hasSequences: true,
   sequencesMayBeTables: false,
   hasSchemas: true,
+  currentSchema: 'current_schema()',
   namesIgnoreCase: false,
   tableSuffix: '',
   defaultSource: 'sequence',

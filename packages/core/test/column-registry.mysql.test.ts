@@ -1,0 +1,3 @@
+import { runColumnRegistrySuite } from './column-registry-suite.js';
+
+runColumnRegistrySuite('mysql');
