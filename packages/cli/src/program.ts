@@ -1,7 +1,7 @@
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import {
   parseBlockSize,
-  parseColumnRef,
+  parseFloorRef,
   parseCount,
   parseGuardRef,
   type GuardRef,
@@ -190,9 +190,10 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .addOption(
       new Option(
         '--from <table[.column]>',
-        'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)',
+        'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id); ' +
+          '*.TABLE.COLUMN: every tenant schema (database) holding the table, for a store shared by tenants',
       )
-        .argParser(parseColumnRef)
+        .argParser(parseFloorRef)
         .makeOptionMandatory(),
     )
     .option(

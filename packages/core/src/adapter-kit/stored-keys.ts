@@ -14,9 +14,13 @@ import { configurationErrors } from '../error-messages.js';
  * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once. Give each
  * column the `schema` the ORM qualifies its statements with; a table the probe does not find follows
  * `missingTableRule` (`onMissingTable`): empty at its segment's first block, refused (or warned of) at a later one.
+ * With `store` (where the hi store lives), a store shared by tenants that checks only some of them is refused at
+ * each segment's first check (see `sqlStoredKeys`'s `store`).
  *
  * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
  * @param wording - `schemaOption`: where the adapter's user sets a table's schema, for that message.
+ * @param store - `schema`: the schema (database) the hi store lives in, absent for the connection's; leave the
+ *   argument out for a store hilo does not own (a source function of the user's).
  * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
  *   `verifyBlocks: false` (it would have no effect).
  * @example
@@ -30,6 +34,7 @@ export function adapterStoredKeys(
   columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
   owner: string,
   wording: { readonly schemaOption?: string | undefined } = {},
+  store?: { readonly schema?: string | undefined },
 ): StoredKeys | undefined {
   checkVerifyBlocks(options, owner);
   if (options.verifyBlocks === false) return undefined;
@@ -39,12 +44,13 @@ export function adapterStoredKeys(
     owner,
     schemaOption: wording.schemaOption,
   });
-  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables });
+  if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), { missingTables, store });
   let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
   const current = (): StoredKeys => {
     const list = uniqueColumns(columns());
     const signature = JSON.stringify(list);
-    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, { missingTables }) };
+    if (known?.signature !== signature)
+      known = { signature, keys: sqlStoredKeys(client, list, { missingTables, store }) };
     return known.keys;
   };
   return {
