@@ -86,6 +86,7 @@ export function checkVerifyBlocks(
 
 function uniqueColumns(columns: readonly StoredKeyColumn[]): StoredKeyColumn[] {
   const seen = new Map<string, StoredKeyColumn>();
-  for (const c of columns) seen.set(JSON.stringify([c.segment, c.schema ?? null, c.table, c.column]), c);
+  for (const c of columns)
+    seen.set(JSON.stringify([c.segment, c.schema ?? null, c.tenants ?? null, c.table, c.column]), c);
   return [...seen.values()];
 }

@@ -252,6 +252,9 @@ export function sqlStoredKeys(
     if (options.store === undefined || catalog === undefined) return;
     const action = `checking that the hi store of segment "${segment}" and its tables cover the same tenants`;
     const current = await abortable(catalog.currentSchema(client), signal, action);
+    // from now on a table is named with its schema (database), so that a refusal says which tenant's it is
+    for (const probe of fixed)
+      if (probe.schema === undefined && current !== '') probe.table = `${current}.${probe.table}`;
     const store = options.store.schema ?? current;
     const checked = new Map<string, Set<string>>();
     let own = groups.length === 0;

@@ -8,12 +8,11 @@ const DATABASES_WITH_TABLE =
 /** MariaDB/MySQL: tenants are databases; an unqualified name resolves to the connection's `database()`. */
 export const mysqlTenantCatalog: TenantCatalog = {
   async currentSchema(client) {
-    const { rows } = await client.query<{ s: unknown }>('select database() as s');
-    const name = rows[0]?.s;
-    return name === null || name === undefined ? '' : String(name);
+    const { rows } = await client.query<{ s: string | null }>('select database() as s');
+    return rows[0]?.s ?? '';
   },
   async schemasWithTable(client, table) {
-    const { rows } = await client.query<{ s: unknown }>(DATABASES_WITH_TABLE, [table]);
-    return rows.map((row) => String(row.s));
+    const { rows } = await client.query<{ s: string }>(DATABASES_WITH_TABLE, [table]);
+    return rows.map((row) => row.s);
   },
 };

@@ -9,11 +9,11 @@ const SCHEMAS_WITH_TABLE =
 /** PostgreSQL: tenants are schemas; an unqualified name resolves to `current_schema()` (the search_path's first). */
 export const postgresTenantCatalog: TenantCatalog = {
   async currentSchema(client) {
-    const { rows } = await client.query<{ s: unknown }>('select current_schema() as s');
-    return String(rows[0]?.s ?? 'public');
+    const { rows } = await client.query<{ s: string | null }>('select current_schema() as s');
+    return rows[0]?.s ?? 'public';
   },
   async schemasWithTable(client, table) {
-    const { rows } = await client.query<{ s: unknown }>(SCHEMAS_WITH_TABLE, [table]);
-    return rows.map((row) => String(row.s));
+    const { rows } = await client.query<{ s: string }>(SCHEMAS_WITH_TABLE, [table]);
+    return rows.map((row) => row.s);
   },
 };
