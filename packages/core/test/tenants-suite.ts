@@ -94,7 +94,7 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
     const sources: Kind[] = kind === 'postgres' ? ['sequence', 'table'] : ['sequence', 'table'];
 
     describe.each(sources)('%s source', (source) => {
-      it("tenants: '*' checks every tenant: set back, a shared store is refused, and the floor the error names lifts above all", async () => {
+      it("tenants: '*' checks every tenant: a shared store set back is refused; the floor the error names lifts above all", async () => {
         const table = randomName('orders');
         const segment = table;
         const ts = await makeTenants(table);
@@ -160,7 +160,7 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
         }
       });
 
-      it("a shared store checking one tenant's table is refused at start, naming the tenants' tables; each fix it names is safe", async () => {
+      it("a shared store checking one tenant's table is refused at start, naming the tables; each fix it names is safe", async () => {
         const table = randomName('orders');
         const segment = table;
         const [a, b] = (await makeTenants(table)) as [string, string];
