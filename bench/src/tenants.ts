@@ -32,6 +32,8 @@ async function medianReservation(client: SqlClient, runs: number): Promise<numbe
     blockSize: 100,
     adaptive: false,
     prefetchAt: false,
+    // one probe per tenant, one after the other: over 1,000 schemas a reservation outlasts the 5 s default
+    timeoutMs: 120_000,
     storedKeys: sqlStoredKeys(client, [{ segment, table: TABLE, column: 'id', tenants: '*' }]),
   });
   const times: number[] = [];
