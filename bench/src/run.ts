@@ -9,6 +9,7 @@ import { createPostgresDatabase, startEmbeddedPostgres } from '@hilo/testing';
 import { pgBenchmarks } from './pg.js';
 import { bulkBenchmarks } from './bulk.js';
 import { probeBenchmarks } from './probe.js';
+import { tenantBenchmarks } from './tenants.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
 import { latencyBenchmarks, ormBenchmarks } from './orm.js';
 import type { Result } from './measure.js';
@@ -19,7 +20,7 @@ import { formatRatio, formatSpread } from './spread.js';
  * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
  * prints their figures and leaves the committed results alone, since a partial run is not one run of all.
  */
-const PHASES = ['core', 'pg', 'probe', 'bulk', 'orm', 'latency'] as const;
+const PHASES = ['core', 'pg', 'probe', 'tenants', 'bulk', 'orm', 'latency'] as const;
 const asked = process.argv.slice(2).filter((arg) => arg !== '--');
 const unknown = asked.filter((name) => !(PHASES as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -64,6 +65,14 @@ try {
   }
   if (runs('probe')) log(await probeBenchmarks(url));
   process.env.HILO_PG_URL = url; // the bulk and ORM benchmarks create their databases on this server
+  if (runs('tenants')) {
+    const tenantsDb = await createPostgresDatabase();
+    try {
+      log(await tenantBenchmarks(tenantsDb.url));
+    } finally {
+      await tenantsDb.drop();
+    }
+  }
   if (runs('bulk')) {
     const bulkDb = await createPostgresDatabase();
     try {

@@ -81,6 +81,22 @@ export function parseColumnRef(value: string): ColumnRef {
   return { table: parts[0]!, column: parts[1] ?? 'id' };
 }
 
+/** What `floor --from` names: a column, in one schema or in every tenant's (`*.TABLE.COLUMN`). */
+export interface FloorRef extends ColumnRef {
+  /** `'*'`: every schema (database) holding the table, for a store shared by tenants. */
+  readonly tenants?: '*';
+}
+
+/** `--from TABLE[.COLUMN]`, `SCHEMA.TABLE.COLUMN`, or `*.TABLE.COLUMN` for every tenant's copy of the table. */
+export function parseFloorRef(value: string): FloorRef {
+  if (!value.startsWith('*.')) return parseColumnRef(value);
+  const { table, column, schema } = parseColumnRef(value.slice(2));
+  if (schema !== undefined) {
+    throw new InvalidArgumentError(`Expected *.TABLE.COLUMN (e.g. *.orders.id), got ${JSON.stringify(value)}.`);
+  }
+  return { tenants: '*', table, column };
+}
+
 /** `--table NAME`: the hi table, a plain SQL identifier. */
 export function parseTableName(value: string): string {
   if (!NAME.test(value)) {

@@ -3,6 +3,7 @@ import {
   parseBlockSize,
   parseColumnRef,
   type ColumnRef,
+  parseFloorRef,
   parseCount,
   parseGuardRef,
   type GuardRef,
@@ -192,9 +193,10 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .addOption(
       new Option(
         '--from <table[.column]>',
-        'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id)',
+        'the column holding existing keys, as TABLE, TABLE.COLUMN or SCHEMA.TABLE.COLUMN (column default: id); ' +
+          '*.TABLE.COLUMN: every tenant schema (database) holding the table, for a store shared by tenants',
       )
-        .argParser(parseColumnRef)
+        .argParser(parseFloorRef)
         .makeOptionMandatory(),
     )
     .option(

@@ -1,4 +1,4 @@
-import type { TestDatabase } from '@hilo/testing';
+import { randomName, type TestDatabase } from '@hilo/testing';
 import { expectSuccess, hilo, isIncreasing, keysOf } from './run-cli.js';
 
 /** Runs one SQL statement on the test database (to create tables of "existing" rows). */
@@ -138,6 +138,47 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
       await hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '5', segment]),
     );
     expect(later[0]!).toBeGreaterThan(after.at(-1)!);
+  });
+
+  it(`floor from one tenant's table into a shared store is refused; '*.TABLE.COLUMN' lifts above every tenant (${source})`, async () => {
+    const run = execute();
+    // random names: on MariaDB the catalog is the server's, and every database holding the table is a tenant
+    const table = randomName('tenant_orders');
+    const [a, b] = [randomName('tenant'), randomName('tenant')];
+    const postgres = db.kind === 'postgres';
+    try {
+      for (const [tenant, key] of [
+        [a, 70],
+        [b, 7000],
+      ] as const) {
+        await run(`create schema ${tenant}`);
+        await run(`create table ${tenant}.${table} (id bigint primary key)`);
+        await run(`insert into ${tenant}.${table} (id) values (${key})`);
+      }
+      const segment = `tenants_${source}`;
+      const one = await hilo(['floor', '--url', url(), '--source', source, segment, '--from', `${a}.${table}.id`]);
+      expect(one.code).toBe(2);
+      expect(one.stderr).toContain(`${b}.${table}`);
+      const every = await hilo([
+        'floor',
+        '--url',
+        url(),
+        '--source',
+        source,
+        segment,
+        '--from',
+        `*.${table}.id`,
+        '--json',
+      ]);
+      expectSuccess(every);
+      expect(JSON.parse(every.stdout)).toEqual(expect.objectContaining({ segment, maxKey: '7000', raised: true }));
+      const keys = keysOf(
+        await hilo(['next', '--unverified', '--url', url(), '--source', source, '--count', '3', segment]),
+      );
+      expect(keys.every((key) => key > 7000n)).toBe(true);
+    } finally {
+      for (const tenant of [a, b]) await run(`drop schema if exists ${tenant}${postgres ? ' cascade' : ''}`);
+    }
   });
 
   it(`floor creates a missing segment above existing rows, and status shows it (${source})`, async () => {

@@ -207,6 +207,36 @@ export const configurationErrors = {
         `Set \`source: 'table'\` to use that hi table, or remove \`table\`.`,
     ),
 
+  /**
+   * A hi store shared by tenants (it lives in `store`, not beside the tables) whose segment is checked against
+   * only some of the tables of that name (`checked`) while `unchecked` hold them too (DESIGN rule 10).
+   */
+  storeSharedByTenants: (
+    segment: string,
+    store: string,
+    checked: readonly string[],
+    unchecked: readonly string[],
+  ): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The hi store of segment "${segment}" lives in schema (database) "${store}", not beside the tables it ` +
+        `checks (${checked.join(', ')}), so every tenant whose store is there shares it; but ${unchecked.join(', ')} ` +
+        `${unchecked.length === 1 ? 'holds' : 'hold'} the same table and ${unchecked.length === 1 ? 'is' : 'are'} ` +
+        `not checked. Once that store falls behind, this process would hand out keys another tenant's table ` +
+        `holds. Keep each tenant's store beside its tables (hilo's \`schema\` option set to the tenant's schema ` +
+        `or database, the default of an adapter whose tables are all in one schema), or check every tenant's ` +
+        `table (\`tenants: '*'\` on the stored-key column, or the adapter's tenant option).`,
+    ),
+
+  /** `hilo floor` / `raiseFloor` from one tenant's table while the store is shared by other tenants' tables. */
+  floorOneTenant: (segment: string, store: string, from: string, others: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The hi store of segment "${segment}" lives in schema (database) "${store}", not beside ${from}, so other ` +
+        `tenants share it, and ${others.join(', ')} ${others.length === 1 ? 'holds' : 'hold'} the same table: a ` +
+        `floor above ${from} alone can leave the store below their keys. Raise it above every tenant's table ` +
+        `(\`--from '*.${from.split('.').slice(-2).join('.')}'\`, or \`tenants: '*'\` in raiseFloor()), or point ` +
+        `the connection at the tenant's own store (its schema or database).`,
+    ),
+
   /** A table the stored keys are checked against is missing (`message` is also the warning's text). */
   storedKeysTableMissing: (message: string): HiLoConfigurationError => new HiLoConfigurationError(message),
 

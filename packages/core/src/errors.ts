@@ -252,6 +252,8 @@ export interface StoreBehindDetails {
   readonly kind?: string | undefined;
   /** Why the floor was not lifted automatically, when `onStoreBehind: 'lift'` could not do it. */
   readonly liftFailed?: string | undefined;
+  /** What the fix's `hilo floor --from` names, when not `table.column` (a segment checked across tenants). */
+  readonly floorFrom?: string | undefined;
 }
 
 /**
@@ -276,7 +278,7 @@ export class HiLoStoreBehindError extends HiLoError {
     const { segment, table, column, block, storedKey } = details;
     const where = `${table}.${column}`;
     const kind = details.kind === 'sequence' || details.kind === 'table' ? ` --source ${details.kind}` : '';
-    const command = `hilo floor --url <URL>${kind} ${segment} --from ${where}`;
+    const command = `hilo floor --url <URL>${kind} ${segment} --from ${details.floorFrom ?? where}`;
     const lift = details.liftFailed === undefined ? '' : ` It could not be lifted automatically: ${details.liftFailed}`;
     super(
       'HILO_STORE_BEHIND',

@@ -25,7 +25,9 @@ export const configurationErrors = {
       `An insert into "${written}"."${name}" (withSchema('${written}')), but hiloKysely() has the table registered as ` +
         `"${table.table}", so the blocks of segment "${table.segment}" are checked against ` +
         `${registered === undefined ? `"${name}" in the default schema of hilo's connection` : `"${table.table}"`}, ` +
-        `not the table these rows go to. Register it with its schema: \`tables: { '${written}.${name}': … }\`.`,
+        `not the table these rows go to. Register it with its schema (\`tables: { '${written}.${name}': … }\`), or, ` +
+        `for a table every tenant has, once with \`tenants: '*'\` (\`tables: { ${name}: { tenants: '*' } }\`: ` +
+        `every tenant's copy is checked).`,
     ),
 
   /** An INSERT … SELECT into a registered table, whose rows hilo cannot give keys to. */

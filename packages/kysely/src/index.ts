@@ -66,6 +66,18 @@ export interface HiLoKyselyTable {
    * @default "number"
    */
   readonly as?: KeyField;
+  /**
+   * A table every tenant has a copy of, written with `db.withSchema(tenant)` (a schema per tenant on PostgreSQL, a
+   * database per tenant on MariaDB/MySQL), registered once without a schema: `'*'` accepts inserts into any
+   * tenant's copy and checks the segment's blocks against every schema (database) holding the table, read from the
+   * catalog at each block, so a tenant created while the app runs is checked from its next block on; a list names
+   * the tenants. The segment's one store is shared by the tenants, and a floor or lift moves it above all of them.
+   * @example
+   * ```ts
+   * tables: { orders: { tenants: '*' } }
+   * ```
+   */
+  readonly tenants?: '*' | readonly string[];
 }
 
 /** Options of {@link hiloKysely}: where keys come from, plus the tables whose keys hilo assigns. */
@@ -74,7 +86,9 @@ export interface HiLoKyselyOptions extends KeySupplyOptions {
    * The tables with hi/lo keys, by name: `true` for the defaults (column `id`, segment = table name), or settings.
    * A table in another schema is named with it (`'shop.orders'`): verified blocks check that table, and an insert
    * that names another schema than the one registered (`withSchema('shop')` on a table registered as `orders`) is
-   * refused before a key is drawn, since its blocks were checked against another table.
+   * refused before a key is drawn, since its blocks were checked against another table. Each tenant's copy may be
+   * registered (`'tenant_a.orders'`, `'tenant_b.orders'`: one segment checked against both), or the table once with
+   * `tenants: '*'`.
    * @example
    * ```ts
    * tables: { customers: true, orders: true, order_items: { segment: 'items' } }
@@ -99,6 +113,9 @@ interface Registered {
   readonly column: string;
   readonly segment: string;
   readonly as: KeyField;
+  /** The table's name without its schema. */
+  readonly name: string;
+  readonly tenants?: '*' | readonly string[] | undefined;
 }
 
 /** hilo wired to a Kysely instance's tables; create it with {@link hiloKysely}. */
@@ -140,6 +157,7 @@ function unqualified(node: TableNode): string {
 function refuseOtherSchema(node: TableNode, table: Registered): void {
   const written = node.table.schema?.name;
   if (written === undefined) return;
+  if (table.tenants === '*' || table.tenants?.includes(written) === true) return;
   const dot = table.table.lastIndexOf('.');
   const registered = dot === -1 ? undefined : table.table.slice(0, dot);
   if (written === registered) return;
@@ -152,13 +170,27 @@ function defaultValues(node: InsertQueryNode): boolean {
   return (node as { readonly defaultValues?: boolean }).defaultValues === true;
 }
 
+/**
+ * The registered table an insert goes to: the one registered with the schema it names (`withSchema('a')` on
+ * `orders`: `'a.orders'`), else the table registered by its name alone (any registration of that name when the
+ * insert names no schema); `refuseOtherSchema` decides whether that one may take a schema it was not registered in.
+ */
+function registeredFor(node: TableNode, tables: ReadonlyMap<string, Registered>): Registered | undefined {
+  const name = unqualified(node);
+  const written = node.table.schema?.name;
+  const exact = tables.get(written === undefined ? name : `${written}.${name}`);
+  if (exact !== undefined) return exact;
+  const byName = [...tables.values()].filter((t) => t.name === name);
+  return byName.find((t) => t.table === name) ?? byName[0];
+}
+
 /** The rows of an insert whose key is missing, or `undefined` when the insert is not one of ours. */
 function missingKeys(
   node: InsertQueryNode,
   tables: ReadonlyMap<string, Registered>,
 ): { table: Registered; rows: number } | undefined {
   if (node.into === undefined) return undefined;
-  const table = tables.get(unqualified(node.into));
+  const table = registeredFor(node.into, tables);
   if (table === undefined) return undefined;
   refuseOtherSchema(node.into, table);
   const index = (node.columns ?? []).findIndex((c) => c.column.name === table.column);
@@ -210,13 +242,24 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     const column = s.column ?? 'id';
     if (typeof column !== 'string' || column === '')
       throw HiLoConfigurationError.invalidOption(`tables.${table}.column`, 'a column name', column);
-    tables.set(segmentOfTable(table), { table, column, segment: s.segment ?? segmentOfTable(table), as });
+    const { tenants } = s;
+    const tenantList = Array.isArray(tenants) && tenants.every((t) => typeof t === 'string' && t !== '');
+    if (tenants !== undefined && ((tenants !== '*' && !tenantList) || table.includes('.')))
+      throw HiLoConfigurationError.invalidOption(
+        `tables.${table}.tenants`,
+        "'*' or a list of tenant schemas, on a table named without its schema",
+        tenants,
+      );
+    const name = segmentOfTable(table);
+    // by the name as registered: each tenant's copy ('tenant_a.orders', 'tenant_b.orders') is a table of its own
+    tables.set(table, { table, column, segment: s.segment ?? name, as, name, tenants });
   }
   // verified blocks probe each registered table's key column (`shop.orders` is table orders in schema shop)
   // (`as: 'string'` keys are decimal digits: hilo-core compares them as numbers in a text column)
-  const stored = [...tables.values()].map(({ table, column, segment, as }) => {
+  const stored = [...tables.values()].map(({ table, column, segment, as, tenants }) => {
     const dot = table.lastIndexOf('.');
     const kind: StoredKeyKind = as === 'string' ? 'string' : 'number';
+    if (tenants !== undefined) return { segment, table, column, kind, tenants };
     return dot === -1
       ? { segment, table, column, kind }
       : { segment, table: table.slice(dot + 1), column, schema: table.slice(0, dot), kind };
@@ -229,7 +272,7 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     installLine: () => KYSELY_INSTALL_LINE,
   });
   const lookup = (table: string): Registered => {
-    const found = tables.get(segmentOfTable(table));
+    const found = tables.get(table) ?? [...tables.values()].find((t) => t.name === segmentOfTable(table));
     if (found === undefined) throw configurationErrors.tableNotRegistered(table);
     return found;
   };

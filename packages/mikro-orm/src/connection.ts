@@ -71,11 +71,11 @@ export async function createGeneratorFor(
     { ...options, schema: options.schema ?? (inMemory ? undefined : inOrmSchema) },
     {
       ...CHECKS,
-      columns: columns.map(({ segment, table, column, schema, kind }) => ({
+      columns: columns.map(({ segment, table, column, schema, kind, tenants }) => ({
         segment,
         table,
         column,
-        schema: schema ?? inOrmSchema,
+        ...(tenants === undefined ? { schema: schema ?? inOrmSchema } : { tenants }),
         kind,
       })),
       limits: columns,

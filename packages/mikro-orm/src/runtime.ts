@@ -37,6 +37,8 @@ export interface KeyedEntity {
   readonly column: string;
   /** The table's schema, when the entity names one. */
   readonly schema?: string;
+  /** `'*'` for an entity of every tenant's schema (`schema: '*'`, `em.fork({ schema })`): each tenant's table is checked. */
+  readonly tenants?: '*';
   /** How the keys are written (`'string'` for a string property), for the stored-keys probe. */
   readonly kind: StoredKeyKind;
 }
@@ -136,10 +138,13 @@ export class HiLoRuntime {
       column: prop.fieldNames?.[0] ?? prop.name,
       // a string property's keys are decimal digits: hilo-core compares them as numbers in a text column
       kind: runtimeOf(prop) === 'string' ? 'string' : 'number',
-      // an entity's own schema qualifies its table in the stored-keys probe; '*' (any schema) cannot
-      ...(typeof (root.schema ?? meta.schema) === 'string' && (root.schema ?? meta.schema) !== '*'
-        ? { schema: root.schema ?? meta.schema }
-        : {}),
+      // an entity's own schema qualifies its table in the stored-keys probe; '*' (a schema per tenant, chosen by
+      // em.fork({ schema })) is every tenant's: the one segment's blocks are checked against each tenant's table
+      ...((root.schema ?? meta.schema) === '*'
+        ? { tenants: '*' as const }
+        : typeof (root.schema ?? meta.schema) === 'string'
+          ? { schema: root.schema ?? meta.schema }
+          : {}),
     });
   }
 

@@ -101,6 +101,9 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
     owner: 'hilo()',
     optionNames: PRISMA_OPTION_NAMES,
     columns: stored,
+    // the driver adapter's schema is known once the extension is applied, before any key: a client per tenant
+    // schema (`new PrismaPg(pool, { schema })`) keeps its store in that schema
+    columnsKnownAtBuild: true,
     limits: keyed.map((key) => ({ segment: key.segment, blockSize: key.blockSize, maxKey: fieldMaxKey(key) })),
     example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
     closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',

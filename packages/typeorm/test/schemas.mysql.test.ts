@@ -1,6 +1,6 @@
 // On MariaDB a "schema" is a database: an entity's `database` qualifies the probe's table as it qualifies TypeORM's
 // statements, so a hi store set back below the rows in another database is refused (or lifted when told) exactly as
-// in the connection's own.
+// in the connection's own; the hi store lives beside the table, in that database.
 import 'reflect-metadata';
 import { Column, DataSource, Entity } from 'typeorm';
 import { describeMysql, errorCodes, randomName, setBackHiStores, runStatements } from '@hilo/testing';
@@ -39,7 +39,10 @@ describeMysql('typeorm: verified blocks in another MariaDB database', (db) => {
     };
     try {
       const stored = await insert({}, 30);
-      expect(await setBackHiStores(db.url)).toBeGreaterThan(0);
+      // the store lives beside the entity's table, in its database (issue 53), not in the DataSource's
+      const shopUrl = new URL(db.url);
+      shopUrl.pathname = `/${SHOP}`;
+      expect(await setBackHiStores(shopUrl.toString())).toBeGreaterThan(0);
       const refused = await insert({}, 1).then(
         () => [] as string[],
         (error: unknown) => errorCodes(error),

@@ -1,5 +1,5 @@
 import { raiseFloor } from 'hilo-core';
-import type { ColumnRef } from '../arguments.js';
+import type { FloorRef } from '../arguments.js';
 import { LineWriter, type CliIo } from '../io.js';
 import { openTarget, type TargetOptions } from '../open.js';
 import { resolveBlockSize } from './block-size.js';
@@ -7,7 +7,7 @@ import { resolveBlockSize } from './block-size.js';
 /** Options of `hilo floor`. */
 export interface FloorOptions extends TargetOptions {
   readonly blockSize?: number;
-  readonly from: ColumnRef;
+  readonly from: FloorRef;
   readonly json?: boolean;
 }
 
@@ -21,16 +21,18 @@ export async function runFloor(segment: string, options: FloorOptions, io: CliIo
   try {
     target.checkSegments([segment]);
     const increment = await resolveBlockSize(target, segment, options.blockSize);
-    const { schema, table, column } = options.from;
+    const { schema, table, column, tenants } = options.from;
     const result = await raiseFloor(target.client, {
       segment,
       table,
       column,
       ...(schema === undefined ? {} : { schema }),
+      ...(tenants === undefined ? {} : { tenants }),
       source: target.kind,
       sourceOptions: { ...target.tableOptions, ...(target.kind === 'sequence' ? { increment } : {}) },
     });
-    const where = `${schema === undefined ? '' : `${schema}.`}${table}.${column}`;
+    const prefix = tenants ?? schema;
+    const where = `${prefix === undefined ? '' : `${prefix}.`}${table}.${column}`;
     const name = JSON.stringify(segment);
     if (options.json) {
       const maxKey = result.maxKey === undefined ? null : result.maxKey.toString();

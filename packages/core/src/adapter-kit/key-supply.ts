@@ -213,6 +213,15 @@ export interface KeySupplySetup extends KeySupplyWording, Omit<KeySupplyChecks, 
    */
   readonly columns?: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]);
   /**
+   * Whether a `columns` function already gives every key column when the generator is built (it depends on a
+   * setting learnt before the first key, such as Prisma's driver-adapter `schema`), not on tables learnt later: its
+   * columns then choose the store's default schema, as a list's do (tables all in one schema keep their store
+   * there). Leave it out for tables learnt later (Drizzle): a store placed by the first table learnt would differ
+   * between processes.
+   * @default false
+   */
+  readonly columnsKnownAtBuild?: boolean;
+  /**
    * The key columns with the block size each declares and the largest key it holds: the generator's `segments`
    * are built from them and the user's `segments` and `maxKey` (`segmentsForColumns`), when the supply builds
    * the generator. Computed at once, so two block sizes for one segment are refused when the supply is opened.
@@ -399,7 +408,18 @@ export function openKeySupply(
       await release();
       throw error;
     }
-    const verified = adapterStoredKeys(sql, options, keyColumns, owner, { schemaOption: setup.schemaOption });
+    // one store per tenant by default: tables all in one named schema (a client bound to a tenant's schema or
+    // database) keep their store beside them, never in a default schema other tenants' clients share
+    const known = typeof keyColumns === 'function' && setup.columnsKnownAtBuild === true ? keyColumns() : keyColumns;
+    const storeSchema = schema ?? (typeof source === 'function' ? undefined : tenantSchemaOf(known));
+    const verified = adapterStoredKeys(
+      sql,
+      options,
+      keyColumns,
+      owner,
+      { schemaOption: setup.schemaOption },
+      typeof source === 'function' ? undefined : { schema: storeSchema },
+    );
     const storedKeys = guard === undefined ? verified : guard.around(verified);
     const withKeys = {
       keyType: 'bigint' as KeyType,
@@ -414,7 +434,7 @@ export function openKeySupply(
             client: sql,
             source,
             table,
-            schema,
+            schema: storeSchema,
             strategy,
             create,
           });
@@ -468,4 +488,17 @@ export function openKeySupply(
     },
   };
   return supply;
+}
+
+/**
+ * The one schema every key table names, when they all name the same one: the tenant a client per tenant is bound
+ * to (TypeORM's DataSource `schema`, Prisma's adapter `schema`, a Drizzle `pgSchema`), where its store belongs.
+ * `undefined` when a table names none, when they name several (one store checked against all of them), and for
+ * tables learnt later (a function).
+ */
+function tenantSchemaOf(columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[])): string | undefined {
+  if (typeof columns === 'function' || columns.length === 0) return undefined;
+  const schemas = new Set(columns.map((c) => (c.tenants === undefined ? c.schema : undefined)));
+  const [only] = schemas;
+  return schemas.size === 1 ? only : undefined;
 }

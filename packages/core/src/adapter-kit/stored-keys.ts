@@ -14,9 +14,13 @@ import { configurationErrors } from '../error-messages.js';
  * `warm()`): it is asked again at each check. Duplicates (single-table inheritance) are checked once. Give each
  * column the `schema` the ORM qualifies its statements with; a table the probe does not find follows
  * `missingTableRule` (`onMissingTable`): empty at its segment's first block, refused (or warned of) at a later one.
+ * With `store` (where the hi store lives), a store shared by tenants that checks only some of them is refused at
+ * each segment's first check (see `sqlStoredKeys`'s `store`).
  *
  * @param owner - how the adapter is called in messages, e.g. `"installHiLo()"`.
  * @param wording - `schemaOption`: where the adapter's user sets a table's schema, for that message.
+ * @param store - `schema`: the schema (database) the hi store lives in, absent for the connection's; leave the
+ *   argument out for a store hilo does not own (a source function of the user's).
  * @throws HiLoConfigurationError for a `verifyBlocks` that is not a boolean, and for `onStoreBehind` with
  *   `verifyBlocks: false` (it would have no effect).
  * @example
@@ -30,6 +34,7 @@ export function adapterStoredKeys(
   columns: readonly StoredKeyColumn[] | (() => readonly StoredKeyColumn[]),
   owner: string,
   wording: { readonly schemaOption?: string | undefined } = {},
+  store?: { readonly schema?: string | undefined },
 ): StoredKeys | undefined {
   checkVerifyBlocks(options, owner);
   if (options.verifyBlocks === false) return undefined;
@@ -40,7 +45,7 @@ export function adapterStoredKeys(
     schemaOption: wording.schemaOption,
   });
   const onUnreadableKeys = options.onUnreadableKeys as OnUnreadableKeys | undefined;
-  const settings = { missingTables, onUnreadableKeys };
+  const settings = { missingTables, onUnreadableKeys, store };
   if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), settings);
   let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
   const current = (): StoredKeys => {
@@ -98,6 +103,7 @@ export interface AdapterVerifyOptions {
 
 function uniqueColumns(columns: readonly StoredKeyColumn[]): StoredKeyColumn[] {
   const seen = new Map<string, StoredKeyColumn>();
-  for (const c of columns) seen.set(JSON.stringify([c.segment, c.schema ?? null, c.table, c.column]), c);
+  for (const c of columns)
+    seen.set(JSON.stringify([c.segment, c.schema ?? null, c.tenants ?? null, c.table, c.column]), c);
   return [...seen.values()];
 }

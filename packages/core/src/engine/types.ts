@@ -94,6 +94,18 @@ export interface StoredKeyColumn {
   /** The table's schema (PostgreSQL) or database (MySQL); default: the connection's. */
   readonly schema?: string | undefined;
   /**
+   * A store shared by tenants (schema-per-tenant on PostgreSQL, database-per-tenant on MariaDB/MySQL): the
+   * tenants whose copy of `table` the segment's keys are checked against, instead of `schema`. `'*'`: every
+   * schema (database) that holds a table of this name, read from the catalog at each check, so a tenant created
+   * while the application runs is checked from its next block on; a list names them. A floor or a lift then
+   * moves the store above every tenant's keys.
+   * @example
+   * ```ts
+   * { segment: 'orders', table: 'orders', column: 'id', tenants: '*' }
+   * ```
+   */
+  readonly tenants?: '*' | readonly string[] | undefined;
+  /**
    * How the keys are written in the column. `'number'` and `'string'` (decimal digits, as hilo writes a key
    * kept as a string, e.g. Kysely's `as: 'string'`): the column's SQL type, read from the catalog at the first
    * check, decides how they are compared, so a key in a text column is compared as a number (`'9'` below `'10'`)
@@ -121,6 +133,11 @@ export interface StoredKey {
   /** The table as it was configured (e.g. `orders`). */
   readonly table: string;
   readonly column: string;
+  /**
+   * What `hilo floor --from` takes to lift the store above every table the segment is checked against, when that
+   * is not `table.column` (tenants: `*.orders.id`).
+   */
+  readonly floorFrom?: string | undefined;
 }
 
 /**

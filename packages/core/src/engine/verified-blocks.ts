@@ -165,6 +165,7 @@ export async function reserveVerified(
       storedKey: stored.key,
       source: options.source.description,
       kind: kindOf(options.source),
+      ...(stored.floorFrom === undefined ? {} : { floorFrom: stored.floorFrom }),
     };
     if (options.onStoreBehind === 'error') throw new HiLoStoreBehindError(details);
     const source = options.source;

@@ -135,7 +135,8 @@ export function createHiLo<K extends KeyType = 'number'>(options: CreateHiLoOpti
     stored === undefined
       ? undefined
       : isColumnList(stored)
-        ? sqlStoredKeys(client, stored, { idFormat: options.idFormat, onUnreadableKeys })
+        ? // the store and the tables it checks must cover the same tenants (DESIGN rule 10)
+          sqlStoredKeys(client, stored, { idFormat: options.idFormat, onUnreadableKeys, store: { schema } })
         : stored;
   // an option the chosen source would ignore is refused, so nobody believes it is in effect
   if (kind === 'sequence' && table !== undefined) {

@@ -7,6 +7,9 @@ import { defaultSourceKind, sequenceSource, tableSource, type SqlSourceKind } fr
 import type { TableSourceOptions } from '../sources/table-source.js';
 import { toHiLoError } from './driver-errors.js';
 import { DIALECTS, SEQUENCE_STATEMENTS } from '../dialects/index.js';
+import { TENANT_CATALOGS } from '../dialects/tenant-catalogs.js';
+import { HiLoConfigurationError } from '../errors.js';
+import { configurationErrors } from '../error-messages.js';
 
 /** Options of {@link raiseFloor}. */
 export interface RaiseFloorOptions {
@@ -21,6 +24,13 @@ export interface RaiseFloorOptions {
   readonly column?: string;
   /** That table's schema (PostgreSQL) or database (MySQL). */
   readonly schema?: string;
+  /**
+   * A store shared by tenants: raise it above every tenant's copy of `table` instead of one schema's (`'*'`: each
+   * schema or database holding a table of that name, read from the catalog; or the tenants named), never above
+   * one tenant's keys only. Without it, a floor from a table in another schema than the store's is refused while
+   * other schemas hold the same table (DESIGN rule 10).
+   */
+  readonly tenants?: '*' | readonly string[];
   /**
    * The segment's source kind.
    * @default 'sequence' on PostgreSQL, 'table' elsewhere
@@ -44,6 +54,63 @@ export interface RaiseFloorOptions {
  * ```
  */
 export async function raiseFloor(client: SqlClient, options: RaiseFloorOptions): Promise<FloorResult> {
+  const schemas = await floorSchemas(client, options);
+  if (schemas === undefined) return raiseFloorFrom(client, options);
+  // one tenant at a time: the floor never moves down, so it ends above the largest key of them all
+  let result: FloorResult = { segment: options.segment, maxKey: undefined, raised: false };
+  for (const schema of schemas) {
+    const one = await raiseFloorFrom(client, { ...options, schema, tenants: undefined });
+    const maxKey =
+      result.maxKey === undefined || (one.maxKey !== undefined && one.maxKey > result.maxKey)
+        ? one.maxKey
+        : result.maxKey;
+    result = { segment: options.segment, maxKey, raised: result.raised || one.raised };
+  }
+  return result;
+}
+
+/**
+ * The tenants' schemas a floor reads (`tenants`), or `undefined` for the one table named; refuses a floor from one
+ * tenant's table into a store it does not own while other schemas hold the same table.
+ */
+async function floorSchemas(client: SqlClient, options: RaiseFloorOptions): Promise<readonly string[] | undefined> {
+  const catalog = TENANT_CATALOGS[client.dialect];
+  const { tenants } = options;
+  if (tenants !== undefined) {
+    const list = Array.isArray(tenants) && tenants.every((t) => typeof t === 'string' && t !== '');
+    if ((tenants !== '*' && !list) || options.schema !== undefined || (tenants === '*' && catalog === undefined)) {
+      throw HiLoConfigurationError.invalidOption(
+        'tenants',
+        "'*' (every schema or database holding the table) or a list of tenant schemas, without `schema`",
+        tenants,
+      );
+    }
+    if (tenants !== '*') return tenants as readonly string[];
+    return catalog!.schemasWithTable(client, options.table).catch((error: unknown) => {
+      throw toHiLoError(error, { dialect: client.dialect, action: `finding the tenants of ${options.table}` });
+    });
+  }
+  if (catalog === undefined) return undefined;
+  try {
+    const current = await catalog.currentSchema(client);
+    const store = options.sourceOptions?.schema ?? current;
+    const from = options.schema ?? current;
+    if (from === store) return undefined;
+    const others = (await catalog.schemasWithTable(client, options.table)).filter((s) => s !== from);
+    if (others.length === 0) return undefined;
+    const column = options.column ?? 'id';
+    throw configurationErrors.floorOneTenant(
+      options.segment,
+      store,
+      `${from}.${options.table}.${column}`,
+      others.map((s) => `${s}.${options.table}`),
+    );
+  } catch (error) {
+    throw toHiLoError(error, { dialect: client.dialect, action: `finding the tenants of ${options.table}` });
+  }
+}
+
+async function raiseFloorFrom(client: SqlClient, options: RaiseFloorOptions): Promise<FloorResult> {
   const from = {
     table: options.table,
     ...(options.column === undefined ? {} : { column: options.column }),

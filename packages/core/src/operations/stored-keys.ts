@@ -14,6 +14,7 @@ import { buildProbeSql, defaultPrefix, type ProbeQuery, type ProbeSql } from './
 import { STORED_KEY_PROBES } from '../dialects/stored-key-probes.js';
 import { checkOneSegmentPerColumn } from './stored-key-columns.js';
 import type { MissingProbeTable } from './probe-tables.js';
+import { TENANT_CATALOGS } from '../dialects/tenant-catalogs.js';
 
 /** Options of {@link sqlStoredKeys}. */
 export interface SqlStoredKeysOptions {
@@ -43,6 +44,15 @@ export interface SqlStoredKeysOptions {
    * @default 'error'
    */
   readonly onUnreadableKeys?: OnUnreadableKeys | undefined;
+  /**
+   * Where the segments' hi store lives (`schema`: its schema or database; absent, the connection's): turns on the
+   * tenants check (DESIGN rule 10) at each segment's first check. A store beside every table it checks is the
+   * tenant's own; any other store is shared by whoever else keeps theirs there, so a table of the same name in a
+   * schema (database) the segment does not check is refused with a `HiLoConfigurationError` naming it, unless the
+   * column says `tenants: '*'`.
+   * @default none (no tenants check)
+   */
+  readonly store?: { readonly schema?: string | undefined } | undefined;
 }
 
 /** See {@link SqlStoredKeysOptions.onUnreadableKeys}. */
@@ -66,6 +76,12 @@ interface Probe {
   prefix: string;
   /** Set once a key was read from it, or once its unreadable rows were warned of: no more readability checks. */
   readable: boolean;
+  /** The schema the probe reads the table in (after relocation); `undefined` for the connection's. */
+  schema: string | undefined;
+  /** What `hilo floor --from` names to lift above every table of a tenant column (`*.orders.id`). */
+  readonly floorFrom?: string | undefined;
+  /** A tenant found in the catalog (`tenants: '*'`): a table dropped since counts as empty, in silence. */
+  readonly quietlyMissing: boolean;
   /** Set once the warning about its missing table was given. */
   warned: boolean;
   /** The statements; built from `kind` until the catalog was read (`inspected`), then from the column's type. */
@@ -73,6 +89,11 @@ interface Probe {
   inspected: boolean;
   readonly inspect: (signal: AbortSignal) => Promise<void>;
 }
+
+/** A column with `tenants`: checked in each tenant's copy of its table. */
+interface TenantColumn {
+  readonly column: StoredKeyColumn;
+  
 
 /**
  * The stored keys of SQL tables, for the generator's `storedKeys` option: `columns` names, per segment, each
@@ -103,12 +124,11 @@ export function sqlStoredKeys(
     );
   }
   const rules = DIALECTS[client.dialect];
+  const catalog = TENANT_CATALOGS[client.dialect];
   const bySegment = new Map<string, Probe[]>();
-  for (const [i, c] of columns.entries()) {
-    if (typeof c !== 'object' || c === null) {
-      throw HiLoConfigurationError.invalidOption(`storedKeys[${i}]`, '{ segment, table, column }', c);
-    }
-    validateSegment(c.segment);
+  /** Per segment, its tenant columns (`tenants`), each with the probes of the tenants found so far. */
+  const tenantsBySegment = new Map<string, TenantColumn[]>();
+  const makeProbe = (c: StoredKeyColumn, i: number, tenant?: { floorFrom: string; quiet: boolean }): Probe => {
     const table = qualifiedName(rules, `storedKeys[${i}].table`, c.table, rules.hasSchemas ? c.schema : undefined);
     const column = rules.quote(validateIdentifier(`storedKeys[${i}].column`, c.column));
     const kind = c.kind ?? 'number';
@@ -138,15 +158,18 @@ export function sqlStoredKeys(
       target = { ...target, schema: schemas[0] };
       probe.quoted = { table: qualifiedName(rules, `storedKeys[${i}].table`, c.table, schemas[0]), column };
       probe.table = `${schemas[0]}.${c.table}`;
+      probe.schema = schemas[0];
       return true;
     };
-    const probes = bySegment.get(c.segment) ?? [];
     const probe: Probe = {
       table: c.schema === undefined ? c.table : `${c.schema}.${c.table}`,
       column: c.column,
       where: `storedKeys[${i}]`,
       segment: c.segment,
       source: c,
+      schema: target.schema,
+      ...(tenant === undefined ? {} : { floorFrom: tenant.floorFrom }),
+      quietlyMissing: tenant?.quiet ?? false,
       quoted: { table, column },
       kind,
       prefix,
@@ -170,14 +193,117 @@ export function sqlStoredKeys(
         probe.inspected = found.facts !== undefined;
       },
     };
-    probes.push(probe);
-    bySegment.set(c.segment, probes);
+    return probe;
+  };
+  for (const [i, c] of columns.entries()) {
+    if (typeof c !== 'object' || c === null) {
+      throw HiLoConfigurationError.invalidOption(`storedKeys[${i}]`, '{ segment, table, column }', c);
+    }
+    validateSegment(c.segment);
+    if (c.tenants === undefined) {
+      bySegment.set(c.segment, [...(bySegment.get(c.segment) ?? []), makeProbe(c, i)]);
+      continue;
+    }
+    const { tenants } = c;
+    const list = Array.isArray(tenants) && tenants.every((t) => typeof t === 'string' && t !== '');
+    if ((tenants !== '*' && !list) || c.schema !== undefined || (tenants === '*' && catalog === undefined)) {
+      throw HiLoConfigurationError.invalidOption(
+        `storedKeys[${i}].tenants`,
+        catalog === undefined
+          ? 'no tenants: this database has no schemas'
+          : "'*' (every schema or database holding the table) or a list of tenant schemas, without `schema`",
+        tenants,
+      );
+    }
+    // the column's names are checked once, as any column's (the probes per tenant are built when found)
+    makeProbe({ ...c, tenants: undefined }, i);
+    const group: TenantColumn = { column: c, index: i, probes: new Map() };
+    tenantsBySegment.set(c.segment, [...(tenantsBySegment.get(c.segment) ?? []), group]);
   }
   // one column, one segment: two segments counting into one column hand out the same keys (issue 46)
   checkOneSegmentPerColumn(columns, client.dialect);
   const onUnreadable = options.onUnreadableKeys ?? 'error';
   if (onUnreadable !== 'error' && onUnreadable !== 'warn') {
     throw HiLoConfigurationError.invalidOption('onUnreadableKeys', '"error" or "warn"', onUnreadable);
+  }
+
+  /** Segments whose tenants check passed (it runs at a segment's first check, on this instance). */
+  const covered = new Set<string>();
+
+  /**
+   * The segment's probes: its tables, and each tenant's copy of a tenant column's table, read from the catalog
+   * at every check (`tenants: '*'`) so that a tenant created while the application runs is checked from the
+   * next block on. At the segment's first check, the tenants check (DESIGN rule 10, see `store`).
+   */
+  async function probesOf(segment: string, signal: AbortSignal): Promise<readonly Probe[]> {
+    const fixed = bySegment.get(segment) ?? [];
+    const groups = tenantsBySegment.get(segment) ?? [];
+    const probes = [...fixed];
+    for (const group of groups) {
+      const { column: c, index, probes: known } = group;
+      const schemas =
+        c.tenants === '*'
+          ? await abortable(catalog!.schemasWithTable(client, c.table), signal, `finding the tenants of ${c.table}`)
+          : (c.tenants as readonly string[]);
+      for (const schema of schemas) {
+        let probe = known.get(schema);
+        if (probe === undefined) {
+          const floorFrom = `*.${c.table}.${c.column}`;
+          // ids `nextFullId()` said it writes are read so in a tenant found later too
+          const toldPrefix = told.get(segment);
+          const kind = toldPrefix !== undefined && c.kind === undefined ? { kind: 'format' as const, prefix: toldPrefix } : {};
+          const spec = { ...c, ...kind, schema, tenants: undefined };
+          probe = makeProbe(spec, index, { floorFrom, quiet: c.tenants === '*' });
+          known.set(schema, probe);
+        }
+        probes.push(probe);
+      }
+    }
+    if (!covered.has(segment)) {
+      // where each table is read (a table relocated to the one schema holding it) is known once inspected
+      for (const probe of fixed) await probe.inspect(signal);
+      await checkTenants(segment, fixed, groups, signal);
+      covered.add(segment);
+    }
+    return probes;
+  }
+
+  /**
+   * Refuses a store shared by tenants that checks only some of them: one not beside every table it checks (so
+   * other tenants may keep theirs there too), while a table of the same name in a schema it does not check exists.
+   */
+  async function checkTenants(
+    segment: string,
+    fixed: readonly Probe[],
+    groups: readonly TenantColumn[],
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (options.store === undefined || catalog === undefined) return;
+    const action = `checking that the hi store of segment "${segment}" and its tables cover the same tenants`;
+    const current = await abortable(catalog.currentSchema(client), signal, action);
+    // from now on a table is named with its schema (database), so that a refusal says which tenant's it is
+    for (const probe of fixed)
+      if (probe.schema === undefined && current !== '') probe.table = `${current}.${probe.table}`;
+    const store = options.store.schema ?? current;
+    const checked = new Map<string, Set<string>>();
+    let own = groups.length === 0;
+    for (const probe of fixed) {
+      const schema = probe.schema ?? current;
+      checked.set(probe.source.table, (checked.get(probe.source.table) ?? new Set()).add(schema));
+      if (schema !== store) own = false;
+    }
+    if (own) return;
+    const everyTenant = new Set(groups.filter((g) => g.column.tenants === '*').map((g) => g.column.table));
+    const names: string[] = [];
+    const unchecked: string[] = [];
+    for (const [table, schemas] of checked) {
+      for (const schema of schemas) names.push(`${schema}.${table}`);
+      if (everyTenant.has(table)) continue;
+      for (const schema of await abortable(catalog.schemasWithTable(client, table), signal, action)) {
+        if (!schemas.has(schema)) unchecked.push(`${schema}.${table}`);
+      }
+    }
+    if (unchecked.length > 0) throw configurationErrors.storeSharedByTenants(segment, store, names, unchecked);
   }
 
   async function max(probe: Probe, sql: string, params: readonly unknown[], signal: AbortSignal, block?: Block) {
@@ -191,6 +317,8 @@ export function sqlStoredKeys(
     } catch (error) {
       // a table not created yet (migrations still to run) holds no keys; a mistyped one would never hold any
       if (isMissingObject(error, rules)) {
+        // a tenant found in the catalog and dropped since holds no keys
+        if (probe.quietlyMissing) return undefined;
         if (typeof options.missingTables === 'function') options.missingTables({ column: probe.source, block });
         else if (options.missingTables !== 'ignore' && !probe.warned) {
           probe.warned = true;
@@ -223,13 +351,14 @@ export function sqlStoredKeys(
     block?: Block,
   ): Promise<StoredKey | undefined> {
     let found: StoredKey | undefined;
-    for (const probe of bySegment.get(segment) ?? []) {
+    for (const probe of await probesOf(segment, signal)) {
       await probe.inspect(signal);
       const key = await first(probe, queries(probe.sql), signal, block);
       if (key !== undefined) probe.readable = true;
       else await checkReadable(probe, signal);
       if (key !== undefined && (found === undefined || key > found.key)) {
-        found = { key, table: probe.table, column: probe.column };
+        const floorFrom = probe.floorFrom === undefined ? {} : { floorFrom: probe.floorFrom };
+        found = { key, table: probe.table, column: probe.column, ...floorFrom };
       }
     }
     return found;
@@ -289,7 +418,8 @@ export function sqlStoredKeys(
    */
   function formatted(segment: string, prefix: string): void {
     if (told.get(segment) === prefix) return;
-    for (const probe of bySegment.get(segment) ?? []) {
+    const tenantProbes = (tenantsBySegment.get(segment) ?? []).flatMap((group) => [...group.probes.values()]);
+    for (const probe of [...(bySegment.get(segment) ?? []), ...tenantProbes]) {
       const declared = probe.source.kind;
       if (declared === 'number' || declared === 'string') {
         throw configurationErrors.formattedIdsInDecimalColumn(
@@ -331,7 +461,7 @@ export function sqlStoredKeys(
       : { session: <T>(work: () => Promise<T>) => session.call(client, work) as Promise<T> }),
     async counts(segment, block: Block, signal) {
       const counts: StoredCount[] = [];
-      for (const probe of bySegment.get(segment) ?? []) {
+      for (const probe of await probesOf(segment, signal)) {
         await probe.inspect(signal);
         let keys = 0n;
         for (const { sql, params } of probe.sql.count(block.first, block.last))

@@ -1,0 +1,300 @@
+// DESIGN rule 10, on a real database: a segment's hi store and the tables its keys are checked against cover the
+// same tenants (schemas on PostgreSQL, databases on MariaDB). Two tenants, blocks of 10, 60 saves with no tampering;
+// then the store set back (sequence restarted at 1, hi row set to 1) and a new process, which is refused or lifts,
+// never handing out a key any tenant's table holds. Every fix a refusal suggests is followed and checked.
+import { describeDatabase, randomName, type TestDatabase } from '@hilo/testing';
+import {
+  HiLoConfigurationError,
+  HiLoStoreBehindError,
+  connect,
+  createHiLo,
+  raiseFloor,
+  type SqlClient,
+  type StoredKeyColumn,
+} from 'hilo-core';
+import { openKeySupply } from 'hilo-core/adapter-kit';
+
+type Kind = 'sequence' | 'table';
+
+export function runTenantsSuite(kind: 'postgres' | 'mysql'): void {
+  describeDatabase(kind, `tenants (${kind}): one store, the same tenants as its checks`, (db: TestDatabase) =>
+    describe('two tenants, blocks of 10', () => tenantTests(kind, db)),
+  );
+}
+
+function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
+  {
+    let client: SqlClient;
+    const tenants: string[] = [];
+    const q = (name: string) => (kind === 'postgres' ? `"${name}"` : `\`${name}\``);
+    beforeAll(async () => {
+      client = await connect(db.url);
+    });
+    afterAll(async () => {
+      for (const t of tenants) await client.query(`drop schema ${q(t)}${kind === 'postgres' ? ' cascade' : ''}`);
+      await client.close();
+    });
+
+    /** Two (or more) tenants, each with its own copy of a table named `table` (random: MariaDB's catalog is the server's). */
+    const makeTenants = async (table: string, count = 2): Promise<string[]> => {
+      const made: string[] = [];
+      for (let i = 0; i < count; i++) made.push(await addTenant(table));
+      return made;
+    };
+    const addTenant = async (table: string): Promise<string> => {
+      const tenant = randomName('tenant');
+      await client.query(`create schema ${q(tenant)}`);
+      tenants.push(tenant);
+      await client.query(`create table ${q(tenant)}.${q(table)} (id bigint primary key)`);
+      return tenant;
+    };
+    const save = (tenant: string, table: string, key: number) =>
+      client.query(`insert into ${q(tenant)}.${q(table)} (id) values (${key})`);
+    const keysOf = async (tenant: string, table: string): Promise<Set<number>> => {
+      const { rows } = await client.query<{ id: unknown }>(`select id from ${q(tenant)}.${q(table)}`);
+      return new Set(rows.map((r) => Number(r.id)));
+    };
+    const generator = (
+      source: Kind,
+      storedKeys: StoredKeyColumn[],
+      more: { schema?: string; onStoreBehind?: 'error' | 'lift' } = {},
+    ) => createHiLo({ client, source, blockSize: 10, prefetchAt: false, adaptive: false, storedKeys, ...more });
+    /** The store set back to its start, as a restore or reset would leave it. */
+    const setBack = async (source: Kind, segment: string, schema?: string) => {
+      const at = schema === undefined ? '' : `${q(schema)}.`;
+      await client.query(
+        source === 'sequence'
+          ? `alter sequence ${at}${q(`${segment}_hilo_seq`)} restart with 1`
+          : `update ${at}${q('hilo_segments')} set next_value = 1 where segment = '${segment}'`,
+      );
+    };
+    /** 60 saves alternating over the tenants; every key new to every tenant's table. */
+    const sixtySaves = async (
+      hilo: { next(s: string): Promise<number> },
+      segment: string,
+      table: string,
+      ts: string[],
+    ) => {
+      const keys: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const key = await hilo.next(segment);
+        await save(ts[i % ts.length]!, table, key);
+        keys.push(key);
+      }
+      expect(new Set(keys).size).toBe(60);
+      return keys;
+    };
+    /** Keys drawn by a new process: none of them is held by any tenant's table. */
+    const expectNoneHeld = async (keys: number[], table: string, ts: string[]) => {
+      for (const t of ts) {
+        const held = await keysOf(t, table);
+        expect(keys.filter((k) => held.has(k))).toEqual([]);
+      }
+    };
+    const sources: Kind[] = kind === 'postgres' ? ['sequence', 'table'] : ['sequence', 'table'];
+
+    describe.each(sources)('%s source', (source) => {
+      it("tenants: '*' checks every tenant: a shared store set back is refused; the floor the error names lifts above all", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const ts = await makeTenants(table);
+        const columns = [{ segment, table, column: 'id', tenants: '*' as const }];
+        const first = generator(source, columns);
+        try {
+          await sixtySaves(first, segment, table, ts);
+        } finally {
+          await first.close();
+        }
+        await setBack(source, segment);
+        const second = generator(source, columns);
+        try {
+          const refused = await second.next(segment).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          expect(refused).toBeInstanceOf(HiLoStoreBehindError);
+          const message = (refused as Error).message;
+          // the table named with its tenant, and a fix that covers every tenant
+          expect(ts.some((t) => message.includes(`${t}.${table}`))).toBe(true);
+          expect(message).toContain(`--from *.${table}.id`);
+        } finally {
+          await second.close();
+        }
+        // the suggested fix, as `hilo floor --from '*.TABLE.id'` runs it
+        await raiseFloor(client, { segment, table, column: 'id', tenants: '*', source });
+        const third = generator(source, columns);
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 25; i++) keys.push(await third.next(segment));
+          await expectNoneHeld(keys, table, ts);
+        } finally {
+          await third.close();
+        }
+      });
+
+      it("with onStoreBehind: 'lift', a new process in a set-back shared store lifts above every tenant's keys", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const ts = await makeTenants(table);
+        const columns = [{ segment, table, column: 'id', tenants: '*' as const }];
+        const first = generator(source, columns);
+        try {
+          await sixtySaves(first, segment, table, ts);
+        } finally {
+          await first.close();
+        }
+        await setBack(source, segment);
+        const lifted = generator(source, columns, { onStoreBehind: 'lift' });
+        const warnings: string[] = [];
+        const onWarning = (w: Error & { code?: string }) =>
+          void (w.code === 'HILO_FLOOR_LIFTED' && warnings.push(w.message));
+        process.on('warning', onWarning);
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 25; i++) keys.push(await lifted.next(segment));
+          await expectNoneHeld(keys, table, ts);
+          expect(Math.min(...keys)).toBeGreaterThan(60);
+        } finally {
+          process.off('warning', onWarning);
+          await lifted.close();
+        }
+      });
+
+      it("a shared store checking one tenant's table is refused at start, naming the tables; each fix it names is safe", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const [a, b] = (await makeTenants(table)) as [string, string];
+        // tenant b's rows, as its own process left them
+        for (let k = 1; k <= 30; k++) await save(b, table, k);
+        const one = generator(source, [{ segment, table, column: 'id', schema: a }]);
+        try {
+          const refused = await one.next(segment).then(
+            () => undefined,
+            (error: unknown) => error,
+          );
+          expect(refused).toBeInstanceOf(HiLoConfigurationError);
+          const message = (refused as Error).message;
+          expect(message).toContain(`${a}.${table}`);
+          expect(message).toContain(`${b}.${table}`);
+          expect(message).toContain("tenants: '*'");
+          expect(message).toContain('`schema`');
+        } finally {
+          await one.close();
+        }
+        // fix 1: the tenant's own store, beside its table
+        const own = generator(source, [{ segment, table, column: 'id', schema: a }], { schema: a });
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 15; i++) keys.push(await own.next(segment));
+          for (const k of keys) await save(a, table, k);
+          expect(new Set(keys).size).toBe(15);
+        } finally {
+          await own.close();
+        }
+        await setBack(source, segment, a);
+        const ownAgain = generator(source, [{ segment, table, column: 'id', schema: a }], {
+          schema: a,
+          onStoreBehind: 'lift',
+        });
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 15; i++) keys.push(await ownAgain.next(segment));
+          await expectNoneHeld(keys, table, [a]);
+        } finally {
+          await ownAgain.close();
+        }
+        // fix 2: every tenant checked
+        const every = generator(source, [{ segment, table, column: 'id', tenants: '*' }]);
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 15; i++) keys.push(await every.next(segment));
+          await expectNoneHeld(keys, table, [a, b]);
+        } finally {
+          await every.close();
+        }
+      });
+
+      it('a tenant created while the application runs is checked from the next block on', async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const ts = await makeTenants(table);
+        const hilo = generator(source, [{ segment, table, column: 'id', tenants: '*' }]);
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 10; i++) keys.push(await hilo.next(segment));
+          // a tenant restored from elsewhere, holding a key of the next block
+          const late = await addTenant(table);
+          await save(late, table, Math.max(...keys) + 5);
+          await expect(hilo.next(segment)).rejects.toBeInstanceOf(HiLoStoreBehindError);
+          ts.push(late);
+        } finally {
+          await hilo.close();
+        }
+      });
+
+      it("a floor from one tenant's table into a store other tenants share is refused, naming them", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const [a, b] = (await makeTenants(table)) as [string, string];
+        await save(a, table, 5);
+        await save(b, table, 500);
+        await expect(raiseFloor(client, { segment, table, column: 'id', schema: a, source })).rejects.toThrow(
+          new RegExp(`${b}\\.${table}`),
+        );
+        const floor = await raiseFloor(client, { segment, table, column: 'id', tenants: '*', source });
+        expect(floor.maxKey).toBe(500n);
+        const hilo = generator(source, [{ segment, table, column: 'id', tenants: '*' }]);
+        try {
+          expect(await hilo.next(segment)).toBeGreaterThan(500);
+        } finally {
+          await hilo.close();
+        }
+      });
+
+      it("an adapter whose tables are all in one tenant's schema keeps its store there by default", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const [a, b] = (await makeTenants(table)) as [string, string];
+        const supplies = [a, b].map((t) =>
+          openKeySupply(
+            { client, source, blockSize: 10, prefetchAt: false, adaptive: false },
+            { owner: 'test()', columns: [{ segment, table, column: 'id', schema: t }] },
+          ),
+        );
+        try {
+          for (let i = 0; i < 60; i++) {
+            const t = i % 2;
+            const key = Number(await (await supplies[t]!.generator()).next(segment));
+            await save([a, b][t]!, table, key);
+          }
+        } finally {
+          for (const s of supplies) await s.close();
+        }
+        // each tenant's store sits in its own schema (database)
+        for (const t of [a, b]) {
+          const found = await client.query(
+            source === 'sequence'
+              ? kind === 'postgres'
+                ? `select 1 from pg_sequences where schemaname = '${t}' and sequencename = '${segment}_hilo_seq'`
+                : `select 1 from information_schema.tables where table_schema = '${t}' and table_name = '${segment}_hilo_seq'`
+              : `select 1 from ${q(t)}.${q('hilo_segments')} where segment = '${segment}'`,
+          );
+          expect(found.rows).toHaveLength(1);
+        }
+        // set back in tenant a: a new process there lifts above a's keys; b's store is b's own
+        await setBack(source, segment, a);
+        const again = openKeySupply(
+          { client, source, blockSize: 10, prefetchAt: false, adaptive: false, onStoreBehind: 'lift' },
+          { owner: 'test()', columns: [{ segment, table, column: 'id', schema: a }] },
+        );
+        try {
+          const keys: number[] = [];
+          for (let i = 0; i < 15; i++) keys.push(Number(await (await again.generator()).next(segment)));
+          await expectNoneHeld(keys, table, [a]);
+        } finally {
+          await again.close();
+        }
+      });
+    });
+  }
+}

@@ -1,0 +1,3 @@
+import { runTenantsSuite } from './tenants-suite.js';
+
+runTenantsSuite('postgres');

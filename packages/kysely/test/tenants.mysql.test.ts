@@ -1,0 +1,3 @@
+import { runKyselyTenants } from './tenants-suite.js';
+
+runKyselyTenants('mysql');
