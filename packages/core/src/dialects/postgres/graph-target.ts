@@ -92,8 +92,17 @@ async function copyWriter(
   executor: SqlExecutor,
   table: TableRef,
   columns: readonly string[],
+  cache: Map<string, Promise<Map<string, PgColumnType>>>,
 ): Promise<BulkTableWriter> {
-  const types = await columnTypes(executor, table);
+  const cacheKey = JSON.stringify([table.schema, table.table]);
+  let read = cache.get(cacheKey);
+  if (read === undefined) {
+    read = columnTypes(executor, table);
+    cache.set(cacheKey, read);
+    // a failed read (a missing table) is asked again next time
+    read.catch(() => cache.delete(cacheKey));
+  }
+  const types = await read;
   if (types.size === 0) throw configurationErrors.graphTableMissing(postgresDialect.displayName, table);
   const resolved = columns.map((column) => {
     const type = types.get(column);
@@ -161,6 +170,7 @@ function bulkConnection(
   connection: PgGraphConnectionLike,
   inTransaction: boolean,
   release: (broken: boolean) => void,
+  cache: Map<string, Promise<Map<string, PgColumnType>>>,
 ): BulkConnection {
   const executor = executorOf(connection);
   return {
@@ -169,7 +179,7 @@ function bulkConnection(
     inTransaction,
     deferConstraints: 'set constraints all deferred',
     quote: postgresDialect.quote,
-    tableWriter: (table, columns) => copyWriter(connection, executor, table, columns),
+    tableWriter: (table, columns) => copyWriter(connection, executor, table, columns, cache),
     locate,
     isTransient: (error) => isTransientError(error, postgresDialect),
     release: (broken) => Promise.resolve(release(broken)),
@@ -177,9 +187,9 @@ function bulkConnection(
 }
 
 /**
- * Where a graph load writes on PostgreSQL (with `pg`): binary `COPY … FROM STDIN`, each column's type read from the
- * catalog once; a table with a column of another type (an interval, a range, a PostGIS geometry) travels as text
- * COPY instead. Pass it to {@link loadGraph}.
+ * Where a graph load writes on PostgreSQL (with `pg`): binary `COPY … FROM STDIN`, each table's column types read
+ * from the catalog once per target (create a new target after altering a table's columns); a table with a column of
+ * another type (an interval, a range, a PostGIS geometry) travels as text COPY instead. Pass it to {@link loadGraph}.
  *
  * @example
  * ```ts
@@ -188,15 +198,17 @@ function bulkConnection(
  * ```
  */
 export function pgGraphTarget(options: PgGraphTargetOptions): GraphTarget {
+  // each table's column types, read once per target: a target is reused for the loads of one schema
+  const cache = new Map<string, Promise<Map<string, PgColumnType>>>();
   if ('pool' in options) {
     const { pool } = options;
     return {
       async open() {
         const connection = await pool.connect();
-        return bulkConnection(connection, false, (broken) => connection.release(broken ? true : undefined));
+        return bulkConnection(connection, false, (broken) => connection.release(broken ? true : undefined), cache);
       },
     };
   }
   const { connection, inTransaction = false } = options;
-  return { open: () => Promise.resolve(bulkConnection(connection, inTransaction, () => undefined)) };
+  return { open: () => Promise.resolve(bulkConnection(connection, inTransaction, () => undefined, cache)) };
 }
