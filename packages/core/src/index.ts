@@ -98,6 +98,7 @@ export {
   type PgGraphConnectionLike,
   type PgGraphPoolLike,
 } from './dialects/postgres/graph-target.js';
+export { sqliteGraphTarget, type SqliteGraphTargetOptions } from './dialects/sqlite/graph-target.js';
 export type { GraphTarget, BulkConnection, BulkTableWriter, BulkErrorPlace } from './sql/bulk.js';
 export { loadGraph, type LoadGraphOptions, type GraphLoadResult, type GraphNode } from './graph/load.js';
 export type { GraphTable, GraphReference } from './graph/plan.js';
