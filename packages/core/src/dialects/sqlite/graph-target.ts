@@ -78,7 +78,8 @@ function insertWriter(db: SqliteDatabaseLike, table: TableRef, columns: readonly
   };
   return {
     format: 'insert',
-    write(rows) {
+    // async so that a driver error is rethrown as it is (node:sqlite's may come from another realm than Error)
+    async write(rows) {
       for (let offset = 0; offset < rows.length; offset += perStatement) {
         const chunk = rows.slice(offset, offset + perStatement);
         try {
@@ -86,10 +87,9 @@ function insertWriter(db: SqliteDatabaseLike, table: TableRef, columns: readonly
         } catch (error) {
           const row = failingRow(chunk, offset);
           if (typeof error === 'object' && error !== null && row !== undefined) places.set(error, { row });
-          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+          throw error;
         }
       }
-      return Promise.resolve();
     },
   };
 }
