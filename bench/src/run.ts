@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createPostgresDatabase, startEmbeddedPostgres } from '@hilo/testing';
 import { pgBenchmarks } from './pg.js';
 import { bulkBenchmarks } from './bulk.js';
+import { copyBenchmarks } from './copy.js';
 import { probeBenchmarks } from './probe.js';
 import { tenantBenchmarks } from './tenants.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
@@ -20,7 +21,7 @@ import { formatRatio, formatSpread } from './spread.js';
  * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
  * prints their figures and leaves the committed results alone, since a partial run is not one run of all.
  */
-const PHASES = ['core', 'pg', 'probe', 'tenants', 'bulk', 'orm', 'latency'] as const;
+const PHASES = ['core', 'pg', 'probe', 'tenants', 'bulk', 'copy', 'orm', 'latency'] as const;
 const asked = process.argv.slice(2).filter((arg) => arg !== '--');
 const unknown = asked.filter((name) => !(PHASES as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -79,6 +80,14 @@ try {
       log(await bulkBenchmarks(bulkDb.url));
     } finally {
       await bulkDb.drop();
+    }
+  }
+  if (runs('copy')) {
+    const copyDb = await createPostgresDatabase();
+    try {
+      log(await copyBenchmarks(copyDb.url));
+    } finally {
+      await copyDb.drop();
     }
   }
   if (runs('orm')) log(await ormBenchmarks());

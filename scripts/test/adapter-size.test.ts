@@ -14,6 +14,8 @@
 // messages there took them out of the files counted, before → after: typeorm 9,982 → 9,839, prisma 6,004 → 5,987,
 // mikro-orm 7,178 → 7,135, kysely 2,198 → 2,152, drizzle 1,439 → 1,438 (its one message saved fewer tokens than the
 // import of its factory module costs; its two copies of the awaited next-key conversion became one helper).
+// Issue 55 added hilo-core's HiLoGraphLoadError, which every adapter re-exports (adapter-errors.test.ts): two tokens
+// each (the name and its comma), a re-export and not logic, so each budget rose by exactly 2.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,11 +24,11 @@ import ts from 'typescript';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Each adapter's budget: the most tokens of code its src may hold. */
 const BUDGETS: Readonly<Record<string, number>> = {
-  typeorm: 9_839,
-  prisma: 5_987,
-  'mikro-orm': 7_135,
-  drizzle: 1_438,
-  kysely: 2_152,
+  typeorm: 9_841,
+  prisma: 5_989,
+  'mikro-orm': 7_137,
+  drizzle: 1_440,
+  kysely: 2_154,
 };
 
 function sourceFiles(dir: string): string[] {

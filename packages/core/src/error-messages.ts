@@ -8,6 +8,8 @@ import {
   HiLoConfigurationError,
   HiLoError,
   HiLoExhaustedError,
+  HiLoGraphLoadError,
+  type GraphLoadFailure,
   HiLoMismatchError,
   HiLoOverflowError,
   HiLoServerUnconfirmedError,
@@ -410,6 +412,84 @@ export const configurationErrors = {
   /** A key supply was asked for keys after it was closed; `worded` is the adapter's own message for it. */
   supplyClosed: (owner: string, worded: string | undefined): HiLoConfigurationError =>
     new HiLoConfigurationError(worded ?? `${owner} was closed; create a new one to get more keys.`),
+
+  // graph/ and the dialects' graph targets
+
+  /** A graph load's `tables` option is empty or not an array. */
+  graphNoTables: (value: unknown): HiLoConfigurationError =>
+    HiLoConfigurationError.invalidOption('tables', 'a non-empty array of tables ({ table, key, columns })', value),
+
+  /** Two entries of `tables` name the same table. */
+  graphDuplicateTable: (table: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `\`tables\` names "${table}" twice; describe each table once, with every column and reference it has.`,
+    ),
+
+  /** A reference names a table that is not in `tables`. */
+  graphUnknownReference: (table: string, column: string, referenced: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The reference ${table}.${column} → "${referenced}" names a table that is not in \`tables\`; add "${referenced}" ` +
+        `to \`tables\`, or leave the reference out and fill ${column} yourself.`,
+    ),
+
+  /** The tables' references form a cycle none of whose foreign keys is deferrable. */
+  graphCycle: (cycle: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The references ${cycle.join(', ')} form a cycle, so no table can be loaded before the others. Make one of ` +
+        `these foreign keys DEFERRABLE and mark it \`deferrable: true\`, or load one side in a second step.`,
+    ),
+
+  /** The cycle needs deferring, and the database cannot defer constraints. */
+  graphCannotDefer: (database: string, cycle: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The references ${cycle.join(', ')} form a cycle, and ${database} cannot defer foreign keys to the commit; load ` +
+        `one side in a second step.`,
+    ),
+
+  /** An input item names a table that is not in `tables`. */
+  graphUnknownTable: (table: unknown, item: number, known: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `Input item ${item} names table ${describe(table)}, which is not in \`tables\` (${known.map((t) => `"${t}"`).join(', ')}).`,
+    ),
+
+  /** An input item's row is not an object. */
+  graphBadRow: (table: string, item: number, row: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `Input item ${item}: a row of "${table}" must be an object of column values, got ${describe(row)}.`,
+    ),
+
+  /** An input row already has a key: keys come from hilo. */
+  graphKeyGiven: (table: string, key: string, item: number, value: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `Input item ${item}: a row of "${table}" already has ${key} = ${describe(value)}; a graph load gives every row ` +
+        `its key from hilo. Leave ${key} out (the loader writes the key it gives into the row).`,
+    ),
+
+  /** A child row cannot be wired to its parent: no reference, or more than one and no `via`. */
+  graphNoParentReference: (
+    child: string,
+    parent: string,
+    item: number,
+    candidates: readonly string[],
+  ): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      candidates.length === 0
+        ? `Input item ${item}: a "${child}" row is nested under a "${parent}" row, but no reference of "${child}" ` +
+            `names "${parent}"; add one to \`tables\` (references: [{ column, table: "${parent}" }]).`
+        : `Input item ${item}: a "${child}" row is nested under a "${parent}" row, and ${candidates.join(', ')} all ` +
+            `reference "${parent}"; name the column with \`via\`.`,
+    ),
+
+  /** The target table does not exist (or is not visible on the connection's search path). */
+  graphTableMissing: (database: string, table: { table: string; schema: string | undefined }): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `Table ${table.schema === undefined ? '' : `${table.schema}.`}${table.table} was not found in ${database}; ` +
+        `create it first, or give its \`schema\`.`,
+    ),
+
+  /** A column to load does not exist in its table. */
+  graphColumnMissing: (table: { table: string }, column: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(`Table ${table.table} has no column "${column}"; check the table's \`columns\`.`),
 };
 
 /** Factories for the errors of a hi source that answered wrongly or refused: one per mistake, named after it. */
@@ -1046,3 +1126,49 @@ export const synchronousStandbyErrors = {
       { retryable: true },
     ),
 };
+
+function where(failure: GraphLoadFailure): string {
+  const parts = [
+    failure.table === undefined ? undefined : `table ${failure.table}`,
+    failure.item === undefined ? undefined : `input item ${failure.item}`,
+    failure.key === undefined ? undefined : `key ${String(failure.key)}`,
+    failure.column === undefined ? undefined : `column ${failure.column}`,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? '' : ` (${parts.join(', ')})`;
+}
+
+const ROLLED_BACK = 'Nothing of this load was written; its keys count as lost.';
+
+/** Factories for {@link HiLoGraphLoadError}: a graph load failed and rolled back. */
+export const graphLoadErrors = {
+  /** A value the encoder cannot write into its column. */
+  badValue: (failure: GraphLoadFailure, expected: string, value: unknown): HiLoGraphLoadError =>
+    new HiLoGraphLoadError(
+      failure,
+      `Graph load failed${where(failure)}: expected ${expected}, got ${describe(value)}. ${ROLLED_BACK}`,
+    ),
+
+  /** The database refused a row, a constraint or the commit. */
+  refused: (failure: GraphLoadFailure, database: string, cause: unknown, retryable: boolean): HiLoGraphLoadError =>
+    new HiLoGraphLoadError(
+      failure,
+      `Graph load failed${where(failure)}: ${database} said: ${serverWords(cause)} ${ROLLED_BACK}`,
+      { cause, retryable },
+    ),
+
+  /** The input iterable threw. */
+  inputFailed: (item: number, cause: unknown): HiLoGraphLoadError =>
+    new HiLoGraphLoadError(
+      { table: undefined, item, key: undefined, column: undefined },
+      `Graph load failed: the input threw while reading item ${item}: ${serverWords(cause)} ${ROLLED_BACK}`,
+      { cause },
+    ),
+};
+
+/** The message of an error with its detail, as the server wrote them. */
+function serverWords(error: unknown): string {
+  if (!(error instanceof Error) && (typeof error !== 'object' || error === null)) return String(error);
+  const { message, detail } = error as { message?: unknown; detail?: unknown };
+  const text = typeof message === 'string' && message !== '' ? message : describe(error);
+  return typeof detail === 'string' && detail !== '' ? `${text} (${detail})` : `${text}.`.replace(/\.\.$/, '.');
+}

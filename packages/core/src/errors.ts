@@ -12,7 +12,8 @@ export type HiLoErrorCode =
   | 'HILO_KEY_LIMIT'
   | 'HILO_NO_SYNC_STANDBY'
   | 'HILO_SERVER_UNCONFIRMED'
-  | 'HILO_CLOSED';
+  | 'HILO_CLOSED'
+  | 'HILO_GRAPH_LOAD';
 
 /**
  * How to fix an error, worded for each caller: `library` names the options code passes to hilo, `cli` the
@@ -361,6 +362,41 @@ export class HiLoKeyLimitError extends HiLoError {
 export class HiLoClosedError extends HiLoError {
   constructor() {
     super('HILO_CLOSED', 'This hi/lo generator was closed; create a new one to get more keys.');
+  }
+}
+
+/** Where a graph load failed: the table, the input item and the row's key, as far as they are known. */
+export interface GraphLoadFailure {
+  /** The table being written (or whose constraint the server named). */
+  readonly table: string | undefined;
+  /** The 0-based index of the input item (root object) the failing row came from. */
+  readonly item: number | undefined;
+  /** The key hilo had given the failing row. */
+  readonly key: number | bigint | undefined;
+  /** The column the server or the encoder named. */
+  readonly column: string | undefined;
+}
+
+/**
+ * A graph load failed and rolled back: nothing of it was written, and the keys it had reserved count as lost. The
+ * message names the table, the input item and the row's key, and the server's words (in `cause` too). `retryable`
+ * when the database error is transient (a lost connection, a deadlock): loading the same input again may succeed.
+ */
+export class HiLoGraphLoadError extends HiLoError {
+  /** The table being written, when known. */
+  readonly table: string | undefined;
+  /** The 0-based index of the input item whose row failed, when known. */
+  readonly item: number | undefined;
+  /** The key of the failing row, when known. */
+  readonly key: number | bigint | undefined;
+  /** The column named, when known. */
+  readonly column: string | undefined;
+  constructor(failure: GraphLoadFailure, message: string, options?: { cause?: unknown; retryable?: boolean }) {
+    super('HILO_GRAPH_LOAD', message, options);
+    this.table = failure.table;
+    this.item = failure.item;
+    this.key = failure.key;
+    this.column = failure.column;
   }
 }
 

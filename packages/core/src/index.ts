@@ -15,6 +15,8 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
+  type GraphLoadFailure,
   type StoreBehindDetails,
   type MismatchOverlap,
   type ColumnClaim,
@@ -93,6 +95,16 @@ export { checkStore, type CheckStoreOptions, type StoreCheck } from './operation
 export { segmentStatus, type StatusOptions } from './operations/status.js';
 export { alterBlockSize, type AlterBlockSizeOptions, type AlterBlockSizeResult } from './operations/alter.js';
 export { moveColumn, type MoveColumnOptions, type MoveColumnResult } from './operations/move-column.js';
+export {
+  pgGraphTarget,
+  type PgGraphTargetOptions,
+  type PgGraphConnectionLike,
+  type PgGraphPoolLike,
+} from './dialects/postgres/graph-target.js';
+export { sqliteGraphTarget, type SqliteGraphTargetOptions } from './dialects/sqlite/graph-target.js';
+export type { GraphTarget, BulkConnection, BulkTableWriter, BulkErrorPlace } from './sql/bulk.js';
+export { loadGraph, type LoadGraphOptions, type GraphLoadResult, type GraphNode } from './graph/load.js';
+export type { GraphTable, GraphReference } from './graph/plan.js';
 export { keyGuardSql, ensureKeyGuard, type KeyGuardTarget, type KeyGuardDialect } from './operations/key-guard.js';
 
 // sharing a schema with another system's hi/lo

@@ -8,6 +8,7 @@ import {
   HiLoClosedError,
   HiLoConfigurationError,
   HiLoExhaustedError,
+  HiLoGraphLoadError,
   HiLoKeyLimitError,
   HiLoMismatchError,
   HiLoNotReadyError,
@@ -34,6 +35,7 @@ interface Decision {
 }
 
 const block = { first: 1n, last: 10n };
+const place = { table: 'orders', item: 3, key: 42, column: undefined };
 
 const DECISIONS = {
   HILO_CONFIGURATION: { rule: 'no', cases: [[new HiLoConfigurationError('bad option'), false]] },
@@ -71,6 +73,13 @@ const DECISIONS = {
   },
   HILO_SERVER_UNCONFIRMED: { rule: 'yes', cases: [[new HiLoServerUnconfirmedError('in recovery'), true]] },
   HILO_CLOSED: { rule: 'no', cases: [[new HiLoClosedError(), false]] },
+  HILO_GRAPH_LOAD: {
+    rule: 'varies',
+    cases: [
+      [new HiLoGraphLoadError(place, 'violates foreign key constraint'), false],
+      [new HiLoGraphLoadError(place, 'connection terminated', { retryable: true }), true],
+    ],
+  },
 } as const satisfies Record<HiLoErrorCode, Decision>;
 
 /** The codes of the `HiLoErrorCode` union, read from errors.ts (a type leaves nothing to enumerate at run time). */

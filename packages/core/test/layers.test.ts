@@ -19,6 +19,7 @@ const LAYERS: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   { name: 'sources', pattern: /^sources\// },
   { name: 'dialects', pattern: /^dialects\// },
   { name: 'operations', pattern: /^operations\// },
+  { name: 'graph', pattern: /^graph\// },
   { name: 'presets', pattern: /^presets\// },
   { name: 'entries', pattern: /^(adapter-kit\/[^/]+|index|kit|otel)\.ts$/ },
 ];

@@ -31,6 +31,7 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
   type HiLoErrorCode,
   type HiLoHint,
   type MismatchOverlap,

@@ -42,6 +42,7 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
   type HiLoErrorCode,
   type HiLoHint,
   type MismatchOverlap,

@@ -15,6 +15,7 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
   type HiLoErrorCode,
   type HiLoHint,
   type MismatchOverlap,

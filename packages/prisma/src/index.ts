@@ -36,6 +36,7 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
   type HiLoErrorCode,
   type HiLoHint,
   type MismatchOverlap,

@@ -19,6 +19,7 @@ export {
   HiLoSynchronousStandbyError,
   HiLoKeyLimitError,
   HiLoClosedError,
+  HiLoGraphLoadError,
   type HiLoErrorCode,
   type HiLoHint,
   type MismatchOverlap,

@@ -73,10 +73,18 @@ export type HiLoEvent =
  * Why keys were lost (never handed out): unused at `close`, granted to an attempt already abandoned
  * (`late-reservation`), past `maxKey` or Number.MAX_SAFE_INTEGER (`overflow`), in a store found behind its stored
  * keys (`store-behind`), refused because a peer reads the shared store with other settings (`mismatch`), or
- * reserved on a server hilo no longer talks to (`failover`), or reserved before the server restarted (`restart`).
+ * reserved on a server hilo no longer talks to (`failover`), or reserved before the server restarted (`restart`); or
+ * handed out and then given up by the caller, such as a graph load that rolled back (`discarded`).
  */
 export type LostReason =
-  'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover' | 'restart';
+  | 'late-reservation'
+  | 'close'
+  | 'overflow'
+  | 'store-behind'
+  | 'mismatch'
+  | 'failover'
+  | 'restart'
+  | 'discarded';
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

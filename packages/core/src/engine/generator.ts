@@ -52,6 +52,16 @@ export interface HiLoGenerator<K extends number | bigint = number> {
    * ```
    */
   ensure(segment: string, count: number): Promise<void>;
+  /**
+   * Reports `count` keys of `segment` that were handed out but will never be stored (a graph load that rolled back):
+   * they count in `stats().keysLost` and are reported as a `lost` event with reason `discarded`. They are never handed
+   * out again: gaps are fine, duplicates never.
+   * @example
+   * ```ts
+   * generator.discard('orders', 500);
+   * ```
+   */
+  discard(segment: string, count: number): void;
   /** The next key as a string id in RavenDB's format: `orders/10`, or `orders/10-A` with a node tag. */
   nextFullId(segment: string): Promise<string>;
   /** Statistics per segment used so far. */
@@ -211,6 +221,11 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         s.demand -= count;
       }
     }
+  }
+
+  discard(segment: string, count: number): void {
+    checkInteger('count', count, { min: 0, max: Number.MAX_SAFE_INTEGER });
+    this.segment(segment).loseIssued(count, 'discarded');
   }
 
   async nextFullId(segment: string): Promise<string> {

@@ -147,6 +147,13 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
     this.emit({ type: 'lost', segment: this.name, keys, reason });
   }
 
+  /** Counts and reports `keys` keys already handed out that will never be stored (`discard()`). */
+  loseIssued(keys: number, reason: LostReason): void {
+    if (keys <= 0) return;
+    this.stats.keysLost += keys;
+    this.emit({ type: 'lost', segment: this.name, keys, reason });
+  }
+
   /** Refuses the segment for good (a peer reads the shared store differently): its keys in hand are never handed out. */
   refuse(error: HiLoError): void {
     // the first refusal stands (a reservation's probe and the peer check may both find the peer)
