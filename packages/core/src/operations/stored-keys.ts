@@ -93,7 +93,11 @@ interface Probe {
 /** A column with `tenants`: checked in each tenant's copy of its table. */
 interface TenantColumn {
   readonly column: StoredKeyColumn;
-  
+  /** Its place in the configured list, for messages. */
+  readonly index: number;
+  /** The probes of the tenants found so far, by schema. */
+  readonly probes: Map<string, Probe>;
+}
 
 /**
  * The stored keys of SQL tables, for the generator's `storedKeys` option: `columns` names, per segment, each
