@@ -149,7 +149,8 @@ export function peerCheckSuite(kind: Kind): void {
       const error = await writing;
       // refused (by the peer check or, without it, the reservation at the prefetch mark), and no key after that
       expect(error).toBeInstanceOf(HiLoMismatchError);
-      expect(side.issued()).toBe(side.issuedAtRefusal());
+      // refused holding keys: none handed out after its `lost` event (with none in hand there is no such event)
+      if (side.issuedAtRefusal() !== undefined) expect(side.issued()).toBe(side.issuedAtRefusal());
       await expect(side.hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
       const after = first === undefined ? 0 : side.handedOut.filter((h) => h.at > first).length;
       const shared = await twice(table);

@@ -59,7 +59,7 @@ describeMysql('MariaDB server identity', (db) => {
     const generator = createHiLoGenerator({ source: watched, blockSize: 10, serverCheckMs: 20 });
     expect(await generator.next('orders')).toBe(1);
     // the watch asks again and again (every serverCheckMs): waited for, not counted in a fixed time (issue #52)
-    for (const deadline = Date.now() + 30_000; answers.length < 3; ) {
+    for (const deadline = Date.now() + 30_000; answers.length < 3;) {
       if (Date.now() > deadline) throw new Error('the server watch did not ask three times within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
