@@ -202,6 +202,25 @@ describe('generator: keys from memory', () => {
     }
   });
 
+  it('an onEvent handler that throws is named as such, not blamed on the database, and the keys are kept', async () => {
+    let failing = true;
+    const generator = createHiLoGenerator({
+      source: memorySource(),
+      blockSize: 10,
+      onEvent: (event) => {
+        if (failing && event.type === 'reserved') throw new Error('metrics backend down');
+      },
+    });
+    const refusal = generator.warm(['orders']);
+    await expect(refusal).rejects.toThrow(HiLoConfigurationError);
+    await expect(refusal).rejects.toThrow(
+      /onEvent handler threw while handling a "reserved" event: metrics backend down\. The error is the handler's/,
+    );
+    failing = false;
+    expect(generator.nextSync('orders')).toBe(1);
+    await generator.close();
+  });
+
   it('keeps state per generator: two databases never share a block', async () => {
     const a = createHiLoGenerator({ source: memorySource({ start: 1 }), blockSize: 10 });
     const b = createHiLoGenerator({ source: memorySource({ start: 1000 }), blockSize: 10 });

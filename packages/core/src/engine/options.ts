@@ -272,6 +272,20 @@ function keyLimit(name: string, value: unknown): bigint {
   );
 }
 
+/**
+ * `onEvent` whose throw is reported as the handler's (a typed error naming it and the event), never mistaken for a
+ * failure of the database or retried as one.
+ */
+function namedHandler(handler: (event: HiLoEvent) => void): (event: HiLoEvent) => void {
+  return (event) => {
+    try {
+      handler(event);
+    } catch (error) {
+      throw configurationErrors.onEventThrew(event.type, error);
+    }
+  };
+}
+
 /** The option names of {@link HiLoGeneratorOptions}, for refusing a typo rather than ignoring it. */
 export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'source',
@@ -458,7 +472,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     separator,
     nodeTag,
     prefix,
-    onEvent: options.onEvent,
+    onEvent: options.onEvent === undefined ? undefined : namedHandler(options.onEvent),
   };
 }
 
