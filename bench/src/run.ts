@@ -11,6 +11,7 @@ import { bulkBenchmarks } from './bulk.js';
 import { probeBenchmarks } from './probe.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
 import { latencyBenchmarks, ormBenchmarks } from './orm.js';
+import { shortLivedBenchmarks } from './short-lived.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg } from './report.js';
 
@@ -18,7 +19,7 @@ import { renderMarkdown, renderSvg } from './report.js';
  * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
  * prints their figures and leaves the committed results alone, since a partial run is not one run of all.
  */
-const PHASES = ['core', 'pg', 'probe', 'bulk', 'orm', 'latency'] as const;
+const PHASES = ['core', 'pg', 'probe', 'bulk', 'orm', 'latency', 'shortlived'] as const;
 const asked = process.argv.slice(2).filter((arg) => arg !== '--');
 const unknown = asked.filter((name) => !(PHASES as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -71,6 +72,7 @@ try {
   }
   if (runs('orm')) log(await ormBenchmarks());
   if (runs('latency')) log(await latencyBenchmarks());
+  if (runs('shortlived')) log(await shortLivedBenchmarks());
 } finally {
   await embedded?.stop();
 }

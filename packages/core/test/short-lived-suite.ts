@@ -12,10 +12,14 @@ const HANG_MS = 240_000;
 /** Runs the worker to its end; rejects when it fails or has not exited by itself within {@link HANG_MS}. */
 function run(url: string, source: 'table' | 'sequence', count: number): Promise<number[]> {
   const mapping = workerMapping();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...mapping.args, '--no-warnings', worker, url, source, String(count)], {
-    env: { ...process.env, ...mapping.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', ...mapping.args, '--no-warnings', worker, url, source, String(count)],
+    {
+      env: { ...process.env, ...mapping.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -41,23 +45,31 @@ function run(url: string, source: 'table' | 'sequence', count: number): Promise<
 
 /** The short-lived-process tests against the database at `db.url`. */
 export function shortLivedSuite(db: { readonly url: string }): void {
-  it('table source: each process exits without close(), and the next one starts right after its last key', async () => {
-    const runs: number[][] = [];
-    for (let i = 0; i < 3; i++) runs.push(await run(db.url, 'table', 3));
-    // the first block is 4 keys; the one left over went back when the process ran out of work
-    expect(runs).toEqual([
-      [1, 2, 3],
-      [4, 5, 6],
-      [7, 8, 9],
-    ]);
-  }, 4 * HANG_MS);
+  it(
+    'table source: each process exits without close(), and the next one starts right after its last key',
+    async () => {
+      const runs: number[][] = [];
+      for (let i = 0; i < 3; i++) runs.push(await run(db.url, 'table', 3));
+      // the first block is 4 keys; the one left over went back when the process ran out of work
+      expect(runs).toEqual([
+        [1, 2, 3],
+        [4, 5, 6],
+        [7, 8, 9],
+      ]);
+    },
+    4 * HANG_MS,
+  );
 
-  it('sequence source: each process exits without close(); its block is the sequence increment, never reused', async () => {
-    const runs: number[][] = [];
-    for (let i = 0; i < 2; i++) runs.push(await run(db.url, 'sequence', 3));
-    const all = runs.flat();
-    expect(new Set(all).size).toBe(6);
-    // a sequence cannot take a tail back (nothing can prove nobody called nextval since): the rest stays a gap
-    expect(runs[1]![0]).toBeGreaterThan(runs[0]![2]!);
-  }, 3 * HANG_MS);
+  it(
+    'sequence source: each process exits without close(); its block is the sequence increment, never reused',
+    async () => {
+      const runs: number[][] = [];
+      for (let i = 0; i < 2; i++) runs.push(await run(db.url, 'sequence', 3));
+      const all = runs.flat();
+      expect(new Set(all).size).toBe(6);
+      // a sequence cannot take a tail back (nothing can prove nobody called nextval since): the rest stays a gap
+      expect(runs[1]![0]).toBeGreaterThan(runs[0]![2]!);
+    },
+    3 * HANG_MS,
+  );
 }

@@ -13,7 +13,13 @@ const {
   orders,
   prisma: expected,
   leaveHiloOpen,
-} = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; prisma?: string; leaveHiloOpen?: boolean };
+} = JSON.parse(process.argv[2]!) as {
+  kind: Kind;
+  url: string;
+  orders: number;
+  prisma?: string;
+  leaveHiloOpen?: boolean;
+};
 checkWorkerVersion(expected);
 const { base, prisma } = conformanceClient(kind, url);
 const keys: string[] = [];
