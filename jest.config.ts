@@ -122,6 +122,7 @@ const CORE_DRIVER_SUITES = [
   'private-source',
   'stored-key-kinds.*',
   'otel.postgres',
+  'short-lived.*',
 ];
 
 /**

@@ -13,6 +13,7 @@ import { probeBenchmarks } from './probe.js';
 import { tenantBenchmarks } from './tenants.js';
 import { boundaryLatency, coreBenchmarks } from './core.js';
 import { latencyBenchmarks, ormBenchmarks } from './orm.js';
+import { shortLivedBenchmarks } from './short-lived.js';
 import type { Result } from './measure.js';
 import { renderMarkdown, renderSvg, renderTable } from './report.js';
 import { formatRatio, formatSpread } from './spread.js';
@@ -21,7 +22,7 @@ import { formatRatio, formatSpread } from './spread.js';
  * The phases to run: all of them by default; `pnpm bench orm latency` (any of these names) runs only those,
  * prints their figures and leaves the committed results alone, since a partial run is not one run of all.
  */
-const PHASES = ['core', 'pg', 'probe', 'tenants', 'bulk', 'copy', 'orm', 'latency'] as const;
+const PHASES = ['core', 'pg', 'probe', 'tenants', 'bulk', 'copy', 'orm', 'latency', 'shortlived'] as const;
 const asked = process.argv.slice(2).filter((arg) => arg !== '--');
 const unknown = asked.filter((name) => !(PHASES as readonly string[]).includes(name));
 if (unknown.length > 0) {
@@ -92,6 +93,7 @@ try {
   }
   if (runs('orm')) log(await ormBenchmarks());
   if (runs('latency')) log(await latencyBenchmarks());
+  if (runs('shortlived')) log(await shortLivedBenchmarks());
 } finally {
   await embedded?.stop();
 }

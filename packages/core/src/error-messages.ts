@@ -30,6 +30,15 @@ interface BlockRange {
 export const configurationErrors = {
   // engine/
 
+  /** The application's `onEvent` handler threw: its error, named as such, not the database's. */
+  onEventThrew: (type: string, cause: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `The onEvent handler threw while handling a "${type}" event: ` +
+        `${cause instanceof Error ? cause.message : String(cause)}. The error is the handler's, not the ` +
+        `database's: fix the handler or catch inside it (onEvent must not throw); the keys already reserved are kept.`,
+      { cause },
+    ),
+
   /** A segment name is empty, too long or holds control characters. */
   invalidSegmentName: (name: string, maxLength: number, value: unknown): HiLoConfigurationError =>
     new HiLoConfigurationError(

@@ -160,6 +160,76 @@ describe('generator: keys from memory', () => {
     expect(source.reservations.get('orders')!).toBeLessThan(5000 / 10);
   });
 
+  it('sizes the first blocks for a short life: 4 keys, then ×4 per reservation up to blockSize', async () => {
+    const source = memorySource();
+    const sizes: number[] = [];
+    const generator = createHiLoGenerator({
+      source,
+      blockSize: 100,
+      prefetchAt: false,
+      onEvent: (event) => void (event.type === 'reserved' && sizes.push(event.keys)),
+    });
+    expect(await generator.next('orders')).toBe(1);
+    expect(sizes).toEqual([4]);
+    for (let i = 0; i < 4 + 16 + 64; i++) await generator.next('orders');
+    expect(sizes.slice(0, 3)).toEqual([4, 16, 64]);
+    // then the block size, or more when adaptive sizing sees fast use: never back to the ramp
+    expect(sizes[3]).toBeGreaterThanOrEqual(100);
+    await generator.close();
+  });
+
+  it('a process that used 3 keys of its first block gives back only 1 at close', async () => {
+    const source = memorySource();
+    const first = createHiLoGenerator({ source, blockSize: 100 });
+    for (let i = 0; i < 3; i++) await first.next('orders');
+    await first.close();
+    expect(first.stats().orders).toMatchObject({ keysReserved: 4, keysReturned: 1, keysLost: 0 });
+    const second = createHiLoGenerator({ source, blockSize: 100 });
+    expect(await second.next('orders')).toBe(4);
+    await second.close();
+  });
+
+  it('warm() and ensure() get what they ask for at once, not the ramp', async () => {
+    const warmed = createHiLoGenerator({ source: memorySource(), blockSize: 100, prefetchAt: false });
+    await warmed.warm(['orders']);
+    expect(warmed.stats().orders).toMatchObject({ keysReserved: 100, reservations: 1 });
+    // past the ramp: the next block is a full one too
+    for (let i = 0; i < 101; i++) await warmed.next('orders');
+    expect(warmed.stats().orders!.keysReserved).toBeGreaterThanOrEqual(200);
+    const ensured = createHiLoGenerator({ source: memorySource(), blockSize: 100, prefetchAt: false });
+    await ensured.ensure('orders', 30);
+    expect(ensured.stats().orders).toMatchObject({ keysReserved: 30, reservations: 1 });
+    await Promise.all([warmed.close(), ensured.close()]);
+  });
+
+  it('firstBlockSize equal to blockSize, or adaptive: false, reserves full blocks from the start', async () => {
+    for (const options of [{ firstBlockSize: 100 }, { adaptive: false }] as const) {
+      const generator = createHiLoGenerator({ source: memorySource(), blockSize: 100, prefetchAt: false, ...options });
+      await generator.next('orders');
+      expect(generator.stats().orders!.keysReserved).toBe(100);
+      await generator.close();
+    }
+  });
+
+  it('an onEvent handler that throws is named as such, not blamed on the database, and the keys are kept', async () => {
+    let failing = true;
+    const generator = createHiLoGenerator({
+      source: memorySource(),
+      blockSize: 10,
+      onEvent: (event) => {
+        if (failing && event.type === 'reserved') throw new Error('metrics backend down');
+      },
+    });
+    const refusal = generator.warm(['orders']);
+    await expect(refusal).rejects.toThrow(HiLoConfigurationError);
+    await expect(refusal).rejects.toThrow(
+      /onEvent handler threw while handling a "reserved" event: metrics backend down\. The error is the handler's/,
+    );
+    failing = false;
+    expect(generator.nextSync('orders')).toBe(1);
+    await generator.close();
+  });
+
   it('keeps state per generator: two databases never share a block', async () => {
     const a = createHiLoGenerator({ source: memorySource({ start: 1 }), blockSize: 10 });
     const b = createHiLoGenerator({ source: memorySource({ start: 1000 }), blockSize: 10 });

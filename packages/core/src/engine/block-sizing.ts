@@ -1,6 +1,9 @@
 /**
- * How many keys a segment's next reservation asks for: its block size, resized toward `adaptiveTargetMs` of
- * consumption between reservations when adaptive sizing is on, and raised to cover callers already waiting.
+ * How many keys a segment's next reservation asks for: first a small block sized for a short-lived process, four
+ * times more at each reservation until the block size (DESIGN rule 12); then its block size, resized toward
+ * `adaptiveTargetMs` of consumption between reservations when adaptive sizing is on; always raised to cover callers
+ * already waiting. A source with a fixed block (a sequence's increment) rounds the request up, never down, so asking
+ * for less than it reserves is safe everywhere: it only changes what sources that take any size reserve.
  */
 export class BlockSizing {
   /** The current block size (changes only with adaptive sizing). */
@@ -8,19 +11,24 @@ export class BlockSizing {
   private readonly minBlockSize: number;
   private lastReservationAt = 0;
   private issuedAtLastReservation = 0;
+  /** While below {@link blockSize}: the size of the next block of the start-up ramp. */
+  private ramp: number | undefined;
 
   /**
    * @param blockSize the configured block size, also the floor of adaptive sizing
    * @param maxBlockSize the ceiling of adaptive sizing and of demand-driven blocks
    * @param targetMs adaptive sizing's target time between reservations (undefined: fixed size)
+   * @param firstBlockSize the first reservation's size, at most `blockSize` (equal: no ramp)
    */
   constructor(
     blockSize: number,
     private readonly maxBlockSize: number,
     private readonly targetMs: number | undefined,
+    firstBlockSize: number = blockSize,
   ) {
     this.blockSize = blockSize;
     this.minBlockSize = blockSize;
+    if (firstBlockSize < blockSize) this.ramp = firstBlockSize;
   }
 
   /**
@@ -29,7 +37,8 @@ export class BlockSizing {
    */
   next(now: number, issued: number, waiting: number, resized: (from: number, to: number) => void): number {
     let size = this.blockSize;
-    if (this.targetMs !== undefined && this.lastReservationAt > 0) {
+    if (this.ramp !== undefined) size = this.ramp;
+    else if (this.targetMs !== undefined && this.lastReservationAt > 0) {
       const elapsed = Math.max(1, now - this.lastReservationAt);
       const used = issued - this.issuedAtLastReservation;
       const ideal = (used / elapsed) * this.targetMs;
@@ -45,11 +54,14 @@ export class BlockSizing {
     }
     // callers already waiting (bulk reserve, a burst of next()) get their keys in this round trip
     if (waiting > size) size = Math.min(this.maxBlockSize, waiting);
+    // a full block asked for (warm(), a burst) ends the ramp: the process is past its first keys
+    if (size >= this.blockSize) this.ramp = undefined;
     return size;
   }
 
   /** Records a reservation that succeeded at `now`, with `issued` keys handed out by then. */
   reserved(now: number, issued: number): void {
+    if (this.ramp !== undefined) this.ramp = this.ramp * 4 >= this.blockSize ? undefined : this.ramp * 4;
     this.lastReservationAt = now;
     this.issuedAtLastReservation = issued;
   }

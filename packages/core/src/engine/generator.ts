@@ -1,6 +1,7 @@
 import { checkInteger } from './checks.js';
 import { BlockSizing } from './block-sizing.js';
 import { beforeDeadline } from './deadline.js';
+import { closeAtExit } from './exit-return.js';
 import { reserveWithRetry } from './reservation.js';
 import { keysIn } from './segment-blocks.js';
 import { Segment } from './segment.js';
@@ -91,6 +92,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
   private readonly bigint: boolean;
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** Cancels the close at process exit (see exit-return.ts); set once a block is reserved from a returning source. */
+  private forgetAtExit: (() => void) | undefined;
   /** Which server the blocks in memory came from (DESIGN rule 7). */
   private readonly watch: ServerWatch;
   /** Probes the blocks in hand of a store shared with a peer between reservations (`peerCheckMs`). */
@@ -243,12 +246,17 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       segments.map(async (segment) => {
         const s = this.segment(segment);
         if (s.available() > 0) return;
+        // warming says keys are wanted soon (nextSync() served from memory): a full block, not the start-up ramp
+        const wanted = s.sizing.blockSize;
+        s.demand += wanted;
         try {
           await this.refill(s, { attempts: 1 });
         } catch (error) {
           // an error that names its own fix (e.g. no synchronous standby) is not "the database is unreachable"
           if (error instanceof HiLoError && (!error.retryable || error.hint !== undefined)) throw error;
           throw sourceUnavailableErrors.startupFailed(segment, this.options.source.description, error);
+        } finally {
+          s.demand -= wanted;
         }
       }),
     );
@@ -267,6 +275,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
         blockSize,
         so?.maxBlockSize ?? Math.max(blockSize, o.maxBlockSize),
         o.adaptiveTargetMs,
+        // the start-up ramp is part of sizing from use: `adaptive: false` reserves exactly `blockSize` each time
+        o.adaptiveTargetMs === undefined ? blockSize : Math.min(o.firstBlockSize, blockSize),
       );
       s = new Segment(
         name,
@@ -316,6 +326,10 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       s.inflightAbort = undefined;
     });
     s.inflight = flight;
+    // keys in memory that the source could take back: return them if the process ends without close()
+    if (this.options.source.release !== undefined && this.forgetAtExit === undefined) {
+      this.forgetAtExit = closeAtExit(() => this.close());
+    }
     return flight;
   }
 
@@ -382,6 +396,7 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   private async doClose(): Promise<void> {
     this.closed = true;
+    this.forgetAtExit?.();
     // bounded: on a stalled connection, stop waiting and leave gaps (never duplicates: nothing is handed out after close)
     const deadline = performance.now() + this.options.closeTimeoutMs;
     // keys parked while the server is unconfirmed are never given back: the server may not be the one they came from

@@ -65,10 +65,26 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
   /**
    * Size blocks from the observed consumption rate, so that one block lasts about `targetMs`
    * (grows at most ×8 and shrinks at most ÷2 per reservation, within `blockSize`…`maxBlockSize`).
-   * `false` reserves exactly `blockSize` keys each time (except for bulk `reserve()` calls).
+   * `false` reserves exactly `blockSize` keys each time (except for bulk `reserve()` calls), with no
+   * `firstBlockSize` ramp.
    * @default true (targetMs 5000)
    */
   adaptive?: boolean | { targetMs: number };
+  /**
+   * Keys a segment's first on-demand reservation asks for, sized for a process that lives for one request, job or
+   * script (DESIGN rule 12): each later reservation asks for four times more until `blockSize` is reached, and
+   * adaptive sizing takes over from there. `warm()` and callers waiting for more keys (`ensure()`, `reserve()`)
+   * still get what they ask for at once. A source whose block size is fixed (a sequence's INCREMENT BY, a shared
+   * store's increment) rounds each request up to it, so there the first block is the fixed one; the table
+   * source takes any size. Part of adaptive sizing: with `adaptive: false`, or equal to `blockSize`, every
+   * reservation asks for `blockSize` from the start.
+   * @default 4 (never more than `blockSize`)
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, firstBlockSize: 100 }) // a long-lived server that wants full blocks at once
+   * ```
+   */
+  firstBlockSize?: number;
   /**
    * Fraction of the block in hand after which the next block is reserved in the background, so that no
    * caller waits at a block boundary. `false` reserves only when the block is empty.
@@ -224,6 +240,7 @@ export interface ResolvedOptions {
   readonly blockSize: number;
   readonly maxBlockSize: number;
   readonly adaptiveTargetMs: number | undefined;
+  readonly firstBlockSize: number;
   readonly prefetchAt: number | undefined;
   readonly keyType: KeyType;
   readonly timeoutMs: number;
@@ -257,12 +274,27 @@ function keyLimit(name: string, value: unknown): bigint {
   );
 }
 
+/**
+ * `onEvent` whose throw is reported as the handler's (a typed error naming it and the event), never mistaken for a
+ * failure of the database or retried as one.
+ */
+function namedHandler(handler: (event: HiLoEvent) => void): (event: HiLoEvent) => void {
+  return (event) => {
+    try {
+      handler(event);
+    } catch (error) {
+      throw configurationErrors.onEventThrew(event.type, error);
+    }
+  };
+}
+
 /** The option names of {@link HiLoGeneratorOptions}, for refusing a typo rather than ignoring it. */
 export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'source',
   'blockSize',
   'maxBlockSize',
   'adaptive',
+  'firstBlockSize',
   'prefetchAt',
   'keyType',
   'timeoutMs',
@@ -309,6 +341,9 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   else if (typeof adaptive === 'object' && adaptive !== null) {
     adaptiveTargetMs = checkInteger('adaptive.targetMs', adaptive.targetMs, { max: 86_400_000 });
   } else throw HiLoConfigurationError.invalidOption('adaptive', 'true, false or { targetMs: number }', adaptive);
+
+  // a `firstBlockSize` above a segment's `blockSize` is that segment's `blockSize` (see the generator)
+  const firstBlockSize = checkInteger('firstBlockSize', options.firstBlockSize ?? 4, { max: MAX_BLOCK_SIZE });
 
   let prefetchAt: number | undefined;
   const p = options.prefetchAt ?? 0.8;
@@ -425,6 +460,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     blockSize,
     maxBlockSize,
     adaptiveTargetMs,
+    firstBlockSize,
     prefetchAt,
     keyType,
     timeoutMs,
@@ -438,7 +474,7 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
     separator,
     nodeTag,
     prefix,
-    onEvent: options.onEvent,
+    onEvent: options.onEvent === undefined ? undefined : namedHandler(options.onEvent),
   };
 }
 

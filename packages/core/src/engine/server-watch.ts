@@ -175,13 +175,15 @@ export class ServerWatch implements ServerView {
     // a server that does not answer at once may be gone behind a pooler that holds the check (PgBouncer waits for a
     // backend to come back): the keys in memory wait from now on, while the check goes on (issue #47)
     const slow = setTimeout(() => this.slowAnswer(), this.parkAfterMs);
+    // a check is background work: neither its timers nor its query keep the process alive (DESIGN rule 12)
+    slow.unref();
     let identity: string | undefined;
     try {
       identity = await withTimeout(
         this.timeoutMs,
         () => new Error(`the server did not answer within timeoutMs (${this.timeoutMs} ms)`),
         (signal) => server.call(this.source, signal),
-        { parent: this.closing.signal },
+        { parent: this.closing.signal, unref: true },
       );
     } catch (error) {
       if (this.stopped) return;

@@ -35,6 +35,37 @@ export function socketTracker(): { readonly open: Set<Socket>; track(socket: Soc
   };
 }
 
+/**
+ * `client` whose `sockets` keep the process alive only while a statement, transaction or session runs: unref'd
+ * when the last one ends, ref'd when the next begins (a socket opened meanwhile starts ref'd). For drivers without
+ * an `allowExitOnIdle` of their own, so that a connection hilo holds open never stops the process from exiting.
+ */
+export function refWhileBusy(client: SqlClient, sockets: Set<Socket>): SqlClient {
+  let busy = 0;
+  const around = async <T>(work: () => Promise<T>): Promise<T> => {
+    if (busy++ === 0) for (const socket of sockets) socket.ref();
+    try {
+      return await work();
+    } finally {
+      if (--busy === 0) for (const socket of sockets) socket.unref();
+    }
+  };
+  const wrapped: SqlClient = {
+    ...client,
+    query: (sql, params) => around(() => client.query(sql, params)),
+    transaction: (work) => around(() => client.transaction(work)),
+  };
+  if (client.atomic) {
+    const atomic = client.atomic.bind(client);
+    wrapped.atomic = (sql, params) => around(() => atomic(sql, params));
+  }
+  if (client.session) {
+    const session = client.session.bind(client);
+    wrapped.session = (work) => around(() => session(work));
+  }
+  return wrapped;
+}
+
 /** `client` whose `close()` gives up waiting after `ms` and destroys the sockets its pool still has open. */
 export function withBoundedClose(client: SqlClient, sockets: Set<Socket>, ms: number): SqlClient {
   return {

@@ -5,11 +5,13 @@ import { and, eq } from 'drizzle-orm';
 import { npmVersion } from 'drizzle-orm/version';
 import { openShop, type Kind } from '../support/shop.js';
 
-const { kind, url, orders, drizzle } = JSON.parse(process.argv[2]!) as {
+const { kind, url, orders, drizzle, leaveHiloOpen } = JSON.parse(process.argv[2]!) as {
   kind: Kind;
   url: string;
   orders: number;
   drizzle?: string;
+  /** End Drizzle's driver only: the process must still exit by itself. */
+  leaveHiloOpen?: boolean;
 };
 // Run by a packages/drizzle-compat Jest project: its tsconfig maps `drizzle-orm` to that release; prove it took.
 if (drizzle !== undefined && npmVersion !== drizzle)
@@ -32,6 +34,6 @@ try {
     keys.push(...stored.map((r: { id: number }) => Number(r.id)));
   }
 } finally {
-  await shop.close();
+  await (leaveHiloOpen === true ? shop.closeOrm() : shop.close());
 }
 process.stdout.write(JSON.stringify(keys));

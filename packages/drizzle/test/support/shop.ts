@@ -115,6 +115,8 @@ export interface OpenShop {
    * rolls it back). On better-sqlite3 the transaction is synchronous (`.run()`), elsewhere awaited.
    */
   write(build: (tx: any) => any[], inside?: () => void): Promise<void>;
+  /** Ends Drizzle's driver only, leaving hilo open (what a script that forgets hilo's `close()` does). */
+  closeOrm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -166,6 +168,7 @@ export async function openShop(
         inside?.();
       });
     },
+    closeOrm: () => closeDriver(),
     async close() {
       try {
         await hilo.close();

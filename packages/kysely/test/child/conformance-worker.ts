@@ -5,17 +5,19 @@ import { Kysely } from 'kysely';
 import { loadedKyselyVersion } from '../support/kysely-version.js';
 import { openShop, type Kind } from '../support/shop.js';
 
-const { kind, url, orders, kysely } = JSON.parse(process.argv[2]!) as {
+const { kind, url, orders, kysely, leaveHiloOpen } = JSON.parse(process.argv[2]!) as {
   kind: Kind;
   url: string;
   orders: number;
   kysely?: string;
+  /** Destroy Kysely only: the process must still exit by itself. */
+  leaveHiloOpen?: boolean;
 };
 // Run by the packages/kysely-compat Jest project: its tsconfig maps `kysely` to that release; prove it took.
 if (kysely !== undefined && (await loadedKyselyVersion(Kysely)) !== kysely) {
   throw new Error(`the worker loaded Kysely ${await loadedKyselyVersion(Kysely)}, expected ${kysely}`);
 }
-const { db, hilo, close } = await openShop(kind, url);
+const { db, hilo, close, closeOrm } = await openShop(kind, url);
 const keys: number[] = [];
 try {
   const customerId = (await hilo.nextId('customers')) as number;
@@ -37,6 +39,6 @@ try {
     keys.push(...stored.map((r) => Number(r.id)));
   }
 } finally {
-  await close();
+  await (leaveHiloOpen === true ? closeOrm() : close());
 }
 process.stdout.write(JSON.stringify(keys));

@@ -12,7 +12,14 @@ const {
   url,
   orders,
   prisma: expected,
-} = JSON.parse(process.argv[2]!) as { kind: Kind; url: string; orders: number; prisma?: string };
+  leaveHiloOpen,
+} = JSON.parse(process.argv[2]!) as {
+  kind: Kind;
+  url: string;
+  orders: number;
+  prisma?: string;
+  leaveHiloOpen?: boolean;
+};
 checkWorkerVersion(expected);
 const { base, prisma } = conformanceClient(kind, url);
 const keys: string[] = [];
@@ -27,7 +34,8 @@ try {
     keys.push(...batch.map((o) => String(o.id)));
   }
 } finally {
-  await prisma.$hilo.close();
+  // with leaveHiloOpen, only Prisma disconnects: the process must still exit by itself
+  if (leaveHiloOpen !== true) await prisma.$hilo.close();
   await base.$disconnect();
 }
 process.stdout.write(JSON.stringify(keys));

@@ -2,6 +2,7 @@ import { connect as connectSocket } from 'node:net';
 import {
   loadIfInstalled,
   redactUrl,
+  refWhileBusy,
   settlesWithin,
   socketTracker,
   withBoundedClose,
@@ -71,5 +72,7 @@ function openMysql2(mysql: MysqlModule, url: string, settings: OpenSettings): Sq
       return sockets.track(socket);
     },
   });
-  return withBoundedClose(mysqlClient(pool, { ownsPool: true }), sockets.open, settings.closeTimeoutMs);
+  // mysql2 has no `allowExitOnIdle`: its sockets are unref'd whenever no statement runs (DESIGN rule 12)
+  const client = refWhileBusy(mysqlClient(pool, { ownsPool: true }), sockets.open);
+  return withBoundedClose(client, sockets.open, settings.closeTimeoutMs);
 }

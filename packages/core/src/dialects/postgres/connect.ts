@@ -53,6 +53,9 @@ function openPg(pg: PgModule, url: string, settings: OpenSettings): SqlClient {
       connectionString,
       max: settings.poolSize,
       connectionTimeoutMillis: settings.timeoutMs,
+      // an idle connection (and its idle timer) never keeps the process alive: a script that ends its ORM's pool
+      // but not hilo still exits (DESIGN rule 12); a connection in use is ref'd again while it works
+      allowExitOnIdle: true,
       // pg's own socket (it connects it, and upgrades it to TLS when asked), tracked for a stuck close
       stream: () => sockets.track(new Socket()),
     });
