@@ -292,7 +292,7 @@ export function cliSuite(db: TestDatabase, source: 'sequence' | 'table', execute
 
   // issue 52 item 7: two inits racing with different block sizes. The loser used to print "ready … increment X" and
   // exit 0 while the sequence had the winner's increment; each now reads back what exists before it says ready.
-  it(`two concurrent \`hilo init --block-size\` with different sizes: only an init that asked for what exists says ready (${source})`, async () => {
+  it(`two racing \`hilo init --block-size\`: only an init that asked for what exists says ready (${source})`, async () => {
     const rounds = source === 'sequence' ? 6 : 3;
     for (let round = 0; round < rounds; round++) {
       const segment = `race_${source}_${round}`;

@@ -43,7 +43,7 @@ describe('postgres: a restarted server', () => {
 
       const failovers = events.filter((e) => e.type === 'failover');
       expect(failovers).toHaveLength(1);
-      const [failover] = failovers as Extract<HiLoEvent, { type: 'failover' }>[];
+      const failover = failovers[0];
       expect(failover).toMatchObject({ change: 'restart' });
       expect(failover!.keysLost).toBe(40);
       expect(events.filter((e) => e.type === 'lost')).toEqual([
