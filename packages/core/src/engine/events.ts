@@ -77,14 +77,7 @@ export type HiLoEvent =
  * handed out and then given up by the caller, such as a graph load that rolled back (`discarded`).
  */
 export type LostReason =
-  | 'late-reservation'
-  | 'close'
-  | 'overflow'
-  | 'store-behind'
-  | 'mismatch'
-  | 'failover'
-  | 'restart'
-  | 'discarded';
+  'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover' | 'restart' | 'discarded';
 
 /** Counters and gauges of one segment, from `generator.stats()`. */
 export interface SegmentStats {

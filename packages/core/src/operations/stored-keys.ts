@@ -255,7 +255,8 @@ export function sqlStoredKeys(
           const floorFrom = `*.${c.table}.${c.column}`;
           // ids `nextFullId()` said it writes are read so in a tenant found later too
           const toldPrefix = told.get(segment);
-          const kind = toldPrefix !== undefined && c.kind === undefined ? { kind: 'format' as const, prefix: toldPrefix } : {};
+          const kind =
+            toldPrefix !== undefined && c.kind === undefined ? { kind: 'format' as const, prefix: toldPrefix } : {};
           const spec = { ...c, ...kind, schema, tenants: undefined };
           probe = makeProbe(spec, index, { floorFrom, quiet: c.tenants === '*' });
           known.set(schema, probe);
