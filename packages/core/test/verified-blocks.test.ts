@@ -208,7 +208,8 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     await expect(hilo.next('orders')).rejects.toBe(error);
     expect(() => hilo.nextSync('orders')).toThrow(error as Error);
     expect(source.reservations.get('orders')).toBe(2);
-    await hilo.close();
+    // close() reports the segment refused in the run: no run ends with a peer's keys shared in silence
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it('the largest stored key at start not below the first block is a mismatch too', async () => {
@@ -216,7 +217,8 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     const hilo = createHiLoGenerator({ ...fixed, source: memorySource(), storedKeys: sharedIn(new Set([4n]), found) });
     await expect(hilo.warm(['orders'])).rejects.toBeInstanceOf(HiLoMismatchError);
     expect(found.map((f) => [f.where, f.stored.key, f.block.first])).toEqual([['start', 4n, 1n]]);
-    await hilo.close();
+    // close() reports the segment refused in the run: no run ends with a peer's keys shared in silence
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it('a key the peer stored among the keys in hand that hilo never handed out refuses the segment and drops them', async () => {
@@ -243,7 +245,8 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
     expect(hilo.stats()['orders']!.state).toBe('refused'); // serving → refused: the keys in hand dropped
     expect(() => hilo.tryNextSync('orders')).toThrow(HiLoMismatchError); // like an overflow, not "not ready yet"
     await expect(hilo.next('orders')).rejects.toBeInstanceOf(HiLoMismatchError);
-    await hilo.close();
+    // close() reports the segment refused in the run: no run ends with a peer's keys shared in silence
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
     expect(hilo.stats()['orders']!.state).toBe('closed'); // refused → closed: the only way out
   });
 
@@ -331,7 +334,8 @@ describe('verified blocks of a store shared with a peer (interop presets)', () =
       ['in-hand', 1n, 10n, { keys: 6n, handedOut: 5n }],
     ]);
     await expect(hilo.next('orders')).rejects.toBeInstanceOf(HiLoMismatchError);
-    await hilo.close();
+    // close() reports the segment refused in the run: no run ends with a peer's keys shared in silence
+    await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
   });
 
   it("refuses onStoreBehind: 'lift' with a peer's stored keys", () => {
