@@ -25,7 +25,17 @@ describe("hilo-prisma's README schema is the one its quick start is compiled and
     const example = models(readFileSync(join(root, 'examples/prisma/prisma/schema.prisma'), 'utf8'));
     const readmeModels = models(shown);
     expect([...readmeModels.keys()]).toEqual(['Customer', 'Order', 'OrderItem']);
-    for (const [name, body] of readmeModels) expect({ name, body }).toEqual({ name, body: example.get(name) });
+    // the example's back-relations to the benchmark's comparison models (IdentityOrder, UuidOrder: every side's orders
+    // reference customers, so the sides do the same work) are not the README's: only those lines are left out
+    const shownNames = new Set(readmeModels.keys());
+    const withoutUnshown = (body: string | undefined) =>
+      body
+        ?.split('\n')
+        .filter((line) => !/^\w+ (\w+)\[\]$/.test(line) || shownNames.has(/^\w+ (\w+)\[\]$/.exec(line)![1]!))
+        .join('\n');
+    for (const [name, body] of readmeModels) {
+      expect({ name, body }).toEqual({ name, body: withoutUnshown(example.get(name)) });
+    }
     // and the quick start block is compiled against that example (see scripts/check-readmes.ts)
     expect(
       extractBlocks('packages/prisma/README.md', readme).some(
