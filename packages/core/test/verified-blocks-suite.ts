@@ -296,7 +296,8 @@ export function runVerifiedBlocksSuite(database: Database): void {
         expect(String(missing[0]![0])).toMatch(
           new RegExp(
             // with its schema (database) where the connection has one (issue 53)
-            `storedKeys\\[0\\] names (\\w+\\.)?${segment}_not_created\\.id, and (\\w+\\.)?${segment}_not_created does not exist.*"${segment}"`,
+            `storedKeys\\[0\\] names (\\w+\\.)?${segment}_not_created\\.id, ` +
+              `and (\\w+\\.)?${segment}_not_created does not exist.*"${segment}"`,
           ),
         );
       });
