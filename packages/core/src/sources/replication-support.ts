@@ -60,8 +60,36 @@ export function sourceReplication(
   let confirmedBefore = false;
   /** The identity expression of this client's server (`identityOn`), once known. */
   let expression: Promise<string> | undefined;
-  /** Abandoned statements whose commit still waits for the standby, by start time. */
-  const waiting = new Set<{ readonly started: number }>();
+  /**
+   * Statements abandoned before they ended, by start time: their commit may still wait for the standby on the server
+   * after the connection they ran on was dropped (issue 52, item 7), so they stay here until the server says no commit
+   * waits any more.
+   */
+  const waiting = new Set<{ readonly started: number; settled: boolean }>();
+
+  /**
+   * How long the oldest abandoned commit has been waiting for the standby, or `undefined` once none does. The server
+   * tells where the dialect can ask it; otherwise a statement counts as waiting until its promise ends.
+   */
+  async function stillWaitingMs(): Promise<number | undefined> {
+    const ask = sql?.oldestStandbyWaitMs;
+    if (ask !== undefined) {
+      let ms: number | undefined;
+      try {
+        ms = await ask.call(sql, client);
+      } catch (error) {
+        throw convertDriverError(error, {
+          dialect: rules,
+          action: `looking for commits waiting for the standby (${description})`,
+        });
+      }
+      if (ms === undefined) waiting.clear();
+      return ms;
+    }
+    for (const statement of waiting) if (statement.settled) waiting.delete(statement);
+    if (waiting.size === 0) return undefined;
+    return Math.round(performance.now() - Math.min(...[...waiting].map((w) => w.started)));
+  }
 
   function identityExpression(of: ReplicationSql): Promise<string> {
     if (expression === undefined) {
@@ -167,10 +195,12 @@ export function sourceReplication(
       if (synchronous) {
         await check(request.signal);
         if (waiting.size > 0) {
-          const ms = Math.round(performance.now() - Math.min(...[...waiting].map((w) => w.started)));
-          // one more statement would wait behind it: say why instead, and whether the standby is there at all
-          await checkOnce();
-          throw synchronousStandbyErrors.earlierStillWaiting(ms);
+          const ms = await stillWaitingMs();
+          if (ms !== undefined) {
+            // one more statement would wait behind it: say why instead, and whether the standby is there at all
+            await checkOnce();
+            throw synchronousStandbyErrors.earlierStillWaiting(ms);
+          }
         }
       }
       const standby = synchronous ? standbyReported : undefined;
@@ -191,14 +221,12 @@ export function sourceReplication(
     run(work, signal, action) {
       const pending = work();
       if (!synchronous) return abortable(pending, signal, action);
-      const statement = { started: performance.now() };
-      let settled = false;
+      const statement = { started: performance.now(), settled: false };
       const done = () => {
-        settled = true;
-        waiting.delete(statement);
+        statement.settled = true;
       };
       pending.then(done, done);
-      signal.addEventListener('abort', () => settled || waiting.add(statement), { once: true });
+      signal.addEventListener('abort', () => statement.settled || waiting.add(statement), { once: true });
       return abortable(pending, signal, action);
     },
   };

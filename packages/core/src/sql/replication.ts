@@ -62,6 +62,12 @@ export interface ReplicationSql {
     client: SqlClient,
     confirmedBefore: boolean,
   ): Promise<{ problem: string; retryable: boolean } | undefined>;
+  /**
+   * How long (ms) the oldest commit on the server has been waiting for a synchronous standby, or `undefined` when
+   * none waits. A reservation abandoned at its timeout drops its connection, but the server's backend goes on waiting
+   * for the standby: this tells the next reservation that it would wait behind it.
+   */
+  oldestStandbyWaitMs?(client: SqlClient): Promise<number | undefined>;
 }
 
 /** What a source asks of a reservation statement beyond the reservation itself. */

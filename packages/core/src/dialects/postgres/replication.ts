@@ -48,6 +48,16 @@ export const postgresReplication: ReplicationSql = {
   synchronousStandbyPresent:
     `current_setting('synchronous_standby_names') <> '' and exists (select 1 from pg_stat_replication ` +
     `where sync_state in ('sync', 'quorum') or sync_state is null)`,
+  async oldestStandbyWaitMs(client) {
+    // a backend whose commit waits for the synchronous standby shows the wait event SyncRep, also after its client
+    // dropped the connection (the wait ends only when the standby confirms, or the backend is cancelled)
+    const { rows } = await client.query<{ ms: number | string | null }>(
+      `select (extract(epoch from max(clock_timestamp() - query_start)) * 1000)::float8 as ms
+         from pg_stat_activity where wait_event = 'SyncRep'`,
+    );
+    const ms = rows[0]?.ms;
+    return ms === null || ms === undefined ? undefined : Math.max(0, Math.round(Number(ms)));
+  },
   async synchronousStandbyProblem(client, confirmedBefore) {
     const { rows } = await client.query<{
       names: string;
