@@ -164,8 +164,17 @@ describeGalera('hilo on a three-node Galera cluster', (galera) => {
     // conflict); each is retried without parking the keys in hand or asking which server hilo is on
     const conflicts = all.flatMap((p) => p.events).filter((e) => e.type === 'retry' && isConflict(e.error));
     const unconfirmed = all.flatMap((p) => p.events).filter((e) => e.type === 'server-unconfirmed');
-    process.stdout.write(`galera table source: ${handed} keys, ${conflicts.length} certification conflicts retried\n`);
-    expect(unconfirmed).toEqual([]);
+    // a server check slower than its park mark parks the keys until it answers (the watch's own timer: a busy
+    // machine does it, 3 events in a run under two busy loops); a conflict must never be the reason
+    const slowCheck = (e: HiLoEvent) =>
+      e.type === 'server-unconfirmed' &&
+      e.error instanceof Error &&
+      /did not answer a check within/.test(e.error.message);
+    process.stdout.write(
+      `galera table source: ${handed} keys, ${conflicts.length} certification conflicts retried, ` +
+        `${unconfirmed.filter(slowCheck).length} slow server checks\n`,
+    );
+    expect(unconfirmed.filter((e) => !slowCheck(e))).toEqual([]);
   });
 
   it('sequence source: refused before the first key, naming the table source', async () => {
