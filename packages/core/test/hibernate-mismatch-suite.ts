@@ -428,19 +428,30 @@ export function hibernateMismatchSuite(kind: Kind): void {
         expect(await hilo.write(5)).toBeUndefined();
         const writing = hilo.write(2000);
         await hib().insert(at(name), rows);
+        let refusedByRound = false;
         if (peerCheckMs !== false) {
-          // Hibernate's keys are committed: the next round (or a reservation before it) refuses
+          // Hibernate's keys are committed: the next round (or a reservation before it) refuses when they are in a
+          // block hilo holds or used up since the round before. When hilo used that block up before a round that ran
+          // before Hibernate's insert committed (a busy machine: seen under two busy loops), the last check at
+          // close() finds them: it probes the used-up blocks again
           await hilo.checkPeers();
-          expect(hilo.refused()).toBe(true);
+          refusedByRound = hilo.refused();
         }
         const error = await writing;
         // without the peer check, Hibernate's keys may land only in blocks hilo has used up: never refused
         if (peerCheckMs !== false || error !== undefined) {
-          expect(error).toBeInstanceOf(HiLoMismatchError);
-          // not one key handed out after the refusal (refused holding keys: read at its `lost` event; refused with
-          // none in hand, every key was handed out before it)
-          if (hilo.issuedAtRefusal !== undefined) expect(hilo.issued()).toBe(hilo.issuedAtRefusal);
+          if (refusedByRound) expect(error).toBeInstanceOf(HiLoMismatchError);
+          if (error !== undefined) {
+            expect(error).toBeInstanceOf(HiLoMismatchError);
+            // not one key handed out after the refusal (refused holding keys: read at its `lost` event; refused
+            // with none in hand, every key was handed out before it)
+            if (hilo.issuedAtRefusal !== undefined) expect(hilo.issued()).toBe(hilo.issuedAtRefusal);
+          }
+          // never silent at the end: refused in the run, or by the last check
           await expect(hilo.close()).rejects.toBeInstanceOf(HiLoMismatchError);
+          if (peerCheckMs !== false && !refusedByRound) {
+            process.stdout.write(`${on} ${name}: refused after the round, at the latest by close()\n`);
+          }
         }
         const inBlocks = hilo
           .reserved()

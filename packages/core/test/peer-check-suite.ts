@@ -126,6 +126,29 @@ export function peerCheckSuite(kind: Kind): void {
       );
     }, 60_000);
 
+    it('a peer writing into a block hilo used up, after a round probed it: the last check at close() reports it', async () => {
+      const table = 'pc_late';
+      // the timer paused: the rounds run only when driven
+      const side = await setUp(table, 3_600_000);
+      // hilo uses up its first block of 100 keys, each stored, and takes one of the next
+      for (let i = 0; i < 101; i++) {
+        const key = await side.hilo.next(table);
+        await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'hilo')`, [String(key)]);
+      }
+      const used = side.reserved()[0]!;
+      // a round probes the used-up block: nothing of a peer's there yet
+      await checkPeersNow(side.hilo);
+      expect(side.refusedAt()).toBeUndefined();
+      // then the peer writes into it (Hibernate with an old hi value): one key more than hilo handed out of it
+      await sql().query(`insert into ${table} (id, who) values (${p(1)}, 'sql')`, [String(used.first + 5n)]);
+      // no round runs again; the run still does not end silent
+      const closing = side.hilo.close();
+      await expect(closing).rejects.toBeInstanceOf(HiLoMismatchError);
+      expect((await closing.catch((e: unknown) => e)) as HiLoMismatchError).toMatchObject({
+        overlap: { table, column: 'id' },
+      });
+    }, 60_000);
+
     /**
      * The writer inserts `ids` explicit ids at random inside hilo's block, ahead of the key hilo hands out next, about
      * one a millisecond, while hilo writes: the keys both used, with and without the peer check.

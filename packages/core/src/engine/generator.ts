@@ -289,7 +289,10 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       );
       // the peer check also counts the stored keys of blocks used up since its last round (and close() of those
       // since then): kept only when it runs
-      if (this.peerCheck.enabled) s.retired = [];
+      if (this.peerCheck.enabled) {
+        s.retired = [];
+        s.probed = [];
+      }
       this.segments.set(name, s);
     }
     return s;
@@ -407,7 +410,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     if (this.peerCheck.enabled && !unconfirmed) {
       for (const s of this.segments.values()) {
         if (s.state !== 'serving') continue;
-        last.push({ target: s, unissued: s.unissued(), held: s.held(), retired: s.retired?.splice(0) ?? [] });
+        // the used-up blocks rounds probed are probed again: a peer may have written into one since
+        const retired = [...(s.probed?.splice(0) ?? []), ...(s.retired?.splice(0) ?? [])];
+        last.push({ target: s, unissued: s.unissued(), held: s.held(), retired });
       }
     }
     // every segment `closed` at once: no key in memory is handed out from here on

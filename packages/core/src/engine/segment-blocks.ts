@@ -37,6 +37,12 @@ export class SegmentBlocks {
    */
   retired: Block[] | undefined;
   /**
+   * Used-up blocks a round of the peer check already probed (oldest first, at most {@link MAX_RETIRED}, the newest),
+   * kept for the last check at `close()`: a peer may write into a block after the round that probed it (Hibernate
+   * holding an old hi value), and a run must not end with such keys unreported. Undefined: not kept.
+   */
+  probed: Block[] | undefined;
+  /**
    * Set once a block crossed Number.MAX_SAFE_INTEGER with number keys, or the segment's `maxKey`: thrown when
    * the queue runs dry.
    */
@@ -211,6 +217,14 @@ export class SegmentBlocks {
     if (this.bigNext <= this.bigEnd) unused.push({ first: this.bigNext, last: this.bigEnd });
     unused.push(...this.queue);
     return unused;
+  }
+
+  /** Keeps `blocks`, which a round of the peer check probed, in {@link probed} for the last check (the newest). */
+  keepProbed(blocks: readonly Block[]): void {
+    const probed = this.probed;
+    if (probed === undefined || blocks.length === 0) return;
+    probed.push(...blocks);
+    if (probed.length > MAX_RETIRED) probed.splice(0, probed.length - MAX_RETIRED);
   }
 
   /** Keeps the current block (number keys) in {@link retired} when kept, at most {@link MAX_RETIRED} (the newest). */

@@ -210,6 +210,8 @@ export interface PeerCheckTarget extends VerifyTarget {
    * round takes them, counts their stored keys (every key of them was handed out), and puts them back when it fails.
    */
   retired: Block[] | undefined;
+  /** Keeps used-up blocks a round probed for the last check at `close()` (see `SegmentBlocks.probed`). */
+  keepProbed?(blocks: readonly Block[]): void;
 }
 
 /** The segment's state now (not as narrowed before an await). */
@@ -325,6 +327,8 @@ export class PeerCheck {
         target.retired?.unshift(...retired);
         return;
       }
+      // probed once; the last check at close() probes them again (a peer may still write into them)
+      target.keepProbed?.(retired);
       // read again: the segment may have changed while the probe ran. A round in flight when close() began still
       // counts (close() waits for it, and reports what it found)
       const state = stateOf(target);
