@@ -222,7 +222,11 @@ describeReplication('failover with asynchronous replication', (replication) => {
       expect(keysB.length).toBeGreaterThan(0);
       expect(keysB.filter((k) => stored.has(k))).toEqual([]);
       expect(b.duplicateSaves).toEqual([]);
-      expect(events.filter((e) => e.type === 'floor-lifted').length).toBeGreaterThan(0);
+      // the store is behind the stored rows only when A handed out keys past D's after the cut (a busy machine may
+      // not: seen under two busy loops, B then had nothing to lift over); behind, B lifted it
+      const storeBehind = Math.max(...stored) > Math.max(...dKeys);
+      process.stdout.write(`failover storedKeys: store behind the stored rows when B started: ${storeBehind}\n`);
+      if (storeBehind) expect(events.filter((e) => e.type === 'floor-lifted').length).toBeGreaterThan(0);
       const onPromoted = await pair.query<{ n: string }>(
         'standby',
         `select count(*)::text as n from orders where app = 'A'`,
