@@ -136,6 +136,30 @@ describe('generator: keys from memory', () => {
     for (let i = 0; i < 12; i++) expect(generator.nextSync('orders')).toBe(9 + i);
   });
 
+  it('prefetchAt: 0 keeps a standby block from the first key of each block, once past the start-up ramp', async () => {
+    const source = memorySource({ latencyMs: 1 });
+    const generator = createHiLoGenerator({ source, blockSize: 10, adaptive: false, prefetchAt: 0 });
+    const available = () => generator.stats().orders!.keysAvailable;
+    // the ramp's small block (a process that writes a few rows) asks for no standby at its first key
+    await generator.ensure('orders', 1);
+    expect(generator.nextSync('orders')).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.reservations.get('orders')).toBe(1);
+    // warm() asks for a full block: the ramp is over, and each block's first key asks for the next one
+    const warmed = createHiLoGenerator({ source: memorySource(), blockSize: 10, adaptive: false, prefetchAt: 0 });
+    await warmed.warm(['orders']);
+    expect(warmed.nextSync('orders')).toBe(1);
+    // the background reservation it started (waited for, however long a loaded machine takes: issue #52)
+    while (warmed.stats().orders!.keysAvailable < 19) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 2; i <= 11; i++) expect(warmed.nextSync('orders')).toBe(i);
+    // key 11 opened the standby block: the one after it is on its way, with a whole block still in hand
+    while (warmed.stats().orders!.keysAvailable < 19) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(warmed.stats().orders!.keysIssued).toBe(11);
+    expect(available()).toBeGreaterThan(0);
+    await generator.close();
+    await warmed.close();
+  });
+
   it('adaptive sizing grows blocks when keys are consumed fast, within the bounds', async () => {
     // the clock stands still: every block is used up "at once", however busy the machine (issue #52)
     const realNow = Date.now;

@@ -171,6 +171,9 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
     installLine: drizzleInstallLine,
     keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
+    // $defaultFn cannot wait for a reservation: core keeps a standby block in hand (issue 53: a pgSchema table per
+    // tenant, whose reservations probe every tenant's table, ran dry at the first block boundary)
+    drawsWithoutWaiting: true,
   });
   const fields = new Map<string, KeyField>();
   // segments whose keys are checked against a table hilo was given; one without is said once, never silently off
