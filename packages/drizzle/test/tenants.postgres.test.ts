@@ -13,19 +13,10 @@ import { hiloDrizzle, type HiLoDrizzleOptions } from '../src/index.js';
 type Kind = 'sequence' | 'table';
 
 describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment over the tenants', (db) => {
-  const made: string[] = [];
-  afterAll(async () => {
-    await runStatements(db.url, [
-      ...made.map((schema) => `drop schema if exists "${schema}" cascade`),
-      ...made.map((name) => `drop sequence if exists public."${name}_hilo_seq"`),
-    ]);
-  });
-
-  /** Two tenant schemas, each with its copy of a table of a random name (the segment). */
+  /** Two tenant schemas, each with its copy of a table of a random name (the segment); the database is the test's. */
   async function tenants(): Promise<{ table: string; ts: [string, string] }> {
     const table = randomName('orders');
     const ts = [randomName('tenant'), randomName('tenant')] as [string, string];
-    made.push(...ts, table);
     await runStatements(
       db.url,
       ts.flatMap((t) => [`create schema "${t}"`, `create table "${t}"."${table}" (id bigint primary key, note text)`]),
@@ -35,7 +26,8 @@ describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment ov
 
   /** An app: one hilo, each tenant's table defined with pgSchema(tenant), Drizzle on a pool of its own. */
   function app(table: string, ts: [string, string], options: Partial<HiLoDrizzleOptions> = {}) {
-    const hilo = hiloDrizzle({ url: db.url, blockSize: 10, adaptive: false, ...options });
+    // blocks of 10, as a new user would set them (adaptive sizing on, as by default)
+    const hilo = hiloDrizzle({ url: db.url, blockSize: 10, ...options });
     const tables = ts.map((t) =>
       pgSchema(t).table(table, {
         id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key(table)),

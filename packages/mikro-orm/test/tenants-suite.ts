@@ -14,8 +14,10 @@ import { driverOptions } from './support/orm.js';
 type Kind = 'sequence' | 'table';
 
 export function runMikroOrmTenants(kind: 'postgres' | 'mysql'): void {
-  describeDatabase(kind, `mikro-orm (${kind}): schema '*' with em.fork({ schema }), one store over every tenant`, (db) =>
-    describe.each(['sequence', 'table'] as const)('%s source', (source) => tenantTests(kind, db, source)),
+  describeDatabase(
+    kind,
+    `mikro-orm (${kind}): schema '*' with em.fork({ schema }), one store over every tenant`,
+    (db) => describe.each(['sequence', 'table'] as const)('%s source', (source) => tenantTests(kind, db, source)),
   );
 }
 
@@ -33,7 +35,9 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase, source: Kind)
   afterAll(async () => {
     await runStatements(
       db.url,
-      made.map((t) => (kind === 'postgres' ? `drop schema if exists ${q(t)} cascade` : `drop database if exists ${q(t)}`)),
+      made.map((t) =>
+        kind === 'postgres' ? `drop schema if exists ${q(t)} cascade` : `drop database if exists ${q(t)}`,
+      ),
     );
   });
 
@@ -42,7 +46,10 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase, source: Kind)
     const tenant = randomName('tenant');
     made.push(tenant);
     if (kind === 'mysql') {
-      await runStatements(db.url, [`create database ${q(tenant)}`, `create table ${q(tenant)}.${q(table)} (id bigint primary key)`]);
+      await runStatements(db.url, [
+        `create database ${q(tenant)}`,
+        `create table ${q(tenant)}.${q(table)} (id bigint primary key)`,
+      ]);
       return tenant;
     }
     await runStatements(db.url, [`create schema ${q(tenant)}`]);

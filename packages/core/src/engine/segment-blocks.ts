@@ -59,7 +59,9 @@ export class SegmentBlocks {
 
   /** Keys left in the current block (the number block or the big one), not counting the queued blocks. */
   currentRest(): number {
-    return Math.max(0, this.end - this.next + 1) + Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n);
+    return (
+      Math.max(0, this.end - this.next + 1) + Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n)
+    );
   }
 
   /** Keys in memory: the rest of the current block and every queued block. */
