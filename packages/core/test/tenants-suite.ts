@@ -242,10 +242,12 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
             prefetchAt: 0.5,
             onStoreBehind,
           });
+          // (jest's sandbox does not pass process warnings to `process.on('warning')`: read them where they are made)
           const warnings: string[] = [];
-          const onWarning = (w: Error & { code?: string }) =>
-            void (w.code === 'HILO_TENANT_KEYS_DROPPED' && warnings.push(w.message));
-          process.on('warning', onWarning);
+          const emitWarning = process.emitWarning;
+          process.emitWarning = ((message: string | Error, options?: { code?: string }) => {
+            if (options?.code === 'HILO_TENANT_KEYS_DROPPED') warnings.push(String(message));
+          }) as typeof process.emitWarning;
           try {
             const keys: number[] = [];
             const draw = async () => {
@@ -284,7 +286,7 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
             );
             expect(warnings.join('\n')).toContain(`${late}.${table}.id holds key ${base + 15}`);
           } finally {
-            process.off('warning', onWarning);
+            process.emitWarning = emitWarning;
             await hilo.close();
           }
         },
