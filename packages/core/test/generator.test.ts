@@ -136,6 +136,15 @@ describe('generator: keys from memory', () => {
     for (let i = 0; i < 12; i++) expect(generator.nextSync('orders')).toBe(9 + i);
   });
 
+  it('warm() with a segment named twice (a table per tenant, one segment) reserves one block', async () => {
+    const source = memorySource();
+    const generator = createHiLoGenerator({ source, blockSize: 10, adaptive: false, prefetchAt: false });
+    await generator.warm(['orders', 'orders']);
+    expect(source.reservations.get('orders')).toBe(1);
+    expect(generator.stats().orders!.keysAvailable).toBe(10);
+    await generator.close();
+  });
+
   it('prefetchAt: 0 keeps a standby block from the first key of each block, once past the start-up ramp', async () => {
     // the ramp's small block (a process that writes a few rows) asks for no standby: 3 keys of its 4, one reservation
     const source = memorySource();

@@ -28,18 +28,20 @@ describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment ov
   function app(table: string, ts: [string, string], options: Partial<HiLoDrizzleOptions> = {}) {
     // blocks of 10, as a new user would set them (adaptive sizing on, as by default)
     const hilo = hiloDrizzle({ url: db.url, blockSize: 10, ...options });
-    const tables = ts.map((t) =>
+    const tableIn = (t: string) =>
       pgSchema(t).table(table, {
         id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key(table)),
         note: text('note'),
-      }),
-    );
+      });
+    const tables = ts.map(tableIn);
     const pool = new pg.Pool({ connectionString: db.url, max: 2 });
     pool.on('error', () => undefined);
     const orm = drizzle({ client: pool });
     return {
       hilo,
-      /** Warms the segment with every tenant's table, so that each block is checked against all of them. */
+      tables,
+      /** The table of a tenant added while the app runs, defined as the others are. */
+      tableIn,
       warm: () => hilo.warm(tables),
       /** One row into tenant `i`'s table, with no ensure() before it: the key comes from memory at $defaultFn. */
       async insert(i: 0 | 1): Promise<number> {
@@ -148,4 +150,45 @@ describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment ov
       await a.close();
     }
   });
+  it.each(['error', 'lift'] as const)(
+    "a tenant's table passed to warm() while the app runs, holding keys of the standby block: none handed out (%s)",
+    async (onStoreBehind) => {
+      const { table, ts } = await tenants();
+      let reserved = 0;
+      let standby: () => void = () => undefined;
+      const standbyInHand = new Promise<void>((resolve) => (standby = resolve));
+      const onEvent = (event: HiLoEvent) => {
+        if (event.type === 'reserved' && ++reserved === 2) standby();
+      };
+      // fixed blocks of 10, so that the keys the late tenant holds are known to lie in the standby and the block after
+      const a = app(table, ts, { onEvent, adaptive: false, onStoreBehind });
+      try {
+        await a.warm();
+        const keys = [await a.hilo.nextId(a.tables[0]!)].map(Number);
+        await standbyInHand;
+        // a tenant restored from elsewhere: a key of the standby block and one of the block after it
+        const base = keys[0]! - 1;
+        const late = randomName('tenant');
+        await runStatements(db.url, [
+          `create schema "${late}"`,
+          `create table "${late}"."${table}" (id bigint primary key, note text)`,
+          `insert into "${late}"."${table}" (id) values (${base + 15}), (${base + 25})`,
+        ]);
+        await a.hilo.warm([...a.tables, a.tableIn(late)]);
+        for (let i = 1; i < 10; i++) keys.push(Number(await a.hilo.nextId(a.tables[0]!)));
+        // the awaited draw that reaches the standby checks it against the late table first: dropped, never handed out
+        const next = a.hilo.nextId(a.tables[0]!).then(Number);
+        if (onStoreBehind === 'error') {
+          await expect(next).rejects.toThrow(new RegExp(`${late}\\.${table}`));
+        } else {
+          keys.push(await next);
+          for (let i = 0; i < 9; i++) keys.push(Number(await a.hilo.nextId(a.tables[0]!)));
+          expect(Math.min(...keys.slice(10))).toBeGreaterThan(base + 25);
+        }
+        expect(keys.filter((k) => k === base + 15 || k === base + 25)).toEqual([]);
+      } finally {
+        await a.close();
+      }
+    },
+  );
 });

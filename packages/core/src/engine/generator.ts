@@ -246,8 +246,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   async warm(segments: readonly string[]): Promise<void> {
     if (this.closed) throw new HiLoClosedError();
+    // a segment named twice (two tables of one segment: a table per tenant) is one block, not one per name
     await Promise.all(
-      segments.map(async (segment) => {
+      [...new Set(segments)].map(async (segment) => {
         const s = this.segment(segment);
         if (s.available() > 0) return;
         // warming says keys are wanted soon (nextSync() served from memory): a full block, not the start-up ramp
