@@ -822,6 +822,13 @@ export const timeoutErrors = {
         `than ${timeoutMs} ms; the attempt was abandoned and any block it gets is discarded.`,
     ),
 
+  /** The check of the keys in hand against tenants found since (a block boundary of an awaited draw) took too long. */
+  recheckTimedOut: (segment: string, timeoutMs: number): HiLoTimeoutError =>
+    new HiLoTimeoutError(
+      `Checking the keys in hand of segment "${segment}" against the tenants' tables found since they were ` +
+        `reserved took longer than ${timeoutMs} ms; no key of them was handed out.`,
+    ),
+
   /** A statement was aborted (its signal fired) with an unknown outcome. */
   aborted: (action: string, cause: unknown): HiLoTimeoutError =>
     new HiLoTimeoutError(`Aborted while ${action}; the outcome is unknown and any block it got is discarded.`, {

@@ -136,6 +136,43 @@ describe('generator: keys from memory', () => {
     for (let i = 0; i < 12; i++) expect(generator.nextSync('orders')).toBe(9 + i);
   });
 
+  it('warm() with a segment named twice (a table per tenant, one segment) reserves one block', async () => {
+    const source = memorySource();
+    const generator = createHiLoGenerator({ source, blockSize: 10, adaptive: false, prefetchAt: false });
+    await generator.warm(['orders', 'orders']);
+    expect(source.reservations.get('orders')).toBe(1);
+    expect(generator.stats().orders!.keysAvailable).toBe(10);
+    await generator.close();
+  });
+
+  it('prefetchAt: 0 keeps a standby block from the first key of each block, once past the start-up ramp', async () => {
+    // the ramp's small block (a process that writes a few rows) asks for no standby: 3 keys of its 4, one reservation
+    const source = memorySource();
+    const generator = createHiLoGenerator({ source, blockSize: 10, prefetchAt: 0 });
+    await generator.ensure('orders', 1);
+    for (let k = 1; k <= 3; k++) expect(generator.nextSync('orders')).toBe(k);
+    // (a standby would have been asked for at key 1: a memory source answers within a few turns of the event loop)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(source.reservations.get('orders')).toBe(1);
+    expect(generator.stats().orders!.keysAvailable).toBe(1);
+    // warm() asks for a full block: the ramp is over, and each block's first key asks for the next one
+    const warmed = createHiLoGenerator({ source: memorySource(), blockSize: 10, adaptive: false, prefetchAt: 0 });
+    const inHand = async (keys: number) => {
+      // the background reservation (waited for, however long a loaded machine takes: issue #52)
+      while (warmed.stats().orders!.keysAvailable < keys) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    await warmed.warm(['orders']);
+    expect(warmed.nextSync('orders')).toBe(1);
+    await inHand(19);
+    for (let k = 2; k <= 11; k++) expect(warmed.nextSync('orders')).toBe(k);
+    // key 11 opened the standby block and asked for the one after it: a whole block stands by again
+    await inHand(19);
+    expect(warmed.stats().orders!.keysIssued).toBe(11);
+    for (let k = 12; k <= 30; k++) expect(warmed.nextSync('orders')).toBe(k);
+    await generator.close();
+    await warmed.close();
+  });
+
   it('adaptive sizing grows blocks when keys are consumed fast, within the bounds', async () => {
     // the clock stands still: every block is used up "at once", however busy the machine (issue #52)
     const realNow = Date.now;

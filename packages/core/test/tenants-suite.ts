@@ -57,7 +57,7 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
     const generator = (
       source: Kind,
       storedKeys: StoredKeyColumn[],
-      more: { schema?: string; onStoreBehind?: 'error' | 'lift' } = {},
+      more: { schema?: string; onStoreBehind?: 'error' | 'lift'; prefetchAt?: number } = {},
     ) => createHiLo({ client, source, blockSize: 10, prefetchAt: false, adaptive: false, storedKeys, ...more });
     /** The store set back to its start, as a restore or reset would leave it. */
     const setBack = async (source: Kind, segment: string, schema?: string) => {
@@ -232,6 +232,66 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
         }
       });
 
+      it.each(['error', 'lift'] as const)(
+        'a tenant created while the application runs, holding keys of the prefetched block: none handed out (%s)',
+        async (onStoreBehind) => {
+          const table = randomName('orders');
+          const segment = table;
+          const ts = await makeTenants(table);
+          const hilo = generator(source, [{ segment, table, column: 'id', tenants: '*' }], {
+            prefetchAt: 0.5,
+            onStoreBehind,
+          });
+          // (jest's sandbox does not pass process warnings to `process.on('warning')`: read them where they are made)
+          const warnings: string[] = [];
+          const emitWarning = process.emitWarning;
+          process.emitWarning = ((message: string | Error, options?: { code?: string }) => {
+            if (options?.code === 'HILO_TENANT_KEYS_DROPPED') warnings.push(String(message));
+          }) as typeof process.emitWarning;
+          try {
+            const keys: number[] = [];
+            const draw = async () => {
+              const key = await hilo.next(segment);
+              await save(ts[keys.length % 2]!, table, key);
+              keys.push(key);
+            };
+            for (let i = 0; i < 5; i++) await draw();
+            // the 5th key asked for the next block: in hand, checked before the late tenant exists (waited for,
+            // however long a loaded machine takes)
+            while (hilo.stats()[segment]!.keysAvailable < 15) await new Promise((resolve) => setTimeout(resolve, 5));
+            // a tenant restored from elsewhere: keys of the prefetched block and of the block after it
+            const base = keys[0]! - 1;
+            const late = await addTenant(table);
+            ts.push(late);
+            await save(late, table, base + 15);
+            await save(late, table, base + 25);
+            for (let i = 0; i < 5; i++) await draw();
+            expect(keys).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((k) => base + k));
+            if (onStoreBehind === 'error') {
+              // the prefetched block is dropped before its first key; the next one holds 25: the store is behind
+              const refused = await hilo.next(segment).then(
+                () => undefined,
+                (error: unknown) => error,
+              );
+              expect(refused).toBeInstanceOf(HiLoStoreBehindError);
+              expect((refused as Error).message).toContain(`${late}.${table}`);
+            } else {
+              for (let i = 0; i < 10; i++) await draw();
+              expect(Math.min(...keys.slice(10))).toBeGreaterThan(base + 25);
+            }
+            await expectNoneHeld(
+              keys.filter((_, i) => i >= 10),
+              table,
+              [late],
+            );
+            expect(warnings.join('\n')).toContain(`${late}.${table}.id holds key ${base + 15}`);
+          } finally {
+            process.emitWarning = emitWarning;
+            await hilo.close();
+          }
+        },
+      );
+
       it("a floor from one tenant's table into a store other tenants share is refused, naming them", async () => {
         const table = randomName('orders');
         const segment = table;
@@ -241,13 +301,69 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
         await expect(raiseFloor(client, { segment, table, column: 'id', schema: a, source })).rejects.toThrow(
           new RegExp(`${b}\\.${table}`),
         );
+        // the first fix it names: a floor above every tenant's table, then 25 keys, none held by either tenant
         const floor = await raiseFloor(client, { segment, table, column: 'id', tenants: '*', source });
         expect(floor.maxKey).toBe(500n);
         const hilo = generator(source, [{ segment, table, column: 'id', tenants: '*' }]);
         try {
-          expect(await hilo.next(segment)).toBeGreaterThan(500);
+          const keys: number[] = [];
+          for (let i = 0; i < 25; i++) keys.push(await hilo.next(segment));
+          expect(Math.min(...keys)).toBeGreaterThan(500);
+          await expectNoneHeld(keys, table, [a, b]);
         } finally {
           await hilo.close();
+        }
+      });
+
+      it("the floor refusal's other fix: a connection pointed at the tenant's own store floors that store", async () => {
+        const table = randomName('orders');
+        const segment = table;
+        const [a, b] = (await makeTenants(table)) as [string, string];
+        for (let k = 1; k <= 30; k++) await save(a, table, k);
+        await save(b, table, 500);
+        // the connection's schema (search_path; MariaDB: its database) is the tenant's: its store lives there
+        const url = new URL(db.url);
+        if (kind === 'postgres') url.searchParams.set('options', `-c search_path=${a}`);
+        else url.pathname = `/${a}`;
+        const own = await connect(url.toString());
+        try {
+          const floor = await raiseFloor(own, { segment, table, column: 'id', source });
+          expect(floor.maxKey).toBe(30n);
+          // the tenant's process, on its own store beside its table (the default of an adapter bound to the tenant)
+          const hilo = createHiLo({
+            client: own,
+            source,
+            blockSize: 10,
+            prefetchAt: false,
+            adaptive: false,
+            storedKeys: [{ segment, table, column: 'id' }],
+          });
+          try {
+            const keys: number[] = [];
+            for (let i = 0; i < 25; i++) keys.push(await hilo.next(segment));
+            for (const key of keys) await save(a, table, key);
+            expect(Math.min(...keys)).toBeGreaterThan(30);
+            expect(new Set(keys).size).toBe(25);
+          } finally {
+            await hilo.close();
+          }
+          // its store is the tenant's: set back and started again, it is refused, never a key a's table holds
+          await setBack(source, segment, a);
+          const again = createHiLo({
+            client: own,
+            source,
+            blockSize: 10,
+            prefetchAt: false,
+            adaptive: false,
+            storedKeys: [{ segment, table, column: 'id' }],
+          });
+          try {
+            await expect(again.next(segment)).rejects.toBeInstanceOf(HiLoStoreBehindError);
+          } finally {
+            await again.close();
+          }
+        } finally {
+          await own.close();
         }
       });
 

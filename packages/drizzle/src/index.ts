@@ -129,8 +129,8 @@ function guardedColumnsOf(table: Table): StoredKeyColumn[] {
   const primary = (Object.values(getTableColumns(table)) as Described[]).filter((column) => column.primary === true);
   // a key given on purpose by a default, a $defaultFn of another kind or AUTOINCREMENT is not hilo's: leave it
   // alone (Drizzle's hasDefault is no sign: it is set on every integer primary key, for the rowid)
-  const own = primary[0];
-  if (primary.length !== 1 || own!.default !== undefined || own!.defaultFn !== undefined || own!.autoIncrement === true)
+  const own = primary[0]!;
+  if (primary.length !== 1 || own.default !== undefined || own.defaultFn !== undefined || own.autoIncrement === true)
     return [];
   const name = getTableName(table);
   const schema = (table as unknown as Record<symbol, unknown>)[Symbol.for('drizzle:Schema')];
@@ -138,7 +138,7 @@ function guardedColumnsOf(table: Table): StoredKeyColumn[] {
     {
       segment: segmentOfTable(name),
       table: name,
-      column: primary[0]!.name,
+      column: own.name,
       ...(typeof schema === 'string' ? { schema } : {}),
     },
   ];
@@ -171,6 +171,9 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
     schemaOption: "define the table with pgSchema('shop').table(...) (MySQL: mysqlSchema)",
     installLine: drizzleInstallLine,
     keyGuardColumns: () => [...stored.keys()].flatMap(guardedColumnsOf),
+    // $defaultFn cannot wait for a reservation: core keeps a standby block in hand (issue 53: a pgSchema table per
+    // tenant, whose reservations probe every tenant's table, ran dry at the first block boundary)
+    drawsWithoutWaiting: true,
   });
   const fields = new Map<string, KeyField>();
   // segments whose keys are checked against a table hilo was given; one without is said once, never silently off

@@ -244,6 +244,16 @@ export interface KeySupplySetup extends KeySupplyWording, Omit<KeySupplyChecks, 
    * @default true
    */
   readonly keyGuard?: boolean;
+  /**
+   * Whether the adapter's keys are drawn only where nothing can wait for the database ({@link KeySupply.tryNext}
+   * from a synchronous hook, with no awaited hook behind it: Drizzle's `$defaultFn`), so that a key not in memory
+   * fails the insert. The generator the supply builds then keeps a standby block from each block's first key
+   * (`prefetchAt: 0`) unless the user set `prefetchAt`: a block boundary is crossed on the standby, and the
+   * reservation behind it has a whole block's worth of inserts to finish its checks (one probe per table, and per
+   * tenant's table), not the last fifth of one.
+   * @default false
+   */
+  readonly drawsWithoutWaiting?: boolean;
 }
 
 /**
@@ -364,7 +374,9 @@ export function openKeySupply(
   // a generator passed in keeps the segments it was built with
   const segments =
     setup.limits === undefined || generator !== undefined ? {} : { segments: segmentsForColumns(setup.limits, passed) };
-  const generatorOptions = { ...passed, ...segments, ...setup.generatorOptions };
+  // a hook that cannot wait crosses each block boundary on a standby block (see `drawsWithoutWaiting`)
+  const standby = setup.drawsWithoutWaiting === true && passed.prefetchAt === undefined ? { prefetchAt: 0 } : {};
+  const generatorOptions = { ...passed, ...standby, ...segments, ...setup.generatorOptions };
 
   /** The connection reservations run on, and how to release it: the user's client stays theirs. */
   const open = async (): Promise<AdapterConnection> => {

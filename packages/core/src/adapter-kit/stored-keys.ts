@@ -47,18 +47,47 @@ export function adapterStoredKeys(
   const onUnreadableKeys = options.onUnreadableKeys as OnUnreadableKeys | undefined;
   const settings = { missingTables, onUnreadableKeys, store };
   if (typeof columns !== 'function') return sqlStoredKeys(client, uniqueColumns(columns), settings);
-  let known: { readonly signature: string; readonly keys: StoredKeys } | undefined;
+  let known: { readonly signature: string; readonly list: StoredKeyColumn[]; readonly keys: StoredKeys } | undefined;
+  /** Columns learnt after the first check (a tenant's table passed to `warm()` later), not yet probed over the keys in hand. */
+  let learnt: StoredKeyColumn[] = [];
   const current = (): StoredKeys => {
     const list = uniqueColumns(columns());
     const signature = JSON.stringify(list);
-    if (known?.signature !== signature) known = { signature, keys: sqlStoredKeys(client, list, settings) };
+    if (known?.signature !== signature) {
+      if (known !== undefined) {
+        const before = new Set(known.list.map((c) => JSON.stringify(c)));
+        learnt.push(...list.filter((c) => !before.has(JSON.stringify(c))));
+      }
+      known = { signature, list, keys: sqlStoredKeys(client, list, settings) };
+    }
     return known.keys;
+  };
+  /** See `StoredKeys.recheck`: tenants found in the catalog since, and tables learnt since, over the keys in hand. */
+  const recheck: NonNullable<StoredKeys['recheck']> = async (segment, blocks, signal) => {
+    let found = await current().recheck?.(segment, blocks, signal);
+    const fresh = learnt.filter((c) => c.segment === segment);
+    if (fresh.length === 0) return found;
+    learnt = learnt.filter((c) => c.segment !== segment);
+    // the new tables alone; one still missing holds no keys (the next block's check applies `onMissingTable`)
+    const probe = sqlStoredKeys(client, fresh, { ...settings, missingTables: 'ignore', store: undefined });
+    try {
+      for (const block of blocks) {
+        const stored = await probe.within(segment, block, signal);
+        if (stored !== undefined && (found === undefined || stored.key > found.stored.key)) found = { stored, block };
+      }
+    } catch (error) {
+      // not probed: they are probed at the next check instead
+      learnt.push(...fresh);
+      throw error;
+    }
+    return found;
   };
   return {
     columns: (segment) => current().columns?.(segment) ?? [],
     largest: (segment, signal) => current().largest(segment, signal),
     within: (segment, block, signal) => current().within(segment, block, signal),
     formatted: (segment, prefix) => current().formatted?.(segment, prefix),
+    recheck,
     ...(client.session === undefined ? {} : { session: <T>(work: () => Promise<T>) => client.session!(work) }),
   };
 }

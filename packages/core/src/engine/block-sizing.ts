@@ -13,6 +13,11 @@ export class BlockSizing {
   private issuedAtLastReservation = 0;
   /** While below {@link blockSize}: the size of the next block of the start-up ramp. */
   private ramp: number | undefined;
+  /**
+   * Whether the last size asked for was a block of the start-up ramp (smaller than {@link blockSize}, for a process
+   * that may write only a few rows), whatever the source rounded it up to.
+   */
+  rampBlock = false;
 
   /**
    * @param blockSize the configured block size, also the floor of adaptive sizing
@@ -56,6 +61,7 @@ export class BlockSizing {
     if (waiting > size) size = Math.min(this.maxBlockSize, waiting);
     // a full block asked for (warm(), a burst) ends the ramp: the process is past its first keys
     if (size >= this.blockSize) this.ramp = undefined;
+    this.rampBlock = this.ramp !== undefined;
     return size;
   }
 

@@ -72,9 +72,10 @@ export type HiLoEvent =
 /**
  * Why keys were lost (never handed out): unused at `close`, granted to an attempt already abandoned
  * (`late-reservation`), past `maxKey` or Number.MAX_SAFE_INTEGER (`overflow`), in a store found behind its stored
- * keys (`store-behind`), refused because a peer reads the shared store with other settings (`mismatch`), or
- * reserved on a server hilo no longer talks to (`failover`), or reserved before the server restarted (`restart`); or
- * handed out and then given up by the caller, such as a graph load that rolled back (`discarded`).
+ * keys, or in hand when a tenant's table found since holds one of them (`store-behind`), refused because a peer
+ * reads the shared store with other settings (`mismatch`), or reserved on a server hilo no longer talks to
+ * (`failover`), or reserved before the server restarted (`restart`); or handed out and then given up by the caller,
+ * such as a graph load that rolled back (`discarded`).
  */
 export type LostReason =
   'late-reservation' | 'close' | 'overflow' | 'store-behind' | 'mismatch' | 'failover' | 'restart' | 'discarded';

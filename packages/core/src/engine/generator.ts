@@ -1,6 +1,6 @@
 import { checkInteger } from './checks.js';
 import { BlockSizing } from './block-sizing.js';
-import { beforeDeadline } from './deadline.js';
+import { beforeDeadline, withTimeout } from './deadline.js';
 import { closeAtExit } from './exit-return.js';
 import { reserveWithRetry } from './reservation.js';
 import { keysIn } from './segment-blocks.js';
@@ -11,8 +11,8 @@ import type { SegmentEvent } from './lifecycle.js';
 import { ServerWatch } from './server-watch.js';
 import { resolveOptions, validateSegment, type HiLoGeneratorOptions, type ResolvedOptions } from './options.js';
 import type { KeyOf, KeyType } from './types.js';
-import { PeerCheck, type LastPeerCheckTarget } from './verified-blocks.js';
-import { sourceUnavailableErrors } from '../error-messages.js';
+import { PeerCheck, recheckInHand, type LastPeerCheckTarget } from './verified-blocks.js';
+import { sourceUnavailableErrors, timeoutErrors } from '../error-messages.js';
 
 /**
  * Hands out keys for named segments from blocks reserved through a hi source.
@@ -179,6 +179,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     try {
       for (;;) {
         if (this.closed) throw new HiLoClosedError();
+        const recheck = this.recheckQueued(s, 1);
+        if (recheck !== undefined) await recheck;
         const key = s.take(this.bigint, s.low) as K | undefined;
         if (key !== undefined) return key;
         await this.refillOrConfirm(s);
@@ -197,6 +199,8 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
     try {
       while (keys.length < count) {
         if (this.closed) throw new HiLoClosedError();
+        const recheck = this.recheckQueued(s, count - keys.length);
+        if (recheck !== undefined) await recheck;
         const before = keys.length;
         s.takeMany(count - keys.length, keys, this.bigint, s.low);
         s.demand -= keys.length - before;
@@ -242,8 +246,9 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
 
   async warm(segments: readonly string[]): Promise<void> {
     if (this.closed) throw new HiLoClosedError();
+    // a segment named twice (two tables of one segment: a table per tenant) is one block, not one per name
     await Promise.all(
-      segments.map(async (segment) => {
+      [...new Set(segments)].map(async (segment) => {
         const s = this.segment(segment);
         if (s.available() > 0) return;
         // warming says keys are wanted soon (nextSync() served from memory): a full block, not the start-up ramp
@@ -296,6 +301,27 @@ class KeyGenerator<K extends number | bigint> implements HiLoGenerator<K> {
       this.segments.set(name, s);
     }
     return s;
+  }
+
+  /**
+   * An awaited draw about to reach a queued block (a prefetched one, checked when it was reserved) first checks the
+   * keys in hand against the tables found since (`StoredKeys.recheck`: a tenant created while the application runs),
+   * so that a block checked before the tenant existed is not handed out unchecked; `undefined` when there is nothing
+   * to check. One check at a time per segment. (Synchronous draws cannot wait: theirs is the check each reservation
+   * runs first.)
+   */
+  private recheckQueued(s: Segment, wanted: number): Promise<void> | undefined {
+    const storedKeys = this.options.storedKeys;
+    if (storedKeys?.recheck === undefined || s.queue.length === 0 || s.currentRest() >= wanted) return undefined;
+    if (s.rechecking === undefined) {
+      const timeoutMs = this.options.timeoutMs;
+      s.rechecking = withTimeout(
+        timeoutMs,
+        () => timeoutErrors.recheckTimedOut(s.name, timeoutMs),
+        (signal) => recheckInHand(storedKeys, s.name, s, signal),
+      ).finally(() => (s.rechecking = undefined));
+    }
+    return s.rechecking;
   }
 
   /** Starts a background reservation for `s` unless one is running or a block is queued. */

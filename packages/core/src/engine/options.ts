@@ -87,8 +87,16 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
   firstBlockSize?: number;
   /**
    * Fraction of the block in hand after which the next block is reserved in the background, so that no
-   * caller waits at a block boundary. `false` reserves only when the block is empty.
-   * @default 0.8
+   * caller waits at a block boundary. `0` reserves the next block as soon as the first key of a block is handed
+   * out, so that a whole block stands by beyond the one in hand: for callers that cannot wait at all (Drizzle's
+   * `$defaultFn`). A block of the start-up ramp (`firstBlockSize`, for a process that writes a few rows) still
+   * prefetches at 0.8, so such a process reserves one small block; `warm()` asks for a full block at once. `false`
+   * reserves only when the block is empty.
+   * @default 0.8 (`0` for hilo-drizzle)
+   * @example
+   * ```ts
+   * createHiLoGenerator({ source, prefetchAt: 0 }) // a standby block always in hand: nextSync() never waits on one
+   * ```
    */
   prefetchAt?: number | false;
   /**
@@ -288,6 +296,12 @@ function namedHandler(handler: (event: HiLoEvent) => void): (event: HiLoEvent) =
   };
 }
 
+/**
+ * The fraction of a block after which the next one is reserved by default; also what a block of the start-up ramp
+ * uses under `prefetchAt: 0` (see `Segment`).
+ */
+export const DEFAULT_PREFETCH_AT = 0.8;
+
 /** The option names of {@link HiLoGeneratorOptions}, for refusing a typo rather than ignoring it. */
 export const GENERATOR_OPTION_NAMES: ReadonlySet<string> = new Set([
   'source',
@@ -346,10 +360,10 @@ export function resolveOptions(options: HiLoGeneratorOptions<KeyType>): Resolved
   const firstBlockSize = checkInteger('firstBlockSize', options.firstBlockSize ?? 4, { max: MAX_BLOCK_SIZE });
 
   let prefetchAt: number | undefined;
-  const p = options.prefetchAt ?? 0.8;
+  const p = options.prefetchAt ?? DEFAULT_PREFETCH_AT;
   if (p === false) prefetchAt = undefined;
-  else if (typeof p !== 'number' || !(p > 0 && p <= 1)) {
-    throw HiLoConfigurationError.invalidOption('prefetchAt', 'a fraction in (0, 1] or false', p);
+  else if (typeof p !== 'number' || !(p >= 0 && p <= 1)) {
+    throw HiLoConfigurationError.invalidOption('prefetchAt', 'a fraction in [0, 1] or false', p);
   } else prefetchAt = p;
 
   const keyType = options.keyType ?? 'number';

@@ -50,16 +50,24 @@ export class SegmentBlocks {
 
   /**
    * @param name the segment's name, for messages
-   * @param prefetchAt fraction of a block after which the next reservation starts (undefined: no prefetch)
+   * @param prefetchAt fraction of a block after which the next reservation starts (0: at its first key; undefined: no
+   *   prefetch)
    */
   constructor(
     readonly name: string,
-    private readonly prefetchAt: number | undefined,
+    protected readonly prefetchAt: number | undefined,
   ) {}
 
   /** Keys handed out so far. */
   issued(): number {
     return this.issuedBefore + (this.next - this.first);
+  }
+
+  /** Keys left in the current block (the number block or the big one), not counting the queued blocks. */
+  currentRest(): number {
+    return (
+      Math.max(0, this.end - this.next + 1) + Number(this.bigEnd >= this.bigNext ? this.bigEnd - this.bigNext + 1n : 0n)
+    );
   }
 
   /** Keys in memory: the rest of the current block and every queued block. */
@@ -118,6 +126,11 @@ export class SegmentBlocks {
     }
   }
 
+  /** The fraction of the block becoming current after which the next one is reserved (undefined: no prefetch). */
+  protected prefetchFraction(): number | undefined {
+    return this.prefetchAt;
+  }
+
   /** Makes the next queued block current; false when none is queued. Throws the overflow once the queue is dry. */
   advance(): boolean {
     if (this.overflow && this.queue.length === 0) throw this.overflow;
@@ -132,10 +145,11 @@ export class SegmentBlocks {
       this.bigNext = 1n;
       this.bigEnd = 0n;
       const size = this.end - this.first + 1;
+      const at = this.prefetchFraction();
       this.prefetchMark =
-        this.prefetchAt === undefined || this.queue.length > 0
+        at === undefined || this.queue.length > 0
           ? Number.POSITIVE_INFINITY
-          : this.first + Math.max(0, Math.ceil(size * this.prefetchAt) - 1);
+          : this.first + Math.max(0, Math.ceil(size * at) - 1);
     } else {
       // only reachable with bigint keys: blocks past MAX_SAFE_INTEGER are cut or refused in enqueue()
       this.first = 1;

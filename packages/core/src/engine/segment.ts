@@ -2,7 +2,7 @@ import type { HiLoError } from '../errors.js';
 import type { BlockSizing } from './block-sizing.js';
 import type { HiLoEvent, LostReason, SegmentStats } from './events.js';
 import { nextSegmentState, type SegmentEvent, type SegmentState } from './lifecycle.js';
-import type { ResolvedOptions } from './options.js';
+import { DEFAULT_PREFETCH_AT, type ResolvedOptions } from './options.js';
 import type { ReservingSegment } from './reservation.js';
 import { keysIn, SegmentBlocks } from './segment-blocks.js';
 import type { ServerView } from './server-watch.js';
@@ -28,6 +28,8 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
   inflight: Promise<void> | undefined;
   inflightAbort: AbortController | undefined;
   prepared: Promise<void> | undefined;
+  /** The check of the keys in hand an awaited draw runs before it reaches a queued block, shared by its callers. */
+  rechecking: Promise<void> | undefined;
   /** Keys callers are waiting for right now (bulk requests and awaited next()). */
   demand = 0;
   /** Whether reaching 90 % of `maxKey` (the largest key the column holds) with `highestKey` was reported. */
@@ -61,6 +63,17 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
   ) {
     super(name, options.prefetchAt);
     this.low = () => onLow(this);
+  }
+
+  /**
+   * `prefetchAt: 0` keeps a standby block for callers that cannot wait, except beside a block of the start-up ramp:
+   * that one is sized for a process that writes a few rows (DESIGN rule 12), and a standby beside it would cost each
+   * such process a second block (a whole sequence increment), so it prefetches at the default fraction. (The block
+   * becoming current is the last one asked for: a prefetch starts only once no block is queued.)
+   */
+  protected override prefetchFraction(): number | undefined {
+    const at = this.prefetchAt;
+    return at === 0 && this.sizing.rampBlock ? DEFAULT_PREFETCH_AT : at;
   }
 
   /**
@@ -138,6 +151,11 @@ export class Segment extends SegmentBlocks implements ReservingSegment {
     if (this.server.unconfirmed) this.transition('park');
     else this.advanceIfEmpty();
     this.onBlocks();
+  }
+
+  /** Removes and returns every key in hand never handed out (a table found since holds one of them). */
+  dropUnissued(): Block[] {
+    return this.drain();
   }
 
   /** Counts and reports keys that will never be handed out. */

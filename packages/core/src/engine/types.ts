@@ -170,6 +170,17 @@ export interface StoredKeys {
    */
   counts?(segment: string, block: Block, signal: AbortSignal): Promise<readonly StoredCount[]>;
   /**
+   * Optional: the largest stored key inside `blocks` (keys a generator holds and never handed out) of the tables
+   * found since the segment's previous check, and of those only: a tenant's table created while the application
+   * runs (`tenants: '*'`), which the keys in hand were never checked against. `undefined` when no table is new or
+   * none holds a key in them. Asked before each reservation, and before an awaited draw reaches a queued block.
+   */
+  recheck?(
+    segment: string,
+    blocks: readonly Block[],
+    signal: AbortSignal,
+  ): Promise<{ readonly stored: StoredKey; readonly block: Block } | undefined>;
+  /**
    * Optional: the tables and key columns the segment's keys are stored in, as configured. `createHiLo` records
    * them next to the hi store at the segment's first reservation and refuses a segment claiming a column the store
    * records for another one (DESIGN rule 13); without it, nothing is recorded for the segment.

@@ -20,6 +20,40 @@ export interface VerifyTarget {
   held(): readonly { block: Block; handedOut: bigint }[];
   /** Refuses the segment for good with `error`: the keys in hand are dropped (lost) and no key is handed out again. */
   refuse(error: HiLoError): void;
+  /** Removes and returns every key in hand never handed out (the current block's rest, the queued blocks). */
+  dropUnissued(): Block[];
+}
+
+/**
+ * The keys in hand checked against the tables found since they were checked (`StoredKeys.recheck`: a tenant's table
+ * created while the application runs, `tenants: '*'`). Such a table may hold keys of a block reserved before it
+ * existed (a tenant restored, or copied from another installation), so when it holds one of the keys in hand, every
+ * key in hand is dropped (lost as `store-behind`, with a `HILO_TENANT_KEYS_DROPPED` process warning) and the next
+ * block, checked against every tenant's table, decides as ever (`onStoreBehind`). Dropping is safe whatever the store
+ * holds: gaps are fine. Not for a store shared with a peer (a peer's key in hand refuses the segment instead).
+ */
+export async function recheckInHand(
+  storedKeys: StoredKeys,
+  segment: string,
+  target: VerifyTarget,
+  signal: AbortSignal,
+): Promise<void> {
+  if (storedKeys.recheck === undefined || storedKeys.sharedWith !== undefined) return;
+  const held = target.unissued();
+  if (held.length === 0) return;
+  const found = await storedKeys.recheck(segment, held, signal);
+  if (found === undefined) return;
+  const dropped = target.dropUnissued();
+  const keys = dropped.reduce((n, b) => n + (b.last - b.first + 1n), 0n);
+  if (dropped.length > 0) target.lose(dropped, 'store-behind');
+  const { stored, block } = found;
+  process.emitWarning(
+    `hilo: ${stored.table}.${stored.column} holds key ${stored.key}, inside the keys of segment "${segment}" in hand ` +
+      `(${block.first}…${block.last}), and was not there when they were checked (a tenant created while the ` +
+      `application runs: restored, or copied from elsewhere); the ${keys} keys still in hand were discarded, and the ` +
+      `next block is checked against every tenant's table.`,
+    { code: 'HILO_TENANT_KEYS_DROPPED' },
+  );
 }
 
 /** Whether `key` lies in one of `blocks`. */
@@ -131,6 +165,8 @@ export async function reserveVerified(
       throw error;
     }
   }
+  // a tenant created since the keys in hand were checked: those it holds are never handed out
+  await recheckInHand(storedKeys, segment, target, signal);
   for (let lifts = 0; ; lifts++) {
     const checkLargest = start;
     const { blocks, found } = await onOneConnection(async () => {
@@ -232,6 +268,7 @@ function withRetired(target: PeerCheckTarget, retired: readonly Block[]): PeerCh
     unissued: () => target.unissued(),
     held: () => [...whole, ...target.held()],
     refuse: (error) => target.refuse(error),
+    dropUnissued: () => target.dropUnissued(),
   };
 }
 
@@ -363,6 +400,7 @@ export class PeerCheck {
         unissued: () => unissued,
         held: () => held,
         refuse: (error) => target.refuse(error),
+        dropUnissued: () => [],
       };
       let overlap: StoreOverlap | undefined;
       try {

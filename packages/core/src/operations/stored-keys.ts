@@ -233,6 +233,11 @@ export function sqlStoredKeys(
 
   /** Segments whose tenants check passed (it runs at a segment's first check, on this instance). */
   const covered = new Set<string>();
+  /**
+   * Per segment, the probes of tenants found after its first check and not yet probed over the keys a generator holds
+   * (`recheck`): those keys were checked before the tenant's table existed.
+   */
+  const unseen = new Map<string, Probe[]>();
 
   /**
    * The segment's probes: its tables, and each tenant's copy of a tenant column's table, read from the catalog
@@ -260,6 +265,7 @@ export function sqlStoredKeys(
           const spec = { ...c, ...kind, schema, tenants: undefined };
           probe = makeProbe(spec, index, { floorFrom, quiet: c.tenants === '*' });
           known.set(schema, probe);
+          if (covered.has(segment)) unseen.set(segment, [...(unseen.get(segment) ?? []), probe]);
         }
         probes.push(probe);
       }
@@ -454,9 +460,36 @@ export function sqlStoredKeys(
   }
   const told = new Map<string, string>();
 
+  /** See `StoredKeys.recheck`: the keys in hand probed in the tenants' tables found since the last check. */
+  async function recheck(segment: string, blocks: readonly Block[], signal: AbortSignal) {
+    if (!tenantsBySegment.has(segment) || !covered.has(segment)) return undefined;
+    await probesOf(segment, signal);
+    const fresh = unseen.get(segment) ?? [];
+    unseen.delete(segment);
+    let found: { stored: StoredKey; block: Block } | undefined;
+    try {
+      for (const probe of fresh) {
+        await probe.inspect(signal);
+        for (const block of blocks) {
+          const key = await first(probe, probe.sql.within(block.first, block.last), signal, block);
+          if (key === undefined || (found !== undefined && key <= found.stored.key)) continue;
+          const floorFrom = probe.floorFrom === undefined ? {} : { floorFrom: probe.floorFrom };
+          found = { stored: { key, table: probe.table, column: probe.column, ...floorFrom }, block };
+        }
+      }
+    } catch (error) {
+      // not probed: they are probed at the next check instead
+      unseen.set(segment, [...fresh, ...(unseen.get(segment) ?? [])]);
+      throw error;
+    }
+    return found;
+  }
+
   const session = client.session;
   return {
     formatted,
+    // only tenants found in the catalog can appear after the keys in hand were checked
+    ...(tenantsBySegment.size === 0 ? {} : { recheck }),
     columns: (segment) => (bySegment.get(segment) ?? []).map((probe) => probe.source),
     largest: (segment, signal) => largestOf(segment, (sql) => [sql.largest], signal),
     within: (segment, block: Block, signal) =>

@@ -1,0 +1,3 @@
+import { runMikroOrmTenants } from './tenants-suite.js';
+
+runMikroOrmTenants('mysql');
