@@ -2,7 +2,8 @@
 // Prisma's @prisma/adapter-mariadb). The sources' conformance and fault suites run on it too
 // (sources-mariadb-connector.mysql.test.ts, fault.mariadb.mysql.test.ts); this file covers the wrapper itself.
 import mariadb from 'mariadb';
-import { describeMysql } from '@hilo/testing';
+import { describeMysql, startFaultProxy } from '@hilo/testing';
+import { withTimeout } from '../src/engine/deadline.js';
 import {
   createHiLo,
   HiLoConfigurationError,
@@ -98,6 +99,54 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
         });
       } finally {
         await refused.end();
+      }
+    },
+  );
+  it(
+    'drops a connection whose statement an attempt abandoned by closing its socket, without the second ' +
+      "connection the connector's destroy() opens to KILL it (whose failure it leaves unhandled)",
+    async () => {
+      const proxy = await startFaultProxy(db.url);
+      const url = new URL(proxy.url(db.url));
+      // a connection of its own per statement (no pool that opens others ahead of need): each connection the proxy
+      // accepts is one hilo asked for, or the KILL's
+      const proxied: MariadbPoolLike = {
+        query: () => Promise.reject(new Error('hilo takes a connection per statement')),
+        getConnection: async () => {
+          const connection = await mariadb.createConnection({
+            host: url.hostname,
+            port: Number(url.port),
+            user: url.username,
+            database: url.pathname.slice(1),
+          });
+          return {
+            query: (sql: string, values?: unknown[]) => connection.query(sql, values),
+            release: () => connection.end(),
+            destroy: () => connection.destroy(),
+            ping: (timeout?: number) => connection.ping(timeout),
+          };
+        },
+        end: async () => undefined,
+      };
+      try {
+        const proxiedClient = mariadbClient(proxied);
+        await proxiedClient.query('select 1 as one');
+        const accepted = proxy.accepted;
+        await expect(
+          withTimeout(
+            200,
+            () => new Error('attempt abandoned'),
+            () => proxiedClient.query('select sleep(5) as slept'),
+          ),
+        ).rejects.toThrow('attempt abandoned');
+        // the abandoned connection's socket closes; the connector's KILL path would have opened (and used) another
+        // connection through the proxy before closing it
+        while (proxy.connections > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(proxy.accepted).toBe(accepted + 1);
+        // the next statement is served
+        expect((await proxiedClient.query<{ two: number }>('select 2 as two')).rows).toEqual([{ two: 2 }]);
+      } finally {
+        await proxy.close();
       }
     },
   );

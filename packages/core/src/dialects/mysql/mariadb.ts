@@ -12,6 +12,8 @@ export interface MariadbQueryableLike {
 export interface MariadbPoolConnectionLike extends MariadbQueryableLike {
   release(): Promise<void> | void;
   destroy(): unknown;
+  /** With a timeout, closes the connection's socket at once when no answer came within it. */
+  ping(timeout?: number): Promise<void>;
 }
 
 /**
@@ -25,6 +27,33 @@ export interface MariadbPoolLike extends MariadbQueryableLike {
 
 /** Options of {@link mariadbClient}: `ownsPool`, as for {@link mysqlClient}. */
 export type MariadbClientOptions = MysqlClientOptions;
+
+/**
+ * Drops a connection hilo gave up on, whose statement may still be running (an attempt that timed out, a link that
+ * went dead). The connector's `destroy()` with a statement in flight opens a second connection to `KILL` the first,
+ * and when that `KILL` fails (the link broke again, the thread had already ended) its rejection is left unhandled:
+ * an app on Node's defaults crashes (mariadb 3.4 to 3.5.4). A ping with a timeout is the connector's public call that
+ * closes the socket itself when no answer comes, with no second connection; once it has settled nothing is in flight,
+ * and `destroy()` only takes the connection out of its pool. The server ends the session when it sees the socket
+ * close, as it does for mysql2's `destroy()`.
+ */
+function destroyWithoutKill(connection: MariadbPoolConnectionLike): void {
+  let pinged: Promise<unknown>;
+  try {
+    pinged = connection.ping(1);
+  } catch (error) {
+    pinged = Promise.reject(error);
+  }
+  void pinged
+    .catch(() => undefined)
+    .then(() => {
+      try {
+        connection.destroy();
+      } catch {
+        // already closed: nothing left to drop
+      }
+    });
+}
 
 /** `mysql2/promise`'s `[result, fields]` for a `mariadb` query's result. */
 function asMysql2(target: MariadbQueryableLike): MysqlQueryableLike {
@@ -66,7 +95,7 @@ export function mariadbClient(pool: MariadbPoolLike, options: MariadbClientOptio
           connection,
           // the connector's release() returns a promise: a failure there leaves nothing for hilo to do
           release: () => void Promise.resolve(connection.release()).catch(() => undefined),
-          destroy: () => void connection.destroy(),
+          destroy: () => destroyWithoutKill(connection),
         };
       },
       end: () => pool.end(),
