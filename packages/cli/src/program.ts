@@ -172,7 +172,8 @@ export function createProgram(io: CliIo, state: ProgramState = {}): Command {
     .option('--json', 'print the segments as JSON (values as strings)')
     .option(
       '--max-key <n|type>',
-      'the largest key the key columns hold, for the USED column: int, bigint or a number (default: bigint)',
+      'the largest key the key columns hold, for the USED column: int, bigint or a number (default: the type of ' +
+        "each segment's recorded columns, from the catalog, else bigint)",
       parseMaxKey,
     )
     .option(

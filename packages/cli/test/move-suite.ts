@@ -102,6 +102,31 @@ export function moveSuite(url: () => string, source: 'sequence' | 'table'): void
     expect(after.keys[0]!).toBeGreaterThan(500n);
   });
 
+  // issue 54: an `integer` key column fills at 2147483647, which USED measured against bigint's maximum
+  it(`status measures USED against the recorded column's type, from the catalog (${source})`, async () => {
+    const [narrow, unrecorded] = [randomName('int'), randomName('big')];
+    const table = randomName('intkeys');
+    await client.query(`create table ${table} (id integer primary key)`);
+    expect((await run(['init', '--url', url(), '--source', source, narrow, unrecorded])).status).toBe(0);
+    const stored = await store(narrow, table, 3);
+    expect(stored.stderr).toBe('');
+    expect(stored.status).toBe(0);
+    expect((await run(['next', '--url', url(), '--source', source, '--unverified', unrecorded])).status).toBe(0);
+    type Row = { segment: string; maxKey: string };
+    const read = async (extra: string[] = []) =>
+      JSON.parse((await run(['status', '--url', url(), '--source', source, '--json', ...extra])).stdout) as Row[];
+    const rows = await read();
+    // SQLite's INTEGER holds 64 bits: its catalog has no narrower integer to report
+    const intMax = url().startsWith('sqlite:') ? '9223372036854775807' : '2147483647';
+    expect(rows.find((r) => r.segment === narrow)!.maxKey).toBe(intMax);
+    expect(rows.find((r) => r.segment === unrecorded)!.maxKey).toBe('9223372036854775807');
+    // --max-key still decides when given
+    expect((await read(['--max-key', 'smallint'])).find((r) => r.segment === narrow)!.maxKey).toBe('32767');
+    const text = await run(['status', '--url', url(), '--source', source]);
+    expect(text.stdout).toMatch(/USED\s+MAX KEY/);
+    expect(text.stdout).toMatch(new RegExp(`${narrow}\\s.*\\s${intMax}\\n`));
+  });
+
   it(`refuses a bad column and a bad segment as bad input (${source})`, async () => {
     expect((await run(['move', '--url', url(), 'a.b.c.d', '--to', 'x'])).status).toBe(2);
     expect((await run(['move', '--url', url(), 'orders.id', '--to', 'bad segment'])).status).toBe(2);

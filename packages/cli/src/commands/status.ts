@@ -8,7 +8,10 @@ import { openTarget, type TargetOptions } from '../open.js';
 /** Options of `hilo status`. */
 export interface StatusOptions extends TargetOptions {
   readonly json?: boolean;
-  /** The largest key the key columns hold (`--max-key`); default bigint's. */
+  /**
+   * The largest key the key columns hold (`--max-key`); by default the one the catalog gives for each segment's
+   * recorded columns, else bigint's.
+   */
   readonly maxKey?: bigint;
   /** `--stored SEGMENT=TABLE[.COLUMN]`: where segments' keys are stored, to show a store behind them. */
   readonly stored?: readonly GuardRef[];
@@ -31,13 +34,13 @@ function behind(row: SegmentStatus, largest: bigint): boolean {
  * block (pooled-lo) or its last (pooled), so value + increment − 1 bounds both; a hi-table row holds the next
  * value to hand out.
  */
-function highestKey(row: { value?: bigint; increment?: bigint; source: string }): bigint | undefined {
+function highestKey(row: Pick<SegmentStatus, 'value' | 'increment' | 'source'>): bigint | undefined {
   if (row.value === undefined) return undefined;
   return row.source === 'sequence' && row.increment !== undefined ? row.value + row.increment - 1n : row.value;
 }
 
 /** Fraction of `maxKey` the segment has reached. */
-function used(row: { value?: bigint; increment?: bigint; source: string }, maxKey: bigint): number | undefined {
+function used(row: Pick<SegmentStatus, 'value' | 'increment' | 'source'>, maxKey: bigint): number | undefined {
   const highest = highestKey(row);
   return highest === undefined ? undefined : Number(highest) / Number(maxKey);
 }
@@ -68,7 +71,9 @@ function columns(rows: readonly (readonly string[])[]): string {
 /**
  * `hilo status`: lists the segments found in the database (rows of the hi table, sequences named
  * `<segment>_hilo_seq`) with the key columns recorded for each, their stored value, a sequence's increment, and how
- * much of the key column's range (`--max-key`, default bigint) the segment has used; 90 % or more is also reported on stderr.
+ * much of the key column's range the segment has used: up to `--max-key`, else the largest key the recorded columns'
+ * types hold (the catalog's; an `integer` column's 2147483647), else bigint's. 90 % or more is also reported on
+ * stderr.
  * `--source` narrows the list. With `--stored SEGMENT=TABLE[.COLUMN]`, a segment whose store is behind the keys
  * stored in that column is shown as `BEHIND` (and on stderr, with the fix), and the command exits 1.
  */
@@ -79,7 +84,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
     const rows = (await segmentStatus(target.client, target.tableOptions)).filter(
       (row) => options.source === undefined || row.source === options.source,
     );
-    const maxKey = options.maxKey ?? BIGINT_MAX;
+    const maxKeyOf = (row: SegmentStatus): bigint => options.maxKey ?? row.keyMax ?? BIGINT_MAX;
     const problems = new Map<string, string>();
     const stored = options.stored ?? [];
     if (stored.length > 0) {
@@ -114,8 +119,8 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         // strings: values may exceed what a JSON number holds exactly
         value: r.value === undefined ? null : r.value.toString(),
         increment: r.increment === undefined ? null : r.increment.toString(),
-        maxKey: maxKey.toString(),
-        used: usedInJson(used(r, maxKey)),
+        maxKey: maxKeyOf(r).toString(),
+        used: usedInJson(used(r, maxKeyOf(r))),
         ...(stored.length === 0 ? {} : { behind: problems.has(r.segment) }),
       }));
       await out.write(`${JSON.stringify(json, null, 2)}\n`);
@@ -130,6 +135,7 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         'VALUE',
         'INCREMENT',
         'USED',
+        'MAX KEY',
         ...(stored.length > 0 ? ['STORE'] : []),
       ];
       const cells = rows.map((r) => [
@@ -139,15 +145,16 @@ export async function runStatus(options: StatusOptions, io: CliIo): Promise<void
         r.columns === undefined || r.columns.length === 0 ? '-' : r.columns.join(','),
         r.value?.toString() ?? '-',
         r.increment?.toString() ?? '-',
-        percent(used(r, maxKey)),
+        percent(used(r, maxKeyOf(r))),
+        maxKeyOf(r).toString(),
         ...(stored.length > 0 ? [problems.has(r.segment) ? 'BEHIND' : 'ok'] : []),
       ]);
       await out.write(columns([header, ...cells]));
-      const crowded = rows.filter((r) => (used(r, maxKey) ?? 0) >= 0.9);
+      const crowded = rows.filter((r) => (used(r, maxKeyOf(r)) ?? 0) >= 0.9);
       for (const r of crowded) {
         io.stderr.write(
-          `hilo status: segment "${r.segment}" has used ${percent(used(r, maxKey))} of its keys up to ` +
-            `${maxKey}; widen the key column before inserts fail\n`,
+          `hilo status: segment "${r.segment}" has used ${percent(used(r, maxKeyOf(r)))} of its keys up to ` +
+            `${maxKeyOf(r)}; widen the key column before inserts fail\n`,
         );
       }
       for (const problem of problems.values()) io.stderr.write(`hilo status: ${problem}\n`);

@@ -42,6 +42,12 @@ export interface SegmentStatus {
    * from the `storedKeys` it was given (`segmentStatus()`); absent when none is recorded.
    */
   readonly columns?: readonly string[];
+  /**
+   * The largest key the recorded {@link SegmentStatus.columns} hold, from the catalog: the smallest maximum of their
+   * integer types (`2147483647` for an `integer` column). Absent when none is an integer column the catalog shows
+   * (`segmentStatus()` only).
+   */
+  readonly keyMax?: bigint;
 }
 
 /** A hi source backed by a SQL sequence or table, with the maintenance operations the CLI needs. */
