@@ -330,14 +330,16 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
           const floor = await raiseFloor(own, { segment, table, column: 'id', source });
           expect(floor.maxKey).toBe(30n);
           // the tenant's process, on its own store beside its table (the default of an adapter bound to the tenant)
-          const hilo = createHiLo({
-            client: own,
-            source,
-            blockSize: 10,
-            prefetchAt: false,
-            adaptive: false,
-            storedKeys: [{ segment, table, column: 'id' }],
-          });
+          const tenantProcess = () =>
+            createHiLo({
+              client: own,
+              source,
+              blockSize: 10,
+              prefetchAt: false,
+              adaptive: false,
+              storedKeys: [{ segment, table, column: 'id' }],
+            });
+          const hilo = tenantProcess();
           try {
             const keys: number[] = [];
             for (let i = 0; i < 25; i++) keys.push(await hilo.next(segment));
@@ -349,14 +351,7 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
           }
           // its store is the tenant's: set back and started again, it is refused, never a key a's table holds
           await setBack(source, segment, a);
-          const again = createHiLo({
-            client: own,
-            source,
-            blockSize: 10,
-            prefetchAt: false,
-            adaptive: false,
-            storedKeys: [{ segment, table, column: 'id' }],
-          });
+          const again = tenantProcess();
           try {
             await expect(again.next(segment)).rejects.toBeInstanceOf(HiLoStoreBehindError);
           } finally {

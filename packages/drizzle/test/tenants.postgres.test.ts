@@ -81,13 +81,17 @@ describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment ov
     '%s source: 60 saves over two tenants without ensure(), then a set-back store is refused, or lifted above both',
     async (source) => {
       const { table, ts } = await tenants();
-      const first = app(table, ts, { source });
-      try {
-        await first.warm();
-        for (let i = 0; i < 60; i++) await first.insert((i % 2) as 0 | 1);
-      } finally {
-        await first.close();
-      }
+      /** A process that saves `count` rows over both tenants in turn. */
+      const saves = async (count: number, options: Parameters<typeof app>[2]) => {
+        const running = app(table, ts, options);
+        try {
+          await running.warm();
+          for (let i = 0; i < count; i++) await running.insert((i % 2) as 0 | 1);
+        } finally {
+          await running.close();
+        }
+      };
+      await saves(60, { source });
       const before = await keysOf(table, ts);
       expect(before).toHaveLength(60);
       expect(new Set(before).size).toBe(60);
@@ -107,13 +111,7 @@ describePostgres('drizzle: one hilo, a pgSchema table per tenant, one segment ov
         }
       }
       // or lifted, above every tenant's keys
-      const lifted = app(table, ts, { source, onStoreBehind: 'lift' });
-      try {
-        await lifted.warm();
-        for (let i = 0; i < 20; i++) await lifted.insert((i % 2) as 0 | 1);
-      } finally {
-        await lifted.close();
-      }
+      await saves(20, { source, onStoreBehind: 'lift' });
       const after = await keysOf(table, ts);
       expect(after).toHaveLength(80);
       expect(new Set(after).size).toBe(80);
