@@ -9,6 +9,7 @@ import {
   connect,
   createHiLo,
   raiseFloor,
+  sqlStoredKeys,
   type SqlClient,
   type StoredKeyColumn,
 } from 'hilo-core';
@@ -92,6 +93,42 @@ function tenantTests(kind: 'postgres' | 'mysql', db: TestDatabase): void {
       }
     };
     const sources: Kind[] = kind === 'postgres' ? ['sequence', 'table'] : ['sequence', 'table'];
+
+    it("reads every tenant's stored keys in one statement, and each alone once a tenant's table went missing", async () => {
+      const table = randomName('many');
+      const ts = await makeTenants(table, 5);
+      for (const [i, t] of ts.entries()) await save(t, table, 100 + i);
+      const statements: string[] = [];
+      const watched: SqlClient = {
+        ...client,
+        query: <Row>(sql: string, params?: readonly unknown[]) => {
+          statements.push(sql);
+          return client.query<Row>(sql, params);
+        },
+      };
+      const keys = sqlStoredKeys(watched, [{ segment: table, table, column: 'id', tenants: ts }], {
+        missingTables: 'ignore',
+      });
+      const signal = new AbortController().signal;
+      const probes = () => statements.splice(0).filter((sql) => /\bmax\(/.test(sql));
+      expect(await keys.largest(table, signal)).toMatchObject({ key: 104n, table: `${ts[4]}.${table}` });
+      probes();
+      // a block: the five tenants' range probes, one statement
+      expect(await keys.within(table, { first: 101n, last: 103n }, signal)).toMatchObject({
+        key: 103n,
+        table: `${ts[3]}.${table}`,
+      });
+      const together = probes();
+      expect(together).toHaveLength(1);
+      expect(together[0]).toMatch(/union all/);
+      // a tenant's table gone: the statement fails, and each tenant is read alone, as before
+      await client.query(`drop table ${q(ts[3]!)}.${q(table)}`);
+      expect(await keys.within(table, { first: 101n, last: 103n }, signal)).toMatchObject({
+        key: 102n,
+        table: `${ts[2]}.${table}`,
+      });
+      expect(probes()).toHaveLength(1 + ts.length);
+    });
 
     describe.each(sources)('%s source', (source) => {
       it("tenants: '*' checks every tenant: a shared store set back is refused; the floor the error names lifts above all", async () => {
