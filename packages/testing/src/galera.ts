@@ -455,8 +455,12 @@ export async function startGaleraCluster(): Promise<GaleraCluster> {
     } finally {
       await root.end();
     }
-    // one donor serves one joiner at a time: the second waits for the first (or takes it as its donor)
-    await Promise.all([startNode(1, false), startNode(2, false)]);
+    // one joiner at a time, each Synced before the next starts: two joining together may both ask the first node
+    // for a state transfer, and on a busy machine (two busy loops) that donor was seen stuck in Donor/Desynced for
+    // 90 s after the second had taken the other joiner as its donor instead (2 runs of 5)
+    await startNode(1, false);
+    await waitSynced(90_000);
+    await startNode(2, false);
     await waitSynced(90_000);
     balancer = await startBalancer(ports.map((p) => p.client));
   } catch (error) {
