@@ -102,6 +102,11 @@ export {
   type PgGraphPoolLike,
 } from './dialects/postgres/graph-target.js';
 export { sqliteGraphTarget, type SqliteGraphTargetOptions } from './dialects/sqlite/graph-target.js';
+export {
+  mysqlGraphTarget,
+  type MysqlGraphTargetOptions,
+  type MysqlGraphPoolLike,
+} from './dialects/mysql/graph-target.js';
 export type { GraphTarget, BulkConnection, BulkTableWriter, BulkErrorPlace } from './sql/bulk.js';
 export { loadGraph, type LoadGraphOptions, type GraphLoadResult, type GraphNode } from './graph/load.js';
 export type { GraphTable, GraphReference } from './graph/plan.js';
