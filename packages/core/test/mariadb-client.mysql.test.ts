@@ -124,8 +124,7 @@ describeMysql('mariadbClient() on a mariadb pool of the app', (db) => {
             release: () => connection.end(),
             destroy: () => connection.destroy(),
             // the connector's types leave out the timeout its ping() takes (documented in its source)
-            ping: (timeout?: number) =>
-              (connection.ping as (timeout?: number) => Promise<void>).call(connection, timeout),
+            ping: (timeout?: number) => Reflect.apply(connection.ping, connection, [timeout]) as Promise<void>,
           };
         },
         end: async () => undefined,
