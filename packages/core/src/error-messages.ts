@@ -186,7 +186,25 @@ export const configurationErrors = {
   /** connect() got a URL of no scheme hilo opens. */
   unknownUrlScheme: (redactedUrl: string): HiLoConfigurationError =>
     new HiLoConfigurationError(
-      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite:, got "${redactedUrl}".`,
+      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite:, got "${redactedUrl}".` +
+        (/^(memory|idb|opfs-ahp|file):/i.test(redactedUrl)
+          ? ' A PGlite database is not opened by URL: pass your instance, `pgliteClient(db)`.'
+          : ''),
+    ),
+
+  /** A PGlite instance where a pool was expected. */
+  pgliteNotAPool: (where: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${where} got a PGlite instance, which has one session shared with your application, not a pool: ` +
+        'wrap it with `pgliteClient(db)` instead, which never joins your transactions.',
+    ),
+
+  /** The table source on a client with one session shared with the application (PGlite). */
+  tableSourceSingleSession: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      "The table source cannot run on PGlite: its one session is your application's, so a reservation there could " +
+        "be undone by your transaction's rollback and hand out the same keys again. Use the sequence source " +
+        "(`source: 'sequence'`, the default on PostgreSQL): `nextval` is never rolled back.",
     ),
 
   /** alterBlockSize() on a database without sequences. */
@@ -503,6 +521,14 @@ export const configurationErrors = {
 
 /** Factories for the errors of a hi source that answered wrongly or refused: one per mistake, named after it. */
 export const sourceErrors = {
+  /** A reservation on PGlite while the application's transaction holds its one session. */
+  pgliteInTransaction: (): HiLoSourceError =>
+    new HiLoSourceError(
+      "PGlite's one session is inside your application's transaction, and a reservation there would wait for that " +
+        'transaction, which waits for the keys. Reserve before the transaction starts: `await hilo.warm()` at ' +
+        'start-up, or `ensure(count)` (adapters: `ensure()`) for the keys the transaction will use.',
+    ),
+
   // operations/column-registry.ts
 
   /** A segment's column is being moved to it by `hilo move`, which has not raised its store yet: wait. */

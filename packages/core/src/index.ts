@@ -60,6 +60,7 @@ export {
   type PostgresJsRowsLike,
   type PostgresJsClientOptions,
 } from './dialects/postgres/postgres-js.js';
+export { pgliteClient, type PgliteLike, type PgliteTransactionLike } from './dialects/postgres/pglite.js';
 export {
   mysqlClient,
   type MysqlPoolLike,

@@ -50,6 +50,7 @@ export function sequenceSource(client: SqlClient, options: SequenceSourceOptions
  */
 export function tableSource(client: SqlClient, options: TableSourceOptions = {}): SqlHiSource {
   const checked = checkClient(client);
+  if (checked.singleSession === true) throw configurationErrors.tableSourceSingleSession();
   return createTableSource(checked, options, TABLE_STATEMENTS[checked.dialect]);
 }
 

@@ -46,6 +46,11 @@ export interface SqlClient extends SqlExecutor {
    * without a pool (SQLite) leave it out.
    */
   session?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Optional: the client has one session, shared with the application (PGlite): a reservation can never be isolated
+   * from the application's transaction, so only sources whose reservations no rollback undoes (sequences) run on it.
+   */
+  readonly singleSession?: boolean;
   /** Releases what this client owns (a pool it created from a URL); leaves a pool passed in alone. */
   close(): Promise<void>;
 }

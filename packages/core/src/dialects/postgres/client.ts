@@ -1,3 +1,4 @@
+import { refusePglite } from './pglite.js';
 import { postgresDialect } from './dialect.js';
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
 import { isTransientError } from '../../sql/driver-errors.js';
@@ -61,6 +62,7 @@ function executor(target: Pick<PgPoolLike, 'query'>): SqlExecutor {
  * ```
  */
 export function pgClient(pool: PgPoolLike, options: PgClientOptions = {}): SqlClient {
+  refusePglite(pool, 'pgClient()');
   const pooled = pooledClient<PgPoolClientLike>({
     executor,
     acquire: () => pool.connect(),

@@ -1,0 +1,106 @@
+// Issue 54: PGlite (PostgreSQL in the process; the database of `prisma dev`) has one session, which the application
+// uses too. hilo's pgliteClient() keys from a sequence (nextval is never rolled back), refuses the table source, never
+// joins the application's transaction (a reservation asked for inside one fails at once, naming warm()/ensure()), and
+// a PGlite instance given where a pool belongs is refused, naming pgliteClient().
+import { PGlite } from '@electric-sql/pglite';
+import {
+  HiLoConfigurationError,
+  HiLoSourceError,
+  connect,
+  createHiLo,
+  pgClient,
+  pgliteClient,
+  type PgPoolLike,
+} from '../src/index.js';
+
+describe('pgliteClient(): hilo on PGlite', () => {
+  let db: PGlite;
+  beforeEach(async () => {
+    db = new PGlite();
+    await db.query('create table orders (id bigint primary key, note text not null)');
+  });
+  afterEach(async () => {
+    await db.close();
+  });
+
+  it('keys from a sequence, two generators on one instance never share a key, and close() leaves the instance open', async () => {
+    const client = pgliteClient(db);
+    const [a, b] = [
+      createHiLo({ client, blockSize: 10, keyType: 'bigint' }),
+      createHiLo({ client, blockSize: 10, keyType: 'bigint' }),
+    ];
+    const keys = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).next('orders')));
+    expect(new Set(keys).size).toBe(60);
+    await a.close();
+    await b.close();
+    await client.close();
+    const { rows } = await db.query<{ n: string }>(
+      "select count(*)::text as n from pg_class where relname = 'orders_hilo_seq'",
+    );
+    expect(rows).toEqual([{ n: '1' }]);
+  });
+
+  it('serves keys in hand inside a transaction; a reservation needed there fails at once, naming warm()/ensure()', async () => {
+    const hilo = createHiLo({ client: pgliteClient(db), blockSize: 5, prefetchAt: false, adaptive: false });
+    try {
+      await hilo.warm(['orders']);
+      const error = await db
+        .transaction(async (tx) => {
+          // five keys in hand: served from memory, inside the application's transaction
+          for (let i = 0; i < 5; i++) {
+            const id = await hilo.next('orders');
+            await tx.query('insert into orders (id, note) values ($1, $2)', [id, 'in tx']);
+          }
+          // the sixth needs a reservation, which the one session cannot run while this transaction holds it
+          await hilo.next('orders');
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      // at once, by the check before the statement: waiting on the session would end in a HiLoExhaustedError of
+      // timed-out attempts after the retry budget instead
+      expect(error).toBeInstanceOf(HiLoSourceError);
+      expect((error as Error).message).toMatch(/inside your application's transaction.*warm\(\).*ensure\(/s);
+      // the transaction rolled back: its rows are gone, and the keys it used are never handed out again
+      expect((await db.query('select * from orders')).rows).toEqual([]);
+      const after = await hilo.next('orders');
+      expect(after).toBeGreaterThan(5);
+      await db.query('insert into orders (id, note) values ($1, $2)', [after, 'after']);
+    } finally {
+      await hilo.close();
+    }
+  });
+
+  it('a rolled-back transaction never gives its keys back: a new generator starts above them', async () => {
+    const first = createHiLo({ client: pgliteClient(db), blockSize: 10, prefetchAt: false });
+    await first.warm(['orders']);
+    const used: number[] = [];
+    await db
+      .transaction(async (tx) => {
+        for (let i = 0; i < 3; i++) {
+          const id = await first.next('orders');
+          used.push(id);
+          await tx.query('insert into orders (id, note) values ($1, $2)', [id, 'undone']);
+        }
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    await first.close();
+    const second = createHiLo({ client: pgliteClient(db), blockSize: 10 });
+    try {
+      const next = await second.next('orders');
+      expect(next).toBeGreaterThan(Math.max(...used));
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses the table source, a PGlite instance given as a pool, and a PGlite URL, each naming what to use', async () => {
+    expect(() => createHiLo({ client: pgliteClient(db), source: 'table' })).toThrow(HiLoConfigurationError);
+    expect(() => createHiLo({ client: pgliteClient(db), source: 'table' })).toThrow(/sequence source/);
+    expect(() => pgClient(db as unknown as PgPoolLike)).toThrow(/pgliteClient\(db\)/);
+    await expect(connect('memory://')).rejects.toThrow(/pgliteClient\(db\)/);
+    expect(() => pgliteClient({} as never)).toThrow(HiLoConfigurationError);
+  });
+});
