@@ -9,28 +9,12 @@ import {
   createHiLoGenerator,
   memorySource,
   type GraphNode,
-  type GraphTable,
   type HiLoEvent,
   type HiLoGenerator,
 } from 'hilo-core';
 import { mysqlGraphTarget } from '../src/dialects/mysql/graph-target.js';
 import { loadGraph } from '../src/graph/load.js';
-
-const TABLES: readonly GraphTable[] = [
-  { table: 'g_orders', key: 'id', columns: ['customer', 'paid', 'meta'] },
-  { table: 'g_items', key: 'id', columns: ['sku', 'qty'], references: [{ column: 'order_id', table: 'g_orders' }] },
-];
-
-function orders(count: number, items: number, bad?: (o: number, i: number) => boolean): GraphNode[] {
-  return Array.from({ length: count }, (_, o) => ({
-    table: 'g_orders',
-    row: { customer: `c${o}`, paid: o % 2 === 0, meta: { tags: ['a', o] } },
-    children: Array.from({ length: items }, (_, i) => ({
-      table: 'g_items',
-      row: { sku: `s${o}-${i}`, qty: bad?.(o, i) === true ? -1 : i + 1 },
-    })),
-  }));
-}
+import { ORDER_TABLES as TABLES, ordersWithItems as orders } from './graph-load-fixtures.js';
 
 describeMysql('graph loads on MariaDB (mysql2)', (db) => {
   let pool: mysql.Pool;
@@ -48,12 +32,12 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
     await pool.end();
   });
   beforeEach(async () => {
-    await pool.query('drop table if exists g_items, g_orders, g_categories, g_a, g_b');
+    await pool.query('drop table if exists items, orders, g_categories, g_a, g_b');
     await pool.query(
-      'create table g_orders (id bigint primary key, customer varchar(20) not null, paid boolean, meta json)',
+      'create table orders (id bigint primary key, customer varchar(20) not null, paid boolean, meta json)',
     );
     await pool.query(
-      `create table g_items (id bigint primary key, order_id bigint not null references g_orders (id),
+      `create table items (id bigint primary key, order_id bigint not null references orders (id),
                              sku varchar(20) not null, qty int check (qty > 0))`,
     );
     events = [];
@@ -71,13 +55,13 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
       input: orders(60, 5),
       batchRows: 70,
     });
-    expect(result).toEqual({ items: 60, rows: { g_orders: 60, g_items: 300 } });
+    expect(result).toEqual({ items: 60, rows: { orders: 60, items: 300 } });
     const [wrong] = await pool.query(
-      `select count(*) as n from g_items i join g_orders o on o.id = i.order_id
+      `select count(*) as n from items i join orders o on o.id = i.order_id
         where substr(i.sku, 2, char_length(o.customer) - 1) <> substr(o.customer, 2)`,
     );
     expect(Number((wrong as { n: number }[])[0]!.n)).toBe(0);
-    const [first] = await pool.query('select paid, meta from g_orders order by id limit 2');
+    const [first] = await pool.query('select paid, meta from orders order by id limit 2');
     expect((first as { paid: number; meta: unknown }[]).map((r) => [r.paid, r.meta])).toEqual([
       [1, { tags: ['a', 0] }],
       [0, { tags: ['a', 1] }],
@@ -102,16 +86,16 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
     const [packet] = await pool.query('select @@max_allowed_packet as m');
     const limit = Number((packet as { m: number }[])[0]!.m);
     // about a tenth of the packet limit per order: half the limit holds five of them at most
-    await pool.query('alter table g_orders modify customer longtext not null');
+    await pool.query('alter table orders modify customer longtext not null');
     const big = 'x'.repeat(Math.ceil(limit / 20));
-    const input = Array.from({ length: 12 }, (_, o) => ({ table: 'g_orders', row: { customer: `${o}${big}` } }));
+    const input = Array.from({ length: 12 }, (_, o) => ({ table: 'orders', row: { customer: `${o}${big}` } }));
     await loadGraph({
       target: mysqlGraphTarget({ pool: watched }),
       generator,
       tables: [TABLES[0]!],
       input,
     });
-    expect(await count('g_orders')).toBe(12);
+    expect(await count('orders')).toBe(12);
     const inserts = seen.filter((sql) => sql.startsWith('insert into'));
     expect(inserts.length).toBeGreaterThanOrEqual(3);
   });
@@ -130,9 +114,9 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
       batchRows: 100,
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HiLoGraphLoadError);
-    expect(error).toMatchObject({ table: 'g_items', item: o, key: [...input[o]!.children!][i]!.row.id });
+    expect(error).toMatchObject({ table: 'items', item: o, key: [...input[o]!.children!][i]!.row.id });
     expect((error as Error).message).toMatch(/MariaDB said: .*CONSTRAINT/i);
-    expect([await count('g_orders'), await count('g_items')]).toEqual([0, 0]);
+    expect([await count('orders'), await count('items')]).toEqual([0, 0]);
     expect(events.some((e) => e.type === 'lost' && e.reason === 'discarded')).toBe(true);
   });
 
@@ -144,7 +128,7 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
     await expect(
       loadGraph({ target: mysqlGraphTarget({ pool }), generator, tables: TABLES, input: broken(), batchRows: 5 }),
     ).rejects.toMatchObject({ item: 10, code: 'HILO_GRAPH_LOAD' });
-    expect(await count('g_orders')).toBe(0);
+    expect(await count('orders')).toBe(0);
   });
 
   it('should run in a savepoint of the caller’s transaction, rolled back with it', async () => {
@@ -157,13 +141,13 @@ describeMysql('graph loads on MariaDB (mysql2)', (db) => {
         tables: TABLES,
         input: orders(3, 2),
       });
-      const [inside] = await connection.query('select count(*) as n from g_items');
+      const [inside] = await connection.query('select count(*) as n from items');
       expect(Number((inside as { n: number }[])[0]!.n)).toBe(6);
       await connection.query('rollback');
     } finally {
       connection.release();
     }
-    expect(await count('g_orders')).toBe(0);
+    expect(await count('orders')).toBe(0);
   });
 
   it('should order a self-reference by nesting, and refuse a cycle between tables before writing', async () => {

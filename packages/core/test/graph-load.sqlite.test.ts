@@ -7,29 +7,13 @@ import {
   createHiLoGenerator,
   memorySource,
   type GraphNode,
-  type GraphTable,
   type HiLoEvent,
   type HiLoGenerator,
 } from 'hilo-core';
 import { sqliteGraphTarget } from '../src/dialects/sqlite/graph-target.js';
 import type { SqliteDatabaseLike } from '../src/dialects/sqlite/client.js';
 import { loadGraph } from '../src/graph/load.js';
-
-const TABLES: readonly GraphTable[] = [
-  { table: 'orders', key: 'id', columns: ['customer', 'paid', 'meta'] },
-  { table: 'items', key: 'id', columns: ['sku', 'qty'], references: [{ column: 'order_id', table: 'orders' }] },
-];
-
-function orders(count: number, items: number, bad?: (o: number, i: number) => boolean): GraphNode[] {
-  return Array.from({ length: count }, (_, o) => ({
-    table: 'orders',
-    row: { customer: `c${o}`, paid: o % 2 === 0, meta: { tags: ['a', o] } },
-    children: Array.from({ length: items }, (_, i) => ({
-      table: 'items',
-      row: { sku: `s${o}-${i}`, qty: bad?.(o, i) === true ? -1 : i + 1 },
-    })),
-  }));
-}
+import { ORDER_TABLES as TABLES, ordersWithItems as orders } from './graph-load-fixtures.js';
 
 const drivers: readonly [string, () => SqliteDatabaseLike & { exec(sql: string): unknown }][] = [
   ['better-sqlite3', () => new Database(':memory:')],
