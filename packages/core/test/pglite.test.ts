@@ -14,13 +14,19 @@ import {
 } from '../src/index.js';
 
 describe('pgliteClient(): hilo on PGlite', () => {
+  // one instance (starting PGlite's WebAssembly takes seconds); each test keys a table of its own
   let db: PGlite;
-  beforeEach(async () => {
+  let tables = 0;
+  let orders = '';
+  beforeAll(() => {
     db = new PGlite();
-    await db.query('create table orders (id bigint primary key, note text not null)');
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await db.close();
+  });
+  beforeEach(async () => {
+    orders = `orders_${++tables}`;
+    await db.query(`create table ${orders} (id bigint primary key, note text not null)`);
   });
 
   it('keys from a sequence, two generators on one instance never share a key, and close() leaves the instance open', async () => {
@@ -29,13 +35,13 @@ describe('pgliteClient(): hilo on PGlite', () => {
       createHiLo({ client, blockSize: 10, keyType: 'bigint' }),
       createHiLo({ client, blockSize: 10, keyType: 'bigint' }),
     ];
-    const keys = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).next('orders')));
+    const keys = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).next(orders)));
     expect(new Set(keys).size).toBe(60);
     await a.close();
     await b.close();
     await client.close();
     const { rows } = await db.query<{ n: string }>(
-      "select count(*)::text as n from pg_class where relname = 'orders_hilo_seq'",
+      `select count(*)::text as n from pg_class where relname = '${orders}_hilo_seq'`,
     );
     expect(rows).toEqual([{ n: '1' }]);
   });
@@ -43,16 +49,16 @@ describe('pgliteClient(): hilo on PGlite', () => {
   it('serves keys in hand inside a transaction; a reservation needed there fails at once, naming warm()/ensure()', async () => {
     const hilo = createHiLo({ client: pgliteClient(db), blockSize: 5, prefetchAt: false, adaptive: false });
     try {
-      await hilo.warm(['orders']);
+      await hilo.warm([orders]);
       const error = await db
         .transaction(async (tx) => {
           // five keys in hand: served from memory, inside the application's transaction
           for (let i = 0; i < 5; i++) {
-            const id = await hilo.next('orders');
-            await tx.query('insert into orders (id, note) values ($1, $2)', [id, 'in tx']);
+            const id = await hilo.next(orders);
+            await tx.query(`insert into ${orders} (id, note) values ($1, $2)`, [id, 'in tx']);
           }
           // the sixth needs a reservation, which the one session cannot run while this transaction holds it
-          await hilo.next('orders');
+          await hilo.next(orders);
         })
         .then(
           () => undefined,
@@ -63,10 +69,10 @@ describe('pgliteClient(): hilo on PGlite', () => {
       expect(error).toBeInstanceOf(HiLoSourceError);
       expect((error as Error).message).toMatch(/inside your application's transaction.*warm\(\).*ensure\(/s);
       // the transaction rolled back: its rows are gone, and the keys it used are never handed out again
-      expect((await db.query('select * from orders')).rows).toEqual([]);
-      const after = await hilo.next('orders');
+      expect((await db.query(`select * from ${orders}`)).rows).toEqual([]);
+      const after = await hilo.next(orders);
       expect(after).toBeGreaterThan(5);
-      await db.query('insert into orders (id, note) values ($1, $2)', [after, 'after']);
+      await db.query(`insert into ${orders} (id, note) values ($1, $2)`, [after, 'after']);
     } finally {
       await hilo.close();
     }
@@ -74,14 +80,14 @@ describe('pgliteClient(): hilo on PGlite', () => {
 
   it('a rolled-back transaction never gives its keys back: a new generator starts above them', async () => {
     const first = createHiLo({ client: pgliteClient(db), blockSize: 10, prefetchAt: false });
-    await first.warm(['orders']);
+    await first.warm([orders]);
     const used: number[] = [];
     await db
       .transaction(async (tx) => {
         for (let i = 0; i < 3; i++) {
-          const id = await first.next('orders');
+          const id = await first.next(orders);
           used.push(id);
-          await tx.query('insert into orders (id, note) values ($1, $2)', [id, 'undone']);
+          await tx.query(`insert into ${orders} (id, note) values ($1, $2)`, [id, 'undone']);
         }
         throw new Error('roll back');
       })
@@ -89,7 +95,7 @@ describe('pgliteClient(): hilo on PGlite', () => {
     await first.close();
     const second = createHiLo({ client: pgliteClient(db), blockSize: 10 });
     try {
-      const next = await second.next('orders');
+      const next = await second.next(orders);
       expect(next).toBeGreaterThan(Math.max(...used));
     } finally {
       await second.close();
