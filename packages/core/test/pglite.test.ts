@@ -78,6 +78,55 @@ describe('pgliteClient(): hilo on PGlite', () => {
     }
   });
 
+  it('never checks the in-process server: a long transaction keeps the keys in hand, and the session stays the app\'s', async () => {
+    // PGlite runs in this process: no standby, no failover, nothing a server check could learn. A check would take
+    // the one session every serverCheckMs, and during the application's transaction it could only be refused
+    let hiloQueries = 0;
+    const counted = new Proxy(db, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name, target);
+        if (name === 'query') {
+          return (...args: Parameters<PGlite['query']>) => {
+            hiloQueries++;
+            return target.query(...args);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const events: string[] = [];
+    const hilo = createHiLo({
+      client: pgliteClient(counted),
+      blockSize: 10,
+      prefetchAt: false,
+      adaptive: false,
+      serverCheckMs: 10,
+      onEvent: (event) => events.push(event.type),
+    });
+    try {
+      await hilo.warm([orders]);
+      const afterWarm = hiloQueries;
+      await db.transaction(async (tx) => {
+        // timers fire in the order they are due: every 10 ms check falls due before this 100 ms pause ends
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let i = 0; i < 10; i++) {
+          const id = await hilo.next(orders);
+          await tx.query(`insert into ${orders} (id, note) values ($1, $2)`, [id, 'long tx']);
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // ten keys from the block in hand; not one statement from hilo since warm(), in the transaction or after it
+      expect(hiloQueries).toBe(afterWarm);
+      expect((await db.query(`select count(*)::int as n from ${orders}`)).rows).toEqual([{ n: 10 }]);
+      expect(events).not.toContain('server-unconfirmed');
+    } finally {
+      await hilo.close();
+    }
+    expect(() => createHiLo({ client: pgliteClient(db), synchronousStandby: true })).toThrow(
+      /PostgreSQL inside this process has no statement/,
+    );
+  });
+
   it('a rolled-back transaction never gives its keys back: a new generator starts above them', async () => {
     const first = createHiLo({ client: pgliteClient(db), blockSize: 10, prefetchAt: false });
     await first.warm([orders]);

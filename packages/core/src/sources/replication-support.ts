@@ -43,10 +43,13 @@ export function sourceReplication(
   description: string,
   synchronous: boolean,
 ): SourceReplication {
-  const sql = rules.replication;
+  // a database inside this process (PGlite) has no standby and cannot fail over: nothing to read or wait for
+  const sql = client.inProcess === true ? undefined : rules.replication;
   const standbyProblem = sql?.synchronousStandbyProblem;
   if (synchronous && (standbyProblem === undefined || sql?.synchronousCommit === undefined)) {
-    throw configurationErrors.synchronousStandbyUnsupported(rules.displayName);
+    throw configurationErrors.synchronousStandbyUnsupported(
+      client.inProcess === true ? `${rules.displayName} inside this process` : rules.displayName,
+    );
   }
   /** Whether this role may read the identity: unknown until the first answer. */
   let readable: boolean | undefined;

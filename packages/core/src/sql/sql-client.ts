@@ -51,6 +51,11 @@ export interface SqlClient extends SqlExecutor {
    * from the application's transaction, so only sources whose reservations no rollback undoes (sequences) run on it.
    */
   readonly singleSession?: boolean;
+  /**
+   * Optional: the database runs inside this process (PGlite): it has no standby and no failover, so the server it
+   * answers from is never checked (a check would only take the one session from the application).
+   */
+  readonly inProcess?: boolean;
   /** Releases what this client owns (a pool it created from a URL); leaves a pool passed in alone. */
   close(): Promise<void>;
 }

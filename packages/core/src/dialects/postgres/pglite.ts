@@ -47,7 +47,8 @@ function executor(target: PgliteTransactionLike): SqlExecutor {
  * - a reservation asked for while the application's transaction is open fails at once with a `HiLoSourceError`
  *   naming `warm()`/`ensure()`, which reserve before the transaction; keys already in hand are served there as
  *   anywhere.
- * `close()` leaves the instance open.
+ * The server is never checked (`serverCheckMs` does nothing): a database inside the process has no standby to fail
+ * over to, and a check would take the one session from the application. `close()` leaves the instance open.
  *
  * @example
  * ```ts
@@ -75,6 +76,7 @@ export function pgliteClient(db: PgliteLike): SqlClient {
   return {
     dialect: 'postgres',
     singleSession: true,
+    inProcess: true,
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
       refuseApplicationTransaction();
       return direct.query<Row>(sql, params);
