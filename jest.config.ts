@@ -190,9 +190,10 @@ const prismaOldest = () => {
     globals: { HILO_PRISMA_VERSION: PRISMA_OLDEST, HILO_WORKER_IMPORTS: ['packages/prisma-compat/child-hooks.mjs'] },
     testMatch: ['<rootDir>/packages/prisma-compat/test/**/*.test.ts', '<rootDir>/packages/prisma/test/**/*.test.ts'],
     moduleNameMapper: {
-      '^(?:\\.{1,2}/)+generated/(postgres|mysql)/(client|hilo)\\.js$': `${dir}/generated/$1/$2.ts`,
+      '^(?:\\.{1,2}/)+generated/(postgres|mysql|sqlite)/(client|hilo)\\.js$': `${dir}/generated/$1/$2.ts`,
       '^@prisma/client/extension$': `${dir}/node_modules/@prisma/client/extension.js`,
       '^@prisma/adapter-(pg|mariadb)$': `${dir}/node_modules/@prisma/adapter-$1/dist/index.mjs`,
+      '^@prisma/adapter-libsql$': `${dir}/node_modules/@prisma/adapter-libsql/dist/index-node.mjs`,
       ...project.moduleNameMapper,
     },
   };

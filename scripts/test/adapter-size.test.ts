@@ -20,6 +20,9 @@
 // (issue 53: the insert node's schema, read from Kysely's own operation tree, finds the tenant's table — translation
 // of Kysely's AST, which has no home in the kit yet), mikro-orm 7,137 → 7,154 and prisma 5,989 → 5,993 (the
 // per-tenant store and the option lists of issues 53 and 54). Each branch alone was within its budget.
+// Raised again for issue 54, owed back with the rest: prisma 5,993 → 6,055, refusing SQLite. The URL and client
+// checks went to the kit (`runsOn`); what stays reads Prisma's own signs, the generated provider and the driver
+// adapter's `provider`, which only the adapter can translate.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +32,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Each adapter's budget: the most tokens of code its src may hold. */
 const BUDGETS: Readonly<Record<string, number>> = {
   typeorm: 9_841,
-  prisma: 5_993,
+  prisma: 6_055,
   'mikro-orm': 7_154,
   drizzle: 1_440,
   kysely: 2_440,

@@ -413,6 +413,22 @@ export const configurationErrors = {
         `or leave them all out for a connection hilo opens by itself.`,
     ),
 
+  /**
+   * A `url` (`scheme`, e.g. `file:`) or `client` (no scheme) of a database the adapter does not run on; `why` is the
+   * adapter's reason and advice.
+   */
+  adapterDoesNotRunOn: (
+    owner: string,
+    database: string,
+    scheme: string | undefined,
+    why: string,
+  ): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${owner} does not run on ${database} (${
+        scheme === undefined ? `\`client\` is a ${database} client` : `\`url\` starts with "${scheme}"`
+      }): ${why}`,
+    ),
+
   /** Not exactly one of `url`, `client` or `generator`; `example` shows the adapter's options. */
   notOneConnectionOption: (owner: string, given: number, example: string | undefined): HiLoConfigurationError =>
     new HiLoConfigurationError(

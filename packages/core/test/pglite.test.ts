@@ -78,7 +78,7 @@ describe('pgliteClient(): hilo on PGlite', () => {
     }
   });
 
-  it('never checks the in-process server: a long transaction keeps the keys in hand, and the session stays the app\'s', async () => {
+  it("never checks the in-process server: a long transaction keeps the keys in hand, and the session stays the app's", async () => {
     // PGlite runs in this process: no standby, no failover, nothing a server check could learn. A check would take
     // the one session every serverCheckMs, and during the application's transaction it could only be refused
     let hiloQueries = 0;

@@ -21,12 +21,17 @@ const cliMajor = Number.parseInt(
  * adapter talks to the database, as in Prisma 7).
  */
 function forPrisma6(schema, file) {
-  const datasource = /datasource db \{\n  provider = "(postgresql|mysql)"\n\}/;
+  const datasource = /datasource db \{\n  provider = "(postgresql|mysql|sqlite)"\n\}/;
   const generator = /(generator client \{\n  provider\s*= "prisma-client"\n)/;
   if (!datasource.test(schema) || !generator.test(schema))
     throw new Error(`${file}: expected a datasource with only a provider and a prisma-client generator`);
   return schema
-    .replace(datasource, (block, provider) => block.replace(/\n\}$/, `\n  url      = "${provider}://unused"\n}`))
+    .replace(datasource, (block, provider) =>
+      block.replace(
+        /\n\}$/,
+        `\n  url      = "${provider === 'sqlite' ? 'file:./unused.db' : `${provider}://unused`}"\n}`,
+      ),
+    )
     .replace(generator, '$1  engineType          = "client"\n');
 }
 const source = path.join(root, '..', 'prisma', 'test', 'prisma');

@@ -3,6 +3,11 @@
 import { HiLoConfigurationError } from 'hilo-core';
 
 /** Factories for the configuration errors the Prisma adapter and its generator throw: one per mistake, named after it. */
+/** Why hilo-prisma does not run on SQLite, and what to use there (also the key supply's `runsOn.why`). */
+export const SQLITE_WHY =
+  "hilo's reservations would wait for the file's write lock, which Prisma's `$transaction` holds while it waits " +
+  'for the keys. On SQLite use hilo-drizzle, hilo-kysely, hilo-typeorm or hilo-mikro-orm.';
+
 export const configurationErrors = {
   /** The `generator hilo` block has no `output`. */
   noGeneratorOutput: (): HiLoConfigurationError =>
@@ -61,6 +66,16 @@ export const configurationErrors = {
     new HiLoConfigurationError(
       `createManyAndReturn on MySQL/MariaDB does not take \`skipDuplicates\`: INSERT IGNORE does not say ` +
         `which rows it skipped. Use createMany({ skipDuplicates: true }) and read the rows you need.`,
+    ),
+
+  /** A SQLite or libSQL database, told by the schema's provider or the client's driver adapter. */
+  sqliteUnsupported: (how: 'provider' | 'adapter'): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo-prisma does not run on SQLite or libSQL (${
+        how === 'provider'
+          ? 'the schema\'s datasource provider is "sqlite"'
+          : "the client's driver adapter is a SQLite one"
+      }): ${SQLITE_WHY}`,
     ),
 
   /** A relation points at a model the hilo metadata does not describe. */

@@ -79,10 +79,13 @@ async function fillSlots(supply: KeyTaker, slots: readonly KeySlot[]): Promise<v
 
 /**
  * The schema the client's driver adapter qualifies tables with (`new PrismaPg(pool, { schema: 'shop' })`), read
- * from the adapter factory the client holds; `undefined` when there is none or it is shaped otherwise.
+ * from the adapter factory the client holds; `undefined` when there is none or it is shaped otherwise. A SQLite
+ * adapter (`@prisma/adapter-better-sqlite3`, `-libsql`) is refused: metadata written by hand may not say its provider.
  */
 function adapterSchemaOf(client: unknown): string | undefined {
-  const engine = (client as { _engineConfig?: { adapter?: { options?: { schema?: unknown } } } })._engineConfig;
+  const engine = (client as { _engineConfig?: { adapter?: { provider?: unknown; options?: { schema?: unknown } } } })
+    ._engineConfig;
+  if (engine?.adapter?.provider === 'sqlite') throw configurationErrors.sqliteUnsupported('adapter');
   const schema = engine?.adapter?.options?.schema;
   return typeof schema === 'string' && schema !== '' ? schema : undefined;
 }
@@ -111,6 +114,7 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   const metadata = options.metadata;
   // fail on a bad option at start-up rather than at the first insert
   resolveMetadata(metadata, undefined);
+  if (metadata.provider === 'sqlite') throw configurationErrors.sqliteUnsupported('provider');
   const supply = createKeyTaker(options, metadata);
 
   return Prisma.defineExtension((client) => {

@@ -7,6 +7,7 @@ import {
   type PassedGeneratorOptions,
 } from 'hilo-core/adapter-kit';
 import type { HiLoModelKey, HiLoPrismaMetadata } from './metadata.js';
+import { SQLITE_WHY } from './error-messages.js';
 
 /** The largest key a Prisma key field holds: an Int's 2^31 − 1, a BigInt's 2^63 − 1. */
 export function fieldMaxKey(key: HiLoModelKey): bigint {
@@ -108,6 +109,7 @@ export function createKeyTaker(options: HiLoPrismaConnectionOptions, metadata: H
     example: 'hilo({ metadata, url: process.env.DATABASE_URL })',
     closed: 'This hilo extension was closed with $hilo.close(); create a new client to get more keys.',
     schemaOption: "`@@schema` on the model, or the driver adapter's `schema` option",
+    runsOn: { dialects: ['postgres', 'mysql'], why: SQLITE_WHY },
   });
   return {
     useAdapterSchema(schema) {

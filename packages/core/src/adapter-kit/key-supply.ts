@@ -5,7 +5,8 @@ import { createHiLoGenerator, type HiLoGenerator } from '../engine/generator.js'
 import type { HiLoGeneratorOptions } from '../engine/options.js';
 import type { HiSource, KeyType, StoredKeyColumn } from '../engine/types.js';
 import { privateDatabaseSource, type PrivateDatabaseQuery } from '../dialects/sqlite/private-source.js';
-import { connect } from '../operations/connect.js';
+import { DIALECTS } from '../dialects/index.js';
+import { connect, dialectOfUrl } from '../operations/connect.js';
 import { createHiLo } from '../operations/create-hilo.js';
 import {
   checkKeyGuardOption,
@@ -13,7 +14,7 @@ import {
   type DefaultKeyGuard,
   type InstallLine,
 } from '../operations/sqlite-guard-default.js';
-import type { SqlClient } from '../sql/sql-client.js';
+import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import {
   HI_SOURCE_LAYOUT_OPTION_NAMES,
   PASSED_GENERATOR_OPTION_NAMES,
@@ -198,6 +199,12 @@ export interface KeySupplyChecks {
   readonly sourceFunction?: boolean;
   /** A call that works, shown when none or several of `url`, `client`, `generator` were given. */
   readonly example?: string;
+  /**
+   * The databases the adapter runs on, when not every one, and why not the others: a `url` or `client` of another
+   * is refused when the options are checked, before anything connects (hilo-prisma on SQLite).
+   * @default every database
+   */
+  readonly runsOn?: { readonly dialects: readonly SqlDialect[]; readonly why: string };
 }
 
 /**
@@ -288,6 +295,11 @@ export function checkKeySupplyOptions(options: unknown, checks: KeySupplyChecks)
     throw HiLoConfigurationError.invalidOption('url', 'a database URL string', url);
   if (client !== undefined && typeof (client as { query?: unknown }).query !== 'function') {
     throw HiLoConfigurationError.invalidOption('client', 'a SqlClient (connect(url), pgClient(pool), …)', client);
+  }
+  const dialect = typeof url === 'string' ? dialectOfUrl(url) : client?.dialect;
+  if (checks.runsOn !== undefined && dialect !== undefined && !checks.runsOn.dialects.includes(dialect)) {
+    const scheme = typeof url === 'string' ? /^[a-z0-9+]+:/i.exec(url)?.[0] : undefined;
+    throw configurationErrors.adapterDoesNotRunOn(owner, DIALECTS[dialect].displayName, scheme, checks.runsOn.why);
   }
   if (generator !== undefined && typeof (generator as { reserve?: unknown }).reserve !== 'function') {
     throw HiLoConfigurationError.invalidOption('generator', 'a HiLoGenerator (createHiLoGenerator(...))', generator);

@@ -4,7 +4,7 @@ import { openMysql } from '../dialects/mysql/connect.js';
 import { openPostgres } from '../dialects/postgres/connect.js';
 import { openSqlite } from '../dialects/sqlite/connect.js';
 import { redactUrl, type OpenSettings } from '../sql/connect-support.js';
-import type { SqlClient } from '../sql/sql-client.js';
+import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { configurationErrors } from '../error-messages.js';
 
 export { redactUrl } from '../sql/connect-support.js';
@@ -39,6 +39,14 @@ const OPENERS: Readonly<Record<string, (url: string, settings: OpenSettings) => 
   mariadb: openMysql,
   sqlite: openSqlite,
 };
+
+/** The database a URL's scheme names (`file:` and `libsql:` are SQLite's, as in Prisma and libSQL), if any. */
+export function dialectOfUrl(url: string): SqlDialect | undefined {
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
+  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
+  return scheme === 'sqlite' || scheme === 'file' || scheme === 'libsql' ? 'sqlite' : undefined;
+}
 
 /**
  * Opens a connection pool of its own from a URL and wraps it as a {@link SqlClient}; `close()` ends it.
