@@ -177,17 +177,33 @@ export const configurationErrors = {
       { cause },
     ),
 
-  /** A `sqlite:` URL without a file. */
+  /** A `sqlite:` or `file:` URL without a file. */
   sqliteUrlWithoutFile: (url: string): HiLoConfigurationError =>
-    new HiLoConfigurationError(`Expected a file after "sqlite:" (e.g. "sqlite:app.db"), got "${url}".`),
+    new HiLoConfigurationError(`Expected a file after "sqlite:" or "file:" (e.g. "sqlite:app.db"), got "${url}".`),
+
+  /** A `sqlite:` or `file:` URL naming a folder: a PGlite data folder, most likely. */
+  sqliteUrlIsFolder: (url: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `"${url}" names a folder, not a SQLite file. A PGlite database (a data folder) is not opened by URL: pass your ` +
+        'instance, `pgliteClient(db)`.',
+    ),
+
+  /** A `libsql:` URL: a libSQL server (Turso), which connect() does not open. */
+  libsqlServerUrl: (redactedUrl: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `connect() does not open libSQL servers (Turso), got "${redactedUrl}": hilo reserves with a transaction on a ` +
+        "connection of its own, which it has not tested over libSQL's protocol. For a local file use " +
+        '"file:PATH" or "sqlite:PATH".',
+    ),
 
   // operations/
 
   /** connect() got a URL of no scheme hilo opens. */
   unknownUrlScheme: (redactedUrl: string): HiLoConfigurationError =>
     new HiLoConfigurationError(
-      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb:// or sqlite:, got "${redactedUrl}".` +
-        (/^(memory|idb|opfs-ahp|file):/i.test(redactedUrl)
+      `Expected a URL starting with postgres://, postgresql://, mysql://, mariadb://, sqlite: or file:, got ` +
+        `"${redactedUrl}".` +
+        (/^(memory|idb|opfs-ahp):/i.test(redactedUrl)
           ? ' A PGlite database is not opened by URL: pass your instance, `pgliteClient(db)`.'
           : ''),
     ),

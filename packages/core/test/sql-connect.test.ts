@@ -44,6 +44,49 @@ describe('connect(url)', () => {
     }
   });
 
+  it("opens file: URLs (Prisma's and libSQL's form) as SQLite files, with their query string left out", async () => {
+    const path = join(dir, 'prisma-style.db');
+    for (const url of [`file:${path}?connection_limit=1`, `file://${path}`, `sqlite:${path}`]) {
+      const client = await connect(url);
+      try {
+        await tableSource(client).reserve('orders', { size: 10, signal });
+      } finally {
+        await client.close();
+      }
+    }
+    // the three URLs named one file: its hi row counted three blocks
+    const db = new DatabaseSync(path);
+    try {
+      expect(db.prepare("select * from hilo_segments where segment = 'orders'").all()).toEqual([
+        expect.objectContaining({ next_value: 31 }),
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('opens its own SQLite connection with node:sqlite, never the better-sqlite3 another package installed', async () => {
+    // better-sqlite3 is installed here (TypeORM's and MikroORM's SQLite driver), as Prisma's CLI installs one that
+    // may be built for another Node.js and abort the process when loaded
+    expect(await import('better-sqlite3').then(() => true)).toBe(true);
+    const client = await connect(`sqlite:${join(dir, 'driver.db')}`);
+    await tableSource(client).reserve('orders', { size: 10, signal });
+    await client.close();
+    // node:sqlite's DatabaseSync refuses a statement on a closed database with ERR_INVALID_STATE (better-sqlite3
+    // with a TypeError without a code): the driver shows in the error hilo's client passes on
+    const error = await client.query('select 1').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'ERR_INVALID_STATE' });
+  });
+
+  it('refuses a folder (a PGlite data folder) and a libSQL server, each naming what to use', async () => {
+    await expect(connect(`file:${dir}`)).rejects.toThrow(/names a folder, not a SQLite file.*pgliteClient\(db\)/s);
+    await expect(connect('libsql://shop-acme.turso.io?authToken=secret')).rejects.toThrow(HiLoConfigurationError);
+    await expect(connect('libsql://shop-acme.turso.io')).rejects.toThrow(/does not open libSQL servers.*"file:PATH"/s);
+  });
+
   it('redacts passwords in URLs', () => {
     expect(redactUrl('postgres://app:secret@db:5432/shop')).toBe('postgres://app:***@db:5432/shop');
   });

@@ -38,6 +38,8 @@ const OPENERS: Readonly<Record<string, (url: string, settings: OpenSettings) => 
   mysql: openMysql,
   mariadb: openMysql,
   sqlite: openSqlite,
+  file: openSqlite,
+  libsql: (url) => Promise.reject(configurationErrors.libsqlServerUrl(redactUrl(url))),
 };
 
 /** The database a URL's scheme names (`file:` and `libsql:` are SQLite's, as in Prisma and libSQL), if any. */
@@ -50,8 +52,9 @@ export function dialectOfUrl(url: string): SqlDialect | undefined {
 
 /**
  * Opens a connection pool of its own from a URL and wraps it as a {@link SqlClient}; `close()` ends it.
- * Accepts `postgres://`, `postgresql://`, `mysql://`, `mariadb://` and `sqlite:PATH`. The driver (`pg`,
- * `mysql2`, `better-sqlite3` or the built-in `node:sqlite`) is loaded only when its scheme is used. A PostgreSQL
+ * Accepts `postgres://`, `postgresql://`, `mysql://`, `mariadb://`, and `sqlite:PATH` or `file:PATH` (Prisma's and
+ * libSQL's form) for a SQLite file. The driver (`pg` or postgres.js, `mysql2` or the mariadb connector, the built-in
+ * `node:sqlite`) is loaded only when its scheme is used; a `libsql://` server is refused. A PostgreSQL
  * URL may list several hosts as libpq does (`postgres://u@db1,db2/shop?target_session_attrs=read-write`): the pool
  * uses the first host that accepts writes and looks again when that server stops accepting them (a failover).
  *

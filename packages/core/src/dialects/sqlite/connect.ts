@@ -1,46 +1,43 @@
+import { statSync } from 'node:fs';
 import { HiLoConfigurationError } from '../../errors.js';
 import { load, type OpenSettings } from '../../sql/connect-support.js';
 import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './client.js';
 import { configurationErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
-interface BetterSqliteModule {
-  default: new (
-    filename: string,
-    options?: Record<string, unknown>,
-  ) => SqliteDatabaseLike & { pragma(sql: string): unknown };
-}
 interface NodeSqliteModule {
   DatabaseSync: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike;
 }
 
+/**
+ * The file of a `sqlite:PATH` or `file:PATH` URL (Prisma's and libSQL's form for a local file; `file:///abs/path`
+ * and a query string such as `?connection_limit=1` too). A folder is refused: it is a PGlite data folder, not a
+ * SQLite file.
+ */
 function sqlitePath(url: string): string {
-  let path = url.slice('sqlite:'.length);
+  const file = url.toLowerCase().startsWith('file:');
+  let path = url.slice(url.indexOf(':') + 1);
   if (path.startsWith('//')) path = path.slice(2);
+  if (file) path = decodeURIComponent(path.replace(/\?.*$/s, ''));
   if (path === '') throw configurationErrors.sqliteUrlWithoutFile(url);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory() === true) {
+    throw configurationErrors.sqliteUrlIsFolder(url);
+  }
   return path;
 }
 
-/** A database connection of its own for `sqlite:PATH` URLs: better-sqlite3 when installed, else `node:sqlite`. */
+/**
+ * A database connection of its own for `sqlite:PATH` and `file:PATH` URLs, through Node's built-in `node:sqlite`:
+ * never a native binary another package brought (Prisma's CLI installs a better-sqlite3 built for some Node.js,
+ * which aborts the process on another).
+ */
 export async function openSqlite(url: string, settings: OpenSettings): Promise<SqlClient> {
   const timeoutMs = settings.timeoutMs;
   const path = sqlitePath(url);
   let db: SqliteDatabaseLike;
   try {
-    let better: BetterSqliteModule | undefined;
-    try {
-      better = await load<BetterSqliteModule>('better-sqlite3', url);
-    } catch (error) {
-      if (!(error instanceof HiLoConfigurationError)) throw error;
-    }
-    if (better) {
-      const database = new better.default(path, { timeout: timeoutMs });
-      db = database;
-    } else {
-      // Node.js ≥ 22.5 ships SQLite: the fallback when better-sqlite3 is not installed
-      const { DatabaseSync } = await load<NodeSqliteModule>('node:sqlite', url);
-      db = new DatabaseSync(path, { timeout: timeoutMs });
-    }
+    const { DatabaseSync } = await load<NodeSqliteModule>('node:sqlite', url);
+    db = new DatabaseSync(path, { timeout: timeoutMs });
   } catch (error) {
     if (error instanceof HiLoConfigurationError) throw error;
     // a missing folder or an unreadable file: the database cannot be reached, like a closed port
