@@ -596,8 +596,10 @@ export const sourceErrors = {
   notAboveReserved: (source: string, segment: string, block: BlockRange, previous: bigint): HiLoSourceError =>
     new HiLoSourceError(
       `Hi source ${source} returned block [${block.first}, ${block.last}] for segment "${segment}", not ` +
-        `above key ${previous} already reserved. Something moved the sequence or table row backwards; ` +
-        `raise it with \`hilo floor\` before continuing.`,
+        `above key ${previous} already reserved by this process: the store went backwards. Either a reservation ` +
+        `was rolled back with a transaction of yours it ran in (a client that shares your application's ` +
+        `connection or transaction: give hilo a connection of its own, \`connect(url)\` or a pool), or the sequence ` +
+        `or table row was moved back by hand. Raise it with \`hilo floor\` before continuing.`,
     ),
 
   /**
