@@ -98,3 +98,4 @@ export {
   type PatroniOptions,
   type PatroniPerFile,
 } from './patroni.ts';
+export { startNeonRelay, type NeonRelay } from './neon-relay.ts';
