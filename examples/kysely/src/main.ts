@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, type Generated } from 'kysely';
-import { hiloKysely } from 'hilo-kysely';
+import { hiloKysely, type HiLoKyselyGraphNode } from 'hilo-kysely';
 
 /** The shop's tables; `id` is optional on insert: hilo's plugin (or the identity column) fills it. */
 export interface ShopDatabase {
@@ -57,6 +57,7 @@ export async function openShop(url: string) {
   return {
     db,
     hilo,
+    pool,
     counter,
     async close() {
       try {
@@ -71,10 +72,10 @@ export async function openShop(url: string) {
 /**
  * Runs the shop on the PostgreSQL database at `url`: keys known before the insert, orders wired to
  * customers by key, one multi-row INSERT per table, a rolled-back transaction; then the same batch with
- * identity keys (`RETURNING id` first, then the items).
+ * identity keys (`RETURNING id` first, then the items); then orders with their items by a graph load.
  */
 export async function run(url: string, log: (line: string) => void = console.log) {
-  const { db, hilo, counter, close } = await openShop(url);
+  const { db, hilo, pool, counter, close } = await openShop(url);
   const id = async (table: string) => (await hilo.nextId(table)) as number;
   try {
     // 1. Keys before the insert (from memory after warm()).
@@ -149,9 +150,23 @@ export async function run(url: string, log: (line: string) => void = console.log
     });
     const identityStatements = counter.count - beforeIdentity + 1; // + the customers insert it also needs
     log(`identity keys: the same batch took ${identityStatements} statements, and no key was known before inserting`);
+    // 5. A graph load: orders with their items in bulk (binary COPY through the app's pool), keys assigned up front,
+    // each written into its row object, inside the app's transaction (a savepoint of it).
+    const graph: HiLoKyselyGraphNode<ShopDatabase>[] = shoppers.map((customer) => ({
+      table: 'orders',
+      row: { customer_id: customer.id },
+      children: catalog.map((product) => ({ table: 'order_items', row: { ...product, quantity: 2 } })),
+    }));
+    const loaded = await db
+      .transaction()
+      .execute((trx) => hilo.loadGraph(trx, { pool, tables: ['orders', 'order_items'], input: graph }));
+    log(
+      `graph load: ${loaded.rows.orders} orders with ${loaded.rows.order_items} items by COPY in the app's ` +
+        `transaction, e.g. order ${graph[0]!.row.id} of customer ${shoppers[0]!.id}`,
+    );
     const reservations = Object.values((await hilo.generator()).stats()).reduce((sum, s) => sum + s.reservations, 0);
     log(`hilo reserved blocks ${reservations} times, on a connection of its own`);
-    return { keysBeforeFlush, statements, identityStatements };
+    return { keysBeforeFlush, statements, identityStatements, graphRows: loaded.rows };
   } finally {
     await close();
   }

@@ -12,6 +12,8 @@ describePostgres('kysely example', (db) => {
     expect(summary.statements).toBeLessThanOrEqual(summary.identityStatements);
     expect(lines.join('\n')).toMatch(/transaction rolled back \(payment declined\)/);
     expect(lines.join('\n')).toMatch(/0 rows carry/);
+    // 3 orders of 3 items each, loaded in the app's transaction
+    expect(summary.graphRows).toEqual({ orders: 3, order_items: 9 });
   });
 });
 

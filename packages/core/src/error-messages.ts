@@ -546,6 +546,17 @@ export const configurationErrors = {
         `create it first, or give its \`schema\`.`,
     ),
 
+  /** A row of a graph load sets a column the load does not write (`defaulted`: one with a default, not listed). */
+  graphColumnNotWritten: (table: string, column: string, defaulted: boolean): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `A row of "${table}" in a graph load sets "${column}", which the load does not write: ` +
+        (defaulted
+          ? `the column has a default in the database, so it is written only when listed in the table's ` +
+            `\`columns\` (e.g. \`tables: { ${table}: { columns: [..., '${column}'] } }\`; then every row writes it, ` +
+            `NULL when left out).`
+          : `the table has no such column, or its \`columns\` leave it out. Check the row, or the table's \`columns\`.`),
+    ),
+
   /** A column to load does not exist in its table. */
   graphColumnMissing: (table: { table: string }, column: string): HiLoConfigurationError =>
     new HiLoConfigurationError(`Table ${table.table} has no column "${column}"; check the table's \`columns\`.`),

@@ -35,6 +35,12 @@ export {
   objectMark,
   type ObjectMark,
 } from './adapter-kit/index.js';
+export {
+  describeGraphTables,
+  checkedGraphInput,
+  type GraphTableRequest,
+  type DescribedGraphTable,
+} from './graph/catalog.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
 export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
 export { requireStoredTables } from './operations/store-check.js';

@@ -50,4 +50,63 @@ export const configurationErrors = {
         `the instance is created: \`new Kysely<DB>({ dialect, plugins: [hilo.plugin] })\`, or ` +
         `\`db.withPlugin(hilo.plugin)\`.`,
     ),
+
+  /** hilo.loadGraph() on a Kysely whose dialect compiles `text` for `"a" ${1}`: none of PostgreSQL, MariaDB, SQLite. */
+  graphDialect: (text: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo.loadGraph() loads into PostgreSQL, MariaDB/MySQL and SQLite, but this Kysely's dialect writes a name and ` +
+        `a parameter as \`${text}\`, which is none of theirs. Use hilo-core's loadGraph() with a target of its own ` +
+        `(pgGraphTarget, mysqlGraphTarget, sqliteGraphTarget).`,
+    ),
+
+  /** hilo.loadGraph() on PostgreSQL without a `pg` Pool in `pool`. */
+  graphNeedsPool: (given: unknown): HiLoConfigurationError =>
+    HiLoConfigurationError.invalidOption(
+      'pool',
+      "the `pg` Pool you gave Kysely's PostgresDialect (`hilo.loadGraph(db, { pool, tables, input })`): the load " +
+        "writes by binary COPY, which needs pg's connection. postgres.js (kysely-postgres-js) and PGlite have no " +
+        'bulk path in hilo-core: load through a pg Pool on the same database, or insert with `hilo.insert()`',
+      given,
+    ),
+
+  /** hilo.loadGraph() on SQLite without the driver's database in `database`. */
+  graphNeedsDatabase: (given: unknown): HiLoConfigurationError =>
+    HiLoConfigurationError.invalidOption(
+      'database',
+      "the better-sqlite3 Database (or node:sqlite DatabaseSync) you gave Kysely's SqliteDialect " +
+        "(`hilo.loadGraph(db, { database, tables, input })`): its writes need the driver's synchronous statements",
+      given,
+    ),
+
+  /** `option` is not the connection behind the Kysely instance (another database, or not its transaction). */
+  graphOtherDatabase: (option: string, dialect: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo.loadGraph(): \`${option}\` does not reach the database (or the transaction) of the Kysely instance it was ` +
+        `called with. Pass the very \`${option}\` you gave ${dialect}, and call hilo.loadGraph() with the Kysely ` +
+        `built on it (or its transaction).`,
+    ),
+
+  /** `pool` has not pg-pool's shape: its connections cannot be searched for the transaction's. */
+  graphPoolShape: (): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      "hilo.loadGraph() in a Kysely transaction on PostgreSQL finds the transaction's connection in `pool` (Kysely " +
+        "does not expose it), but this pool has not pg-pool's list of connections (`_clients`, pg-pool 2 and 3). " +
+        'Pass the `pg` Pool you gave PostgresDialect, or load outside the transaction (`hilo.loadGraph(db, …)`: ' +
+        'the load then commits on its own connection).',
+    ),
+
+  /** No connection (or several) of `pool` runs the server process of the transaction (`pid`). */
+  graphTransactionConnection: (pid: number): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo.loadGraph() in a Kysely transaction on PostgreSQL: the transaction runs in server process ${pid}, and ` +
+        'not exactly one connection of `pool` does. Pass the `pg` Pool you gave the PostgresDialect of this Kysely ' +
+        '(postgres.js and PGlite transactions cannot be loaded into), or load outside the transaction.',
+    ),
+
+  /** A graph load into a table of another schema on SQLite, whose graph target writes the main schema only. */
+  graphSchemaOnSqlite: (table: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo.loadGraph() on SQLite writes tables of the main database only, but "${table}" is named in another ` +
+        "schema (withSchema() or 'schema.table'). Load it with a Kysely without withSchema().",
+    ),
 };

@@ -22,10 +22,21 @@ import {
   type QueryResult,
   type RootOperationNode,
   type UnknownRow,
+  type Kysely,
+  type Transaction,
 } from 'kysely';
-import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyKind } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  type GraphLoadResult,
+  type HiLoGenerator,
+  type StoredKeyKind,
+} from 'hilo-core';
 import { keyToField, openKeySupply, segmentOfTable, type KeyField, type KeySupplyOptions } from 'hilo-core/adapter-kit';
 import { configurationErrors } from './error-messages.js';
+import { loadKyselyGraph, type HiLoKyselyGraphOptions } from './graph.js';
+
+export type { HiLoKyselyGraphOptions, HiLoKyselyGraphNode, HiLoKyselyGraphRow, HiLoKyselyGraphTable } from './graph.js';
 
 // hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
 export {
@@ -47,6 +58,8 @@ export {
   type HiLoHint,
   type MismatchOverlap,
   type StoreBehindDetails,
+  type GraphLoadResult,
+  type GraphReference,
 } from 'hilo-core';
 
 /** How one table gets its keys. */
@@ -119,6 +132,12 @@ interface Registered {
   readonly tenants?: '*' | readonly string[] | undefined;
 }
 
+/**
+ * The `DB` interface of a `Kysely<DB>` or of its `Transaction<DB>` (inferred from the instance alone, so that
+ * {@link HiLoKysely.loadGraph}'s options are checked against it on every Kysely release of the range).
+ */
+export type HiLoKyselyDatabaseOf<K> = K extends Transaction<infer DB> ? DB : K extends Kysely<infer DB> ? DB : never;
+
 /** hilo wired to a Kysely instance's tables; create it with {@link hiloKysely}. */
 export interface HiLoKysely {
   /** The plugin to pass to `new Kysely({ plugins: [hilo.plugin] })` or `db.withPlugin(hilo.plugin)`. */
@@ -137,6 +156,27 @@ export interface HiLoKysely {
   ensure(table: string, count: number): Promise<void>;
   /** Reserves a block for every registered table, so plain `execute()` finds keys at once. */
   warm(): Promise<void>;
+  /**
+   * Loads a graph of rows — orders with their items, a tree of categories — into registered tables in bulk, keys
+   * from hilo assigned before anything is written (each written into its row object), parents before children, in
+   * one transaction: hilo-core's `loadGraph`, with each table's key column and segment from `tables` of hiloKysely(),
+   * its columns and foreign keys from the database's catalog. Called with a Kysely transaction (`trx`), it runs in a
+   * savepoint of that transaction on its connection, so your commit or rollback decides for the rows. A failure rolls
+   * the load back and throws a `HiLoGraphLoadError` naming the table. PostgreSQL needs the `pg` `pool` you gave
+   * `PostgresDialect` (binary COPY), SQLite the `database` you gave `SqliteDialect`; MariaDB/MySQL needs nothing more.
+   * @example
+   * ```ts
+   * await hilo.loadGraph(db, {
+   *   pool,
+   *   tables: ['orders', 'order_items'],
+   *   input: [{ table: 'orders', row: { customer_id: 1, total: 3 }, children: [{ table: 'order_items', row: { sku: 'A-1' } }] }],
+   * });
+   * ```
+   */
+  loadGraph<K extends { readonly isTransaction: boolean }>(
+    db: K,
+    options: HiLoKyselyGraphOptions<HiLoKyselyDatabaseOf<K>>,
+  ): Promise<GraphLoadResult>;
   /** The generator (connects on first call). */
   generator(): Promise<HiLoGenerator<number | bigint>>;
   /** Closes what hilo opened (its generator and connection); a client or generator you passed in stays open. */
@@ -380,6 +420,15 @@ export function hiloKysely(options: HiLoKyselyOptions): HiLoKysely {
     },
     // (a table created since start is guarded on SQLite even when its segment needs no block)
     warm: () => supply.warm(new Set([...tables.values()].map((t) => t.segment))),
+    async loadGraph(db, options) {
+      const resolve = (node: TableNode) => {
+        const table = registeredFor(node, tables);
+        if (table === undefined) throw configurationErrors.tableNotRegistered(unqualified(node));
+        refuseOtherSchema(node, table);
+        return table;
+      };
+      return loadKyselyGraph(db, options, resolve, await supply.generator());
+    },
     generator: () => supply.generator(),
     close: () => supply.close(),
   };

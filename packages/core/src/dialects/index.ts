@@ -12,6 +12,10 @@ import { postgresTableStatements } from './postgres/table-source.js';
 import { sqliteDialect } from './sqlite/dialect.js';
 import { sqliteTableStatements } from './sqlite/table-source.js';
 import { configurationErrors } from '../error-messages.js';
+import type { GraphCatalog } from '../sql/bulk.js';
+import { mysqlGraphCatalog } from './mysql/graph-catalog.js';
+import { postgresGraphCatalog } from './postgres/graph-catalog.js';
+import { sqliteGraphCatalog } from './sqlite/graph-catalog.js';
 
 export type { Dialect, DriverErrorLike } from '../sql/dialect.js';
 
@@ -34,6 +38,13 @@ export const TABLE_STATEMENTS: Readonly<Record<SqlDialect, TableStatements>> = {
   postgres: postgresTableStatements,
   mysql: mysqlTableStatements,
   sqlite: sqliteTableStatements,
+};
+
+/** Each database's catalog reader for graph loads (columns and foreign keys), looked up by name. */
+export const GRAPH_CATALOGS: Readonly<Record<SqlDialect, GraphCatalog>> = {
+  postgres: postgresGraphCatalog,
+  mysql: mysqlGraphCatalog,
+  sqlite: sqliteGraphCatalog,
 };
 
 /**

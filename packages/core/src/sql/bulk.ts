@@ -76,3 +76,43 @@ export interface GraphTarget {
   /** Opens (or takes over) the connection of one load. */
   open(): Promise<BulkConnection>;
 }
+
+/** A column of a table as the catalog describes it, for a graph load. */
+export interface CatalogColumn {
+  readonly name: string;
+  /** Whether the database fills it when it is left out (a default, an identity, a generated column). */
+  readonly defaulted: boolean;
+}
+
+/** A one-column foreign key of a table as the catalog describes it, for a graph load. */
+export interface CatalogReference {
+  readonly column: string;
+  readonly table: string;
+  /** The referenced table's schema (database on MariaDB); `undefined` where the database has none (SQLite). */
+  readonly schema: string | undefined;
+  readonly deferrable: boolean;
+}
+
+/** A table as its database's catalog describes it: where it was found, its columns and its one-column foreign keys. */
+export interface CatalogTable {
+  readonly schema: string | undefined;
+  readonly columns: readonly CatalogColumn[];
+  readonly references: readonly CatalogReference[];
+}
+
+/** Reads a table's columns and foreign keys from one database's catalog; `undefined` when there is no such table. */
+export type GraphCatalog = (executor: SqlExecutor, table: TableRef) => Promise<CatalogTable | undefined>;
+
+/** Whether a catalog's flag column says yes (a boolean on PostgreSQL, 0/1 elsewhere). */
+export const catalogFlag = (value: unknown): boolean => value === true || Number(value) === 1;
+
+/** The foreign keys of `rows` (one row per column, `k` naming the constraint) that have one column. */
+export function oneColumnReferences(
+  rows: readonly { c: string; t: string; s: string | null; k: unknown; d?: unknown }[],
+): CatalogReference[] {
+  const columns = new Map<string, number>();
+  for (const row of rows) columns.set(String(row.k), (columns.get(String(row.k)) ?? 0) + 1);
+  return rows
+    .filter((row) => columns.get(String(row.k)) === 1)
+    .map((row) => ({ column: row.c, table: row.t, schema: row.s ?? undefined, deferrable: catalogFlag(row.d) }));
+}
