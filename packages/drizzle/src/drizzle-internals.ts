@@ -26,6 +26,12 @@ const TESTED = /^(0\.(3[6-9]|4[0-5])\.\d+|1\.0\.0-beta\.24|1\.0\.0-rc\.5)$/;
 
 type Queryable = { query?: unknown; promise?: () => unknown; getConnection?: unknown; idleCount?: unknown };
 
+/**
+ * Whether a graph load on `db` holds the database's one write lock (SQLite) while it runs: hilo, reserving on a
+ * connection of its own, cannot reserve then.
+ */
+export const holdsWriteLock = (db: object): boolean => kindOf(db) === 'BetterSQLite3Database';
+
 /** Drizzle's name for the class of `db` (`NodePgDatabase`, `MySql2Transaction`, …), from its public `entityKind`. */
 function kindOf(db: unknown): string | undefined {
   const kind = (db as { constructor?: Record<symbol, unknown> } | null)?.constructor?.[entityKind];

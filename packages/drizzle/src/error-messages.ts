@@ -72,6 +72,15 @@ export const configurationErrors = {
         `inside a transaction you began (db.run(sql\`begin\`)), in a savepoint of it that your commit or rollback decides.`,
     ),
 
+  /** A load on SQLite needs keys hilo does not hold in memory; its reservation would wait on the load's own lock. */
+  graphSqliteKeysNotInMemory: (segment: string, needed: number, available: number): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hilo.loadGraph(db, ...) on SQLite: a batch needs ${needed} keys of segment "${segment}" and ${available} are in ` +
+        `memory. The load holds SQLite's one write lock until it commits, so hilo, which reserves on a connection of ` +
+        `its own, cannot reserve during it. Before the load, await hilo.ensure(table, rows) for each of its tables ` +
+        `with the number of rows it will write there.`,
+    ),
+
   /** A Drizzle transaction whose connection is not where the tested Drizzle releases keep it. */
   graphTransactionShape: (kind: string, version: string, problem: string): HiLoConfigurationError =>
     new HiLoConfigurationError(

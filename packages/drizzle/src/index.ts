@@ -20,9 +20,9 @@ import {
   type KeyField,
   type KeySupplyOptions,
 } from 'hilo-core/adapter-kit';
-import { graphTargetOf } from './drizzle-internals.js';
+import { graphTargetOf, holdsWriteLock } from './drizzle-internals.js';
 import { configurationErrors } from './error-messages.js';
-import { graphInput, mapTables, type DrizzleLoadGraphOptions } from './graph-load.js';
+import { graphInput, keysInMemoryOnly, mapTables, type DrizzleLoadGraphOptions } from './graph-load.js';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 export type { DrizzleGraphNode, DrizzleLoadGraphOptions } from './graph-load.js';
@@ -274,9 +274,10 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
         throw HiLoConfigurationError.invalidOption('tables', 'an array of Drizzle tables', tables);
       const mapped = mapTables(tables, convert);
       tables.forEach(learn);
+      const generator = await supply.generator();
       return loadGraph({
         target,
-        generator: await supply.generator(),
+        generator: holdsWriteLock(db) ? keysInMemoryOnly(generator) : generator,
         tables: [...mapped.values()].map((table) => table.spec),
         input: graphInput(mapped, input),
         ...rest,
