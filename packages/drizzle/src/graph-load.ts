@@ -201,7 +201,7 @@ export function keysInMemoryOnly<K extends number | bigint>(generator: HiLoGener
   return new Proxy(generator, {
     get(target, name) {
       const value: unknown = Reflect.get(target, name);
-      if (name !== 'reserve') return typeof value === 'function' ? value.bind(target) : value;
+      if (name !== 'reserve') return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       return (segment: string, count: number) => {
         const available = target.stats()[segment]?.keysAvailable ?? 0;
         if (available < count) throw configurationErrors.graphSqliteKeysNotInMemory(segment, count, available);

@@ -3,7 +3,7 @@
 // Drizzle transaction in a savepoint of it; a refused row rolls everything back with HiLoGraphLoadError.
 import { describeMysql } from '@hilo/testing';
 import { eq } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/mysql2';
+import { drizzle, type MySql2Database } from 'drizzle-orm/mysql2';
 import { bigint, boolean, int, json, mysqlTable, varchar, type AnyMySqlColumn } from 'drizzle-orm/mysql-core';
 import mysqlCallbacks from 'mysql2';
 import mysql from 'mysql2/promise';
@@ -55,7 +55,7 @@ describeMysql('hilo-drizzle graph loads on MariaDB (mysql2)', (db) => {
   let pool: mysql.Pool;
   let hilo: HiLoDrizzle;
   let shop: Shop;
-  let app: ReturnType<typeof drizzle>;
+  let app: MySql2Database;
   const count = async (table: string): Promise<number> => {
     const [rows] = await pool.query(`select count(*) as n from ${table}`);
     return Number((rows as { n: number }[])[0]!.n);

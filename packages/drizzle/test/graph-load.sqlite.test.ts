@@ -46,13 +46,13 @@ type OrderRow = { id?: number; reference: string; paid: boolean; placedAt: Date;
 type ItemRow = { id?: number; orderId?: number; sku: string; quantity: number };
 
 function ordersWithItems(shop: Shop, count: number, items: number, bad?: (o: number, i: number) => boolean) {
-  const orders = Array.from({ length: count }, (_, o) => ({
+  const orders = Array.from({ length: count }, (_, o): { row: OrderRow; items: ItemRow[] } => ({
     row: {
       reference: `R-${o}`,
       paid: o % 2 === 0,
       placedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, o)),
       meta: { o },
-    } as OrderRow,
+    },
     items: Array.from({ length: items }, (_, i): ItemRow => ({
       sku: `S-${o}-${i}`,
       quantity: bad?.(o, i) ? -1 : i + 1,
