@@ -2,6 +2,7 @@
 // the Drizzle tables, loads by binary COPY on the app's own node-postgres pool, writes each key (and each child's
 // parent key) back into the rows under their property names, and runs inside a Drizzle transaction in a savepoint
 // of it. A bad value rolls everything back with HiLoGraphLoadError; drivers without a bulk path are refused.
+import { jest } from '@jest/globals';
 import { describePostgres, runStatements } from '@hilo/testing';
 import { entityKind, eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -233,5 +234,97 @@ describePostgres('hilo-drizzle graph loads on PostgreSQL (node-postgres)', (db) 
     });
     await expect(expression).rejects.toThrow(/orders\.placedAt is a SQL expression/);
     expect(await count('orders')).toBe(0);
+  });
+});
+
+/** The README's "Graph loads" block as written, in a scope of its own (it names its own `db` and `hilo`). */
+async function readmeGraphLoads(): Promise<void> {
+  // --- README (hilo-drizzle, "Graph loads")
+  const hilo = hiloDrizzle({ url: process.env['DATABASE_URL']!, blockSize: 1000 });
+  const orders = pgTable('orders', {
+    id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')),
+    reference: text('reference').notNull(),
+  });
+  const orderItems = pgTable('order_items', {
+    id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('order_items')),
+    orderId: bigint('order_id', { mode: 'number' })
+      .notNull()
+      .references(() => orders.id),
+    sku: text('sku').notNull(),
+    quantity: integer('quantity').notNull(),
+  });
+  const categories = pgTable('categories', {
+    id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('categories')),
+    parentId: bigint('parent_id', { mode: 'number' }).references((): AnyPgColumn => categories.id),
+    name: text('name').notNull(),
+  });
+  const db = drizzle({ client: new pg.Pool({ connectionString: process.env['DATABASE_URL'] }) });
+
+  async function* feed(): AsyncGenerator<DrizzleGraphNode> {
+    for (let n = 0; n < 10_000; n++) {
+      yield {
+        table: orders,
+        row: { reference: `A-${n}` },
+        children: [
+          { table: orderItems, row: { sku: 'TEA', quantity: 2 } },
+          { table: orderItems, row: { sku: 'CAKE', quantity: 1 } },
+        ],
+      };
+    }
+  }
+  const result = await hilo.loadGraph(db, { tables: [orders, orderItems], input: feed() });
+  console.log(result.rows); // { orders: 10000, order_items: 20000 }
+
+  // a tree: each child gets its parent's key in its foreign key to the same table
+  const root = { name: 'Tea' } as { id?: number; name: string };
+  const green = { name: 'Green tea' } as { id?: number; parentId?: number; name: string };
+  await hilo.loadGraph(db, {
+    tables: [categories],
+    input: [{ table: categories, row: root, children: [{ table: categories, row: green }] }],
+  });
+  console.log(root.id, green.parentId === root.id); // the keys are written back into your rows: e.g. 4711 true
+
+  // inside your transaction, in a savepoint of it: your commit or rollback decides for the rows
+  await db.transaction(async (tx) => {
+    try {
+      await hilo.loadGraph(tx, { tables: [orders, orderItems], input: feed() });
+    } catch (error) {
+      if (!(error instanceof HiLoGraphLoadError)) throw error;
+      console.log(`nothing of the load is left: ${error.table}, item ${error.item}: ${error.message}`);
+    }
+  });
+  // --- end of README
+  await hilo.close();
+  await db.$client.end();
+}
+
+describePostgres('hilo-drizzle graph loads: the README', (db) => {
+  it('runs as written: the feed, the tree, and a load inside a transaction', async () => {
+    await runStatements(db.url, [
+      'create table orders (id bigint primary key, reference text not null)',
+      `create table order_items (id bigint primary key, order_id bigint not null references orders (id),
+         sku text not null, quantity int not null)`,
+      'create table categories (id bigint primary key, parent_id bigint references categories (id), name text not null)',
+    ]);
+    const logged: unknown[][] = [];
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args));
+    const url = process.env['DATABASE_URL'];
+    process.env['DATABASE_URL'] = db.url;
+    try {
+      await readmeGraphLoads();
+    } finally {
+      log.mockRestore();
+      if (url === undefined) delete process.env['DATABASE_URL'];
+      else process.env['DATABASE_URL'] = url;
+    }
+    expect(logged[0]).toEqual([{ orders: 10_000, order_items: 20_000 }]);
+    expect(logged[1]![1]).toBe(true);
+    expect(logged[2]).toBeUndefined();
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    const counts = await pool.query<{ o: string; i: string; c: string }>(
+      'select (select count(*) from orders) as o, (select count(*) from order_items) as i, (select count(*) from categories) as c',
+    );
+    await pool.end();
+    expect(counts.rows[0]).toEqual({ o: '20000', i: '40000', c: '2' });
   });
 });
