@@ -2,7 +2,6 @@
 // the Drizzle tables, loads by binary COPY on the app's own node-postgres pool, writes each key (and each child's
 // parent key) back into the rows under their property names, and runs inside a Drizzle transaction in a savepoint
 // of it. A bad value rolls everything back with HiLoGraphLoadError; drivers without a bulk path are refused.
-import { jest } from '@jest/globals';
 import { describePostgres, runStatements } from '@hilo/testing';
 import { entityKind, eq, sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -307,13 +306,14 @@ describePostgres('hilo-drizzle graph loads: the README', (db) => {
       'create table categories (id bigint primary key, parent_id bigint references categories (id), name text not null)',
     ]);
     const logged: unknown[][] = [];
-    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args));
+    const log = console.log;
+    console.log = (...args: unknown[]) => void logged.push(args);
     const url = process.env['DATABASE_URL'];
     process.env['DATABASE_URL'] = db.url;
     try {
       await readmeGraphLoads();
     } finally {
-      log.mockRestore();
+      console.log = log;
       if (url === undefined) delete process.env['DATABASE_URL'];
       else process.env['DATABASE_URL'] = url;
     }
