@@ -37,7 +37,16 @@ function shopOf(hilo: HiLoDrizzle) {
     parentId: bigint('parent_id', { mode: 'number' }).references((): AnyPgColumn => categories.id),
     name: text('name').notNull(),
   });
-  return { orders, orderItems, categories };
+  const transfers = pgTable('transfers', {
+    id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('transfers')),
+    fromOrderId: bigint('from_order_id', { mode: 'number' }).references(() => orders.id),
+    toOrderId: bigint('to_order_id', { mode: 'number' }).references(() => orders.id),
+    note: text('note')
+      .notNull()
+      .$defaultFn(() => 'moved'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  });
+  return { orders, orderItems, categories, transfers };
 }
 type Shop = ReturnType<typeof shopOf>;
 type OrderRow = { id?: number; reference: string; placedAt: Date; meta?: unknown };
@@ -83,12 +92,14 @@ describePostgres('hilo-drizzle graph loads on PostgreSQL (node-postgres)', (db) 
   });
   beforeEach(async () => {
     await runStatements(db.url, [
-      'drop table if exists order_items, orders',
+      'drop table if exists order_items, transfers, orders',
       'drop schema if exists shop cascade',
       'create schema shop',
       'create table orders (id bigint primary key, reference text not null, placed_at timestamptz not null, meta jsonb)',
       `create table order_items (id bigint primary key, order_id bigint not null references orders (id),
          sku text not null, quantity int not null check (quantity > 0))`,
+      `create table transfers (id bigint primary key, from_order_id bigint references orders (id),
+         to_order_id bigint references orders (id), note text not null, created_at timestamptz not null default now())`,
       'create table shop.categories (id bigint primary key, parent_id bigint references shop.categories (id), name text not null)',
     ]);
     hilo = hiloDrizzle({ url: db.url, blockSize: 50 });
@@ -203,6 +214,58 @@ describePostgres('hilo-drizzle graph loads on PostgreSQL (node-postgres)', (db) 
     expect((await app.select().from(shop.orders)).map((row) => row.reference).sort()).toEqual(['kept', 'kept too']);
     expect(await count('order_items')).toBe(0);
   });
+
+  it(
+    "a child's `via` names the foreign key that takes its parent's key; $defaultFn fills a missing value, " +
+      'a database default is refused',
+    async () => {
+      const placedAt = new Date();
+      const transfer: { id?: number; fromOrderId?: number; toOrderId?: number; createdAt: Date } = {
+        createdAt: placedAt,
+      };
+      const order: OrderRow = { reference: 'to', placedAt };
+      const tables = [shop.orders, shop.transfers];
+      await hilo.loadGraph(app, {
+        tables,
+        input: [
+          { table: shop.orders, row: order, children: [{ table: shop.transfers, row: transfer, via: 'toOrderId' }] },
+        ],
+      });
+      expect(transfer.toOrderId).toBe(order.id);
+      expect(await app.select().from(shop.transfers)).toEqual([
+        { id: transfer.id, fromOrderId: null, toOrderId: order.id, note: 'moved', createdAt: placedAt },
+      ]);
+
+      // two references to orders and no via: the load cannot tell which one takes the key
+      const ambiguous = hilo.loadGraph(app, {
+        tables,
+        input: [
+          { table: shop.orders, row: { reference: 'x', placedAt }, children: [{ table: shop.transfers, row: {} }] },
+        ],
+      });
+      await expect(ambiguous).rejects.toBeInstanceOf(HiLoConfigurationError);
+      await expect(ambiguous).rejects.toThrow(/from_order_id.*to_order_id/s);
+      const unknownVia = hilo.loadGraph(app, {
+        tables,
+        input: [
+          {
+            table: shop.orders,
+            row: { reference: 'x', placedAt },
+            children: [{ table: shop.transfers, row: {}, via: 'orderId' }],
+          },
+        ],
+      });
+      await expect(unknownVia).rejects.toThrow(/`via: 'orderId'` names no column of table "transfers"/);
+      // createdAt's default is now(), which only the database computes: a row without it is refused, naming it
+      const databaseDefault = hilo.loadGraph(app, {
+        tables: [shop.transfers],
+        input: [{ table: shop.transfers, row: {} }],
+      });
+      await expect(databaseDefault).rejects.toBeInstanceOf(HiLoConfigurationError);
+      await expect(databaseDefault).rejects.toThrow(/"transfers" has no createdAt.*computed by the database/);
+      expect([await count('orders'), await count('transfers')]).toEqual([1, 1]);
+    },
+  );
 
   it('refuses what it cannot load, with typed errors naming the fix', async () => {
     const sqlJs = postgres(db.url, { max: 1, onnotice: () => undefined });
