@@ -3,7 +3,7 @@
  * column, other columns and foreign keys) read from the Drizzle table, and each row translated between Drizzle's
  * property names and the database's column names. Keys, order, batches and rollback are hilo-core's.
  */
-import { getTableColumns, getTableName, is, Placeholder, SQL, type Table } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, Placeholder, SQL, Table } from 'drizzle-orm';
 import { getTableConfig as mysqlTableConfig, MySqlTable } from 'drizzle-orm/mysql-core';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -179,7 +179,8 @@ export async function* graphInput(
   const nodeOf = (node: DrizzleGraphNode): GraphNode => {
     const table = mapped.get(node.table);
     // a table not in `tables`: hilo-core refuses it by name, with the item's index and the tables it knows
-    if (table === undefined) return { table: String(getTableName(node.table)), row: node.row };
+    if (table === undefined)
+      return { table: String(is(node.table, Table) ? getTableName(node.table) : node.table), row: node.row };
     return {
       table: table.spec.table,
       row: table.rowOf(node.row),

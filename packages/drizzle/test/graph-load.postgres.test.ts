@@ -290,6 +290,13 @@ describePostgres('hilo-drizzle graph loads on PostgreSQL (node-postgres)', (db) 
     await expect(hilo.loadGraph(app, { tables: [plain], input: [] })).rejects.toThrow(
       /table "plain" has no hilo key column.*\$defaultFn\(hilo\.key\('plain'\)\)/,
     );
+    const outside = hilo.loadGraph(app, {
+      tables: [shop.orders],
+      input: [{ table: shop.orderItems, row: { sku: 'x', quantity: 1 } }],
+    });
+    await expect(outside).rejects.toThrow(
+      /Input item 0 names table "order_items", which is not in `tables` \("orders"\)/,
+    );
     const expression = hilo.loadGraph(app, {
       tables: [shop.orders],
       input: [{ table: shop.orders, row: { reference: 'x', placedAt: sql`now()` } }],
