@@ -120,11 +120,35 @@ export async function run(url: string, log: (line: string) => void = console.log
     const reservations = Object.values((await hilo.generator()).stats()).reduce((sum, s) => sum + s.reservations, 0);
     log(`hilo reserved blocks ${reservations} times, on a connection of its own`);
 
-    // 5. Another process of the shop on postgres.js (drizzle-orm/postgres-js): hilo shares the app's instance.
+    // 5. A graph load: orders with their items streamed in by COPY, one transaction, keys written into the rows.
+    const orderRows: { id?: number; customerId: number }[] = Array.from({ length: 20 }, (_, n) => ({
+      customerId: shoppers[n % shoppers.length]!.id,
+    }));
+    const graph = orderRows.map((row) => ({
+      table: orders,
+      row,
+      children: catalog.map((product, i) => ({ table: items, row: { ...product, quantity: 1 + i } })),
+    }));
+    const loaded = await hilo.loadGraph(db, { tables: [orders, items], input: graph });
+    const [firstLoaded] = await db.select().from(orders).where(eq(orders.id, orderRows[0]!.id!));
+    log(
+      `graph load: ${loaded.rows['orders']} orders and ${loaded.rows['order_items']} items by COPY; ` +
+        `order ${orderRows[0]!.id} is in the database with customer ${firstLoaded?.customerId}`,
+    );
+
+    // 6. Another process of the shop on postgres.js (drizzle-orm/postgres-js): hilo shares the app's instance.
     const postgresJsKeys = await onPostgresJs(url, log);
     const overlap = postgresJsKeys.filter((key) => shoppers.some((c) => c.id === key));
     log(`its keys share no value with this process's customers (${overlap.length} in common)`);
-    return { keysBeforeFlush, statements, identityStatements, postgresJsKeys, overlap: overlap.length };
+    return {
+      keysBeforeFlush,
+      statements,
+      identityStatements,
+      graphRows: loaded.rows,
+      graphLoaded: firstLoaded !== undefined,
+      postgresJsKeys,
+      overlap: overlap.length,
+    };
   } finally {
     await close();
   }

@@ -7,19 +7,23 @@ import { hiloDrizzle } from 'hilo-drizzle';
  * keys generated in the application (the `uuid` package).
  */
 export function shopSchema(hilo: ReturnType<typeof hiloDrizzle>) {
+  const orders = pgTable('orders', {
+    id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')),
+    customerId: bigint('customer_id', { mode: 'number' }).notNull(),
+  });
   return {
     customers: pgTable('customers', {
       id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('customers')),
       name: text('name').notNull(),
       email: text('email').notNull(),
     }),
-    orders: pgTable('orders', {
-      id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('orders')),
-      customerId: bigint('customer_id', { mode: 'number' }).notNull(),
-    }),
+    orders,
     items: pgTable('order_items', {
       id: bigint('id', { mode: 'number' }).primaryKey().$defaultFn(hilo.key('order_items')),
-      orderId: bigint('order_id', { mode: 'number' }).notNull(),
+      // the foreign key tells hilo.loadGraph() that an item takes its order's key
+      orderId: bigint('order_id', { mode: 'number' })
+        .notNull()
+        .references(() => orders.id),
       sku: text('sku').notNull(),
       quantity: integer('quantity').notNull(),
       priceCents: integer('price_cents').notNull(),

@@ -12,6 +12,9 @@ describePostgres('drizzle example', (db) => {
     expect(summary.statements).toBeLessThanOrEqual(summary.identityStatements);
     expect(lines.join('\n')).toMatch(/transaction rolled back \(payment declined\)/);
     expect(lines.join('\n')).toMatch(/0 rows carry/);
+    // the graph load: 20 orders of 3 items, the first order found under the key written into its row
+    expect(summary.graphRows).toEqual({ orders: 20, order_items: 60 });
+    expect(summary.graphLoaded).toBe(true);
     // another process on postgres.js shares the sequences: its keys are new ones
     expect(summary.postgresJsKeys).toHaveLength(2);
     expect(summary.overlap).toBe(0);

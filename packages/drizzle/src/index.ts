@@ -4,7 +4,14 @@
  * @packageDocumentation
  */
 import { getTableColumns, getTableName, type Table } from 'drizzle-orm';
-import { HiLoConfigurationError, HiLoNotReadyError, type HiLoGenerator, type StoredKeyColumn } from 'hilo-core';
+import {
+  HiLoConfigurationError,
+  HiLoNotReadyError,
+  loadGraph,
+  type GraphLoadResult,
+  type HiLoGenerator,
+  type StoredKeyColumn,
+} from 'hilo-core';
 import {
   checkOneSegmentPerColumn,
   keyToField,
@@ -13,9 +20,13 @@ import {
   type KeyField,
   type KeySupplyOptions,
 } from 'hilo-core/adapter-kit';
+import { graphTargetOf, holdsWriteLock } from './drizzle-internals.js';
 import { configurationErrors } from './error-messages.js';
+import { graphInput, keysInMemoryOnly, mapTables, type DrizzleLoadGraphOptions } from './graph-load.js';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
+export type { DrizzleGraphNode, DrizzleLoadGraphOptions } from './graph-load.js';
+export type { GraphLoadResult } from 'hilo-core';
 // hilo-core's typed errors, so that `instanceof` needs no second import (the same classes: one check catches both)
 export {
   HiLoError,
@@ -93,6 +104,25 @@ export interface HiLoDrizzle {
   ensure(target: SegmentTarget, count: number): Promise<void>;
   /** The next key of the table's segment, converted like its `key()` column; waits for a reservation when needed. */
   nextId(target: SegmentTarget): Promise<number | bigint | string>;
+  /**
+   * Loads a graph of rows — root objects with their children — into Drizzle tables in bulk, with keys from hilo:
+   * hilo-core's `loadGraph()` (one connection, one transaction, parents first, PostgreSQL's binary `COPY`, multi-row
+   * INSERTs on MariaDB/MySQL and SQLite), told about your tables by Drizzle itself. Each table's key column is the one
+   * whose `$defaultFn` is `hilo.key(...)`, its references its foreign keys to the load's other tables (itself
+   * included); rows use the tables' property names, and each row's key (and each child's parent key) is written into
+   * it under its property name. `db` is your Drizzle database on node-postgres, mysql2 or better-sqlite3 (the load
+   * takes one connection and runs in a transaction of its own), or a Drizzle transaction on node-postgres or mysql2
+   * (it runs in a savepoint of that transaction, which your commit or rollback decides). A failure rolls the load
+   * back and throws `HiLoGraphLoadError` naming the table, the input item and the key.
+   * @example
+   * ```ts
+   * await hilo.loadGraph(db, {
+   *   tables: [orders, orderItems],
+   *   input: [{ table: orders, row: { reference: 'A-1' }, children: [{ table: orderItems, row: { sku: 'TEA', quantity: 2 } }] }],
+   * });
+   * ```
+   */
+  loadGraph(db: object, options: DrizzleLoadGraphOptions): Promise<GraphLoadResult>;
   /** The generator (connects on first call). */
   generator(): Promise<HiLoGenerator<number | bigint>>;
   /** Closes what hilo opened (its generator and connection); a client or generator you passed in stays open. */
@@ -238,6 +268,21 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       await (await supply.generator()).ensure(learn(target), count);
     },
     nextId: async (target) => nextOf(learn(target)),
+    async loadGraph(db, { tables, input, ...rest }) {
+      const target = graphTargetOf(db);
+      if (!Array.isArray(tables))
+        throw HiLoConfigurationError.invalidOption('tables', 'an array of Drizzle tables', tables);
+      const mapped = mapTables(tables, convert);
+      tables.forEach(learn);
+      const generator = await supply.generator();
+      return loadGraph({
+        target,
+        generator: holdsWriteLock(db) ? keysInMemoryOnly(generator) : generator,
+        tables: [...mapped.values()].map((table) => table.spec),
+        input: graphInput(mapped, input),
+        ...rest,
+      });
+    },
     generator: () => supply.generator(),
     close: () => supply.close(),
   };
