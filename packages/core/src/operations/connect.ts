@@ -6,6 +6,7 @@ import { openSqlite } from '../dialects/sqlite/connect.js';
 import { redactUrl, type OpenSettings } from '../sql/connect-support.js';
 import type { SqlClient, SqlDialect } from '../sql/sql-client.js';
 import { configurationErrors } from '../error-messages.js';
+import { DIALECTS } from '../dialects/index.js';
 
 export { redactUrl } from '../sql/connect-support.js';
 
@@ -44,10 +45,8 @@ const OPENERS: Readonly<Record<string, (url: string, settings: OpenSettings) => 
 
 /** The database a URL's scheme names (`file:` and `libsql:` are SQLite's, as in Prisma and libSQL), if any. */
 export function dialectOfUrl(url: string): SqlDialect | undefined {
-  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres';
-  if (scheme === 'mysql' || scheme === 'mariadb') return 'mysql';
-  return scheme === 'sqlite' || scheme === 'file' || scheme === 'libsql' ? 'sqlite' : undefined;
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase() ?? '';
+  return Object.values(DIALECTS).find((dialect) => dialect.urlSchemes.includes(scheme))?.name;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface Dialect {
   readonly reportedAs: readonly string[];
   /** How a `connect()` URL for this database starts, for messages: `postgres://`, `mysql:// (MariaDB)`, `sqlite:`. */
   readonly urlExample: string;
+  /** The URL schemes (lowercase, without the colon) that name this database, `connect()` opens them or not. */
+  readonly urlSchemes: readonly string[];
   /** The `n`-th (1-based) bound parameter in a statement: `$1` on PostgreSQL, `?` elsewhere. */
   placeholder(n: number): string;
   /** An identifier quoted for this database (`"name"`, or `` `name` `` on MariaDB). */

@@ -52,6 +52,7 @@ export const mysqlDialect: Dialect = {
   // TypeORM `mysql`/`mariadb`, MikroORM MySqlPlatform/MariaDbPlatform, Prisma `mysql`, Drizzle MySqlDialect, Kysely MysqlAdapter
   reportedAs: ['mysql', 'mariadb', 'mysql2'],
   urlExample: 'mysql:// (MariaDB)',
+  urlSchemes: ['mysql', 'mariadb'],
   placeholder: () => '?',
   quote: (name) => `\`${name.replaceAll('`', '``')}\``,
   asText: (expression) => `cast(${expression} as char)`,

@@ -22,6 +22,7 @@ export const postgresDialect: Dialect = {
   // TypeORM `postgres`, MikroORM PostgreSqlPlatform, Prisma `postgresql`, Drizzle PgDialect, Kysely PostgresAdapter
   reportedAs: ['postgres', 'postgresql', 'pg'],
   urlExample: 'postgres://',
+  urlSchemes: ['postgres', 'postgresql'],
   placeholder: (n) => `$${n}`,
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `${expression}::text`,

@@ -12,6 +12,7 @@ export const sqliteDialect: Dialect = {
   // SQLiteSyncDialect, Kysely SqliteAdapter
   reportedAs: ['sqlite', 'sqlite3', 'bettersqlite', 'bettersqlite3'],
   urlExample: 'sqlite:',
+  urlSchemes: ['sqlite', 'file', 'libsql'],
   placeholder: () => '?',
   quote: (name) => `"${name.replaceAll('"', '""')}"`,
   asText: (expression) => `cast(${expression} as char)`,
