@@ -16,10 +16,15 @@ export interface DmmfFieldLike {
   readonly dbName?: string | null;
   readonly documentation?: string;
   readonly default?: unknown;
+  /** Whether the field has `@default(…)`. */
   readonly hasDefaultValue?: boolean;
+  /** Whether the field has `@updatedAt`. */
   readonly isUpdatedAt?: boolean;
+  /** A relation field's relation, shared by its two sides. */
   readonly relationName?: string | null;
+  /** A relation field's foreign-key fields on this model (`@relation(fields: […])`), empty on the other side. */
   readonly relationFromFields?: readonly string[] | null;
+  /** The fields of the other model those foreign-key fields reference. */
   readonly relationToFields?: readonly string[] | null;
 }
 
