@@ -34,6 +34,9 @@ export {
   BIGINT_MAX,
   objectMark,
   type ObjectMark,
+  propertyRow,
+  poolGraphTarget,
+  type GraphRowMapping,
 } from './adapter-kit/index.js';
 export {
   describeGraphTables,

@@ -84,4 +84,90 @@ export const configurationErrors = {
       `Relation \`${model}.${field}\` points at model "${target}", which the hilo metadata does ` +
         `not describe; regenerate it with \`prisma generate\`.`,
     ),
+
+  // createGraph()
+
+  /** createGraph() without `graph.pool` in hilo()'s options, or with a pool of another shape. */
+  graphNeedsPool: (pool: unknown): HiLoConfigurationError =>
+    HiLoConfigurationError.invalidOption(
+      'graph.pool',
+      "the driver pool the app gave Prisma's adapter: a `pg` Pool (`new PrismaPg(pool)`), or a `mysql2/promise` " +
+        'Pool on MariaDB/MySQL, e.g. hilo({ metadata, url, graph: { pool } }); createGraph() writes through it',
+      pool,
+    ),
+
+  /** createGraph() called on an interactive transaction's client. */
+  graphInTransaction: (model: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `${model}.createGraph() cannot run inside $transaction: it writes on a connection of graph.pool, in a ` +
+        "transaction of its own, which Prisma's transaction cannot see or roll back. Call it on the client " +
+        'outside $transaction (it is one transaction already), or use create/createMany inside it.',
+    ),
+
+  /** Metadata without the generator's `graph` section (written by hand, or by an older generator). */
+  graphNoMetadata: (model: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph() needs the columns and foreign keys of model ${model}, which the hilo metadata does not ` +
+        'have: import `hiloMetadata` from the file the hilo-prisma generator writes and run `prisma generate`.',
+    ),
+
+  /** A field the model does not have. */
+  graphUnknownField: (model: string, field: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): model ${model} has no field \`${field}\`; write the model's scalar fields, and nested ` +
+        '`create`/`createMany` under its to-many or to-one relations.',
+    ),
+
+  /** A relation field on the side that holds the foreign key (`order: { … }` in an OrderItem). */
+  graphForeignKeySide: (model: string, field: string, fields: readonly string[]): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}\` is the side of the relation that holds the foreign key ` +
+        `(${fields.map((f) => `\`${f}\``).join(', ')}); a graph load writes parents before children, so set ` +
+        `${fields.map((f) => `\`${f}\``).join(', ')} to an existing row's key, or create the parent with this ` +
+        'row nested under it (`create`/`createMany`).',
+    ),
+
+  /** A relation whose other side holds no foreign key hilo can fill (implicit many-to-many, a compound key). */
+  graphNoForeignKey: (model: string, field: string, target: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}\` has no single foreign-key field on ${target} referencing ` +
+        `${model}'s hi/lo key (an implicit many-to-many, or a compound or other reference); create those rows ` +
+        'with create/createMany after the load.',
+    ),
+
+  /** A nested write other than `create`/`createMany`. */
+  graphNestedWrite: (model: string, field: string, operation: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}.${operation}\` is not a create; a graph load only creates rows, so ` +
+        `use \`create\` or \`createMany\` under ${field}, and ${
+          operation.startsWith('connect')
+            ? "set the foreign key to the existing row's key (or connect it after the load)"
+            : 'update after the load'
+        }.`,
+    ),
+
+  /** `createMany: { skipDuplicates: true }`, which a bulk load cannot honour. */
+  graphSkipDuplicates: (model: string, field: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}.createMany\` sets skipDuplicates, which a graph load cannot do ` +
+        '(every row gets a new key, and a duplicate fails the load); leave it out.',
+    ),
+
+  /** A field whose default the database computes (`dbgenerated()`, `autoincrement()`) set in the input. */
+  graphDatabaseDefault: (model: string, field: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}\` has a default the database computes, so a graph load leaves its ` +
+        'column to the database; leave the field out, or write the row with create().',
+    ),
+
+  /** A field with a default Prisma computes itself (`uuid()`, `cuid()`, …) left out of the input. */
+  graphPrismaDefault: (model: string, field: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `createGraph(): \`${model}.${field}\` has a default Prisma's client computes (uuid(), cuid(), nanoid(), ` +
+        'ulid()), which a graph load does not; set it in the input (e.g. `crypto.randomUUID()`).',
+    ),
+
+  /** A create input that is not a plain object. */
+  graphNotAnObject: (model: string, value: unknown): HiLoConfigurationError =>
+    HiLoConfigurationError.invalidOption(`createGraph() data for ${model}`, 'a create input object', value),
 };

@@ -1,6 +1,6 @@
 import { checkInteger, keyToField, type KeyFieldLimits } from 'hilo-core/adapter-kit';
 import { Prisma } from '@prisma/client/extension';
-import { HiLoConfigurationError } from 'hilo-core';
+import { HiLoConfigurationError, type HiLoGenerator } from 'hilo-core';
 import {
   resolveMetadata,
   type HiLoKeyOf,
@@ -14,6 +14,12 @@ import { collectKeySlots, type KeySlot } from './walk-args.js';
 import { createKeyTaker, fieldMaxKey, type HiLoPrismaConnectionOptions, type KeyTaker } from './key-supply.js';
 import { inInputOrder, insertThenSelect, type CreateManyAndReturnArgs, type Projection } from './many-and-return.js';
 import { configurationErrors } from './error-messages.js';
+import {
+  createGraph,
+  type HiLoPrismaGraphArgs,
+  type HiLoPrismaGraphOptions,
+  type HiLoPrismaGraphResult,
+} from './graph.js';
 
 /** Options of {@link hilo}. */
 export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnectionOptions & {
@@ -27,7 +33,20 @@ export type HiLoPrismaOptions<M extends HiLoPrismaMetadata> = HiLoPrismaConnecti
    * ```
    */
   metadata: M;
+  /**
+   * Where each model's `createGraph()` writes: the driver pool the app gave Prisma's adapter (see "Graph loads").
+   * @example
+   * ```ts
+   * const pool = new pg.Pool({ connectionString: url });
+   * new PrismaClient({ adapter: new PrismaPg(pool) }).$extends(hilo({ metadata, url, graph: { pool } }));
+   * ```
+   */
+  graph?: HiLoPrismaGraphOptions;
 };
+
+type Plain = Record<string | symbol, unknown>;
+/** The property Prisma 7 gives an interactive transaction's client (`$transaction`'s callback argument). */
+const TRANSACTION_SCOPE = Symbol.for('prisma.client.transaction.scope_context');
 
 const FILLED = new Set(['create', 'createMany', 'createManyAndReturn', 'upsert', 'update']);
 /** Turns a generator key into the field's JavaScript type, refusing Int overflow instead of wrapping. */
@@ -116,9 +135,11 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
   resolveMetadata(metadata, undefined);
   if (metadata.provider === 'sqlite') throw configurationErrors.sqliteUnsupported('provider');
   const supply = createKeyTaker(options, metadata);
+  const graphPool = options.graph?.pool;
 
   return Prisma.defineExtension((client) => {
-    supply.useAdapterSchema(adapterSchemaOf(client));
+    const adapterSchema = adapterSchemaOf(client);
+    supply.useAdapterSchema(adapterSchema);
     let models: ReadonlyMap<string, ResolvedModel> | undefined;
     const getModels = (): ReadonlyMap<string, ResolvedModel> =>
       (models ??= resolveMetadata(
@@ -189,6 +210,42 @@ export function hilo<const M extends HiLoPrismaMetadata>(options: HiLoPrismaOpti
             if (count === 0) return [];
             const keys = await supply.take(model.key.segment, count);
             return keys.map((k) => toFieldKey(model.name, model.key, k)) as HiLoKeyOf<M, PrismaModelName<T>>[];
+          },
+          /**
+           * Writes a graph — roots of this model with their children nested as `create`/`createMany`, as you write
+           * them for `create()` — in the database's bulk path (PostgreSQL binary COPY, MariaDB/MySQL multi-row
+           * INSERTs), with hilo's keys assigned first, parents before children, in one transaction on a connection of
+           * `graph.pool`. Each key, and each child's foreign key, is written back into its input object. A failure
+           * rolls it all back with `HiLoGraphLoadError`; what it cannot translate (`connect`, a relation on the
+           * foreign-key side, an unknown field) is refused before anything is written. Not inside `$transaction`.
+           * @example
+           * ```ts
+           * const data = { reference: 'A-1', customerId, items: { create: [{ sku: 'x', quantity: 2 }] } };
+           * await prisma.order.createGraph({ data: [data] });
+           * data.id; // its key
+           * ```
+           */
+          async createGraph<T>(
+            this: T,
+            args: [HiLoKeyOf<M, PrismaModelName<T>>] extends [never]
+              ? never
+              : HiLoPrismaGraphArgs<Prisma.Args<T, 'create'>['data']>,
+          ): Promise<HiLoPrismaGraphResult> {
+            const context = Prisma.getExtensionContext(this) as unknown as { $name: string; $parent?: Plain };
+            // an interactive transaction's client: Prisma 6 takes `$transaction` away, Prisma 7 marks its scope
+            const parent = context.$parent ?? {};
+            if (typeof parent.$transaction !== 'function' || parent[TRANSACTION_SCOPE] !== undefined)
+              throw configurationErrors.graphInTransaction(context.$name);
+            const graphContext = {
+              metadata,
+              models: getModels(),
+              schema: adapterSchema,
+              pool: graphPool,
+              generator: supply.handle.generator as () => Promise<HiLoGenerator<number | bigint>>,
+              toField: toFieldKey,
+              keyed: (name: string) => keyedModel(getModels(), name, ' (createGraph() gives every row a hi/lo key)'),
+            };
+            return createGraph(graphContext, context.$name, args);
           },
           ...((metadata.provider === 'mysql' ? manyAndReturn : {}) as M extends { readonly provider: 'mysql' }
             ? typeof manyAndReturn

@@ -1,8 +1,12 @@
 export { hilo, type HiLoPrismaOptions } from './extension.js';
 export type { HiLoPrismaConnectionOptions, HiLoPrismaHandle } from './key-supply.js';
+export type { HiLoPrismaGraphArgs, HiLoPrismaGraphOptions, HiLoPrismaGraphResult } from './graph.js';
 export type {
   HiLoPrismaMetadata,
   HiLoModelMetadata,
+  HiLoGraphModelMetadata,
+  HiLoRelationMetadata,
+  HiLoFieldDefault,
   HiLoModelKey,
   HiLoKeyScalar,
   HiLoKeyOf,

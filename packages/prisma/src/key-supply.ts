@@ -74,6 +74,7 @@ export interface KeyTaker {
 const PRISMA_OPTION_NAMES: ReadonlySet<string> = new Set([
   ...[...KEY_SUPPLY_OPTION_NAMES].filter((name) => name !== 'segments' && name !== 'keyGuard'),
   'metadata',
+  'graph',
 ]);
 
 /** Validates the connection options and builds the key taker; nothing connects before the first key. */

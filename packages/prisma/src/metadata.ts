@@ -19,6 +19,33 @@ export interface HiLoModelKey {
   readonly column?: string;
 }
 
+/**
+ * A scalar field's default, as `createGraph()` treats it: `'now'` (`@default(now())`, `@updatedAt`) and a literal
+ * (`{ value }`) are filled in as Prisma does; `'prisma'` (`uuid()`, `cuid()`, `nanoid()`, `ulid()`) must be set in the
+ * input; `'database'` (`dbgenerated()`, `autoincrement()`, `sequence()`) is left to the database.
+ */
+export type HiLoFieldDefault = 'now' | 'prisma' | 'database' | { readonly value: unknown };
+
+/** A relation field as `createGraph()` reads it. */
+export interface HiLoRelationMetadata {
+  /** The scalar fields holding the foreign key, when this model holds it (`@relation(fields: […])`). */
+  readonly fields?: readonly string[];
+  /** The fields of the other model the foreign key references. */
+  readonly references?: readonly string[];
+  /** The relation field on the other model, which holds the foreign key when this one does not. */
+  readonly opposite?: string;
+}
+
+/** What `createGraph()` needs of a model beyond its key, written by the generator. */
+export interface HiLoGraphModelMetadata {
+  /** Each scalar field's column (`@map`, else the field's name). */
+  readonly columns: Readonly<Record<string, string>>;
+  /** The scalar fields with a default (or `@updatedAt`), and what the default is. */
+  readonly defaults?: Readonly<Record<string, HiLoFieldDefault>>;
+  /** Each relation field: its foreign key, or the field on the other side that holds it. */
+  readonly relations: Readonly<Record<string, HiLoRelationMetadata>>;
+}
+
 /** What hilo knows about one model. */
 export interface HiLoModelMetadata {
   /** The table name (`@@map`), used by the safety-net SQL helpers. */
@@ -33,6 +60,8 @@ export interface HiLoModelMetadata {
   readonly key?: HiLoModelKey;
   /** Relation fields → the model they point at, used to find nested writes in `args.data`. */
   readonly relations?: Readonly<Record<string, string>>;
+  /** Columns, defaults and foreign keys, for `createGraph()`; the generator writes it (hand-written metadata may not). */
+  readonly graph?: HiLoGraphModelMetadata;
 }
 
 /**

@@ -68,9 +68,19 @@ describe('generator: metadata from the DMMF', () => {
           table: 'orders',
           key: { field: 'id', type: 'BigInt', segment: 'orders', column: 'id', blockSize: 50 },
           relations: { items: 'Item' },
+          graph: { columns: { id: 'id' }, relations: { items: {} } },
         },
-        Item: { table: 'Item', key: { field: 'id', type: 'Int', segment: 'lines', column: 'item_id' }, relations: {} },
-        Tag: { table: 'Tag', relations: {} },
+        Item: {
+          table: 'Item',
+          key: { field: 'id', type: 'Int', segment: 'lines', column: 'item_id' },
+          relations: {},
+          graph: { columns: { id: 'item_id' }, relations: {} },
+        },
+        Tag: {
+          table: 'Tag',
+          relations: {},
+          graph: { columns: { id: 'id' }, defaults: { id: 'database' }, relations: {} },
+        },
       },
     });
     expect(renderMetadataModule(metadata)).toContain('export const hiloMetadata = {');
@@ -96,6 +106,78 @@ describe('generator: metadata from the DMMF', () => {
     ).toEqual({
       table: 'Tag',
       relations: {},
+      graph: { columns: {}, relations: {} },
+    });
+  });
+
+  it("should describe each model's columns, defaults and foreign keys for createGraph()", () => {
+    const scalar = (name: string, more: Partial<DmmfModelLike['fields'][number]> = {}) => ({
+      name,
+      kind: 'scalar',
+      type: 'String',
+      isId: false,
+      ...more,
+    });
+    const metadata = buildMetadata([
+      {
+        name: 'Order',
+        dbName: 'orders',
+        documentation: '@hilo',
+        primaryKey: null,
+        fields: [
+          id('BigInt'),
+          scalar('placedAt', { dbName: 'placed_at', hasDefaultValue: true, default: { name: 'now', args: [] } }),
+          scalar('touchedAt', { isUpdatedAt: true }),
+          scalar('status', { hasDefaultValue: true, default: 'open' }),
+          scalar('token', { hasDefaultValue: true, default: { name: 'uuid', args: [4] } }),
+          {
+            name: 'lines',
+            kind: 'object',
+            type: 'Line',
+            isId: false,
+            relationName: 'OrderToLine',
+            relationFromFields: [],
+          },
+          { name: 'labels', kind: 'object', type: 'Label', isId: false, relationName: 'LabelToOrder' },
+        ],
+      },
+      {
+        name: 'Line',
+        dbName: null,
+        primaryKey: null,
+        fields: [
+          id('BigInt'),
+          scalar('orderId', { dbName: 'order_id', type: 'BigInt' }),
+          {
+            name: 'order',
+            kind: 'object',
+            type: 'Order',
+            isId: false,
+            relationName: 'OrderToLine',
+            relationFromFields: ['orderId'],
+            relationToFields: ['id'],
+          },
+        ],
+      },
+      {
+        name: 'Label',
+        dbName: null,
+        primaryKey: null,
+        fields: [
+          id('Int'),
+          { name: 'orders', kind: 'object', type: 'Order', isId: false, relationName: 'LabelToOrder' },
+        ],
+      },
+    ]);
+    expect(metadata.models['Order']!.graph).toEqual({
+      columns: { id: 'id', placedAt: 'placed_at', touchedAt: 'touchedAt', status: 'status', token: 'token' },
+      defaults: { placedAt: 'now', touchedAt: 'now', status: { value: 'open' }, token: 'prisma' },
+      // the child holds the foreign key of `lines`; an implicit many-to-many has none on either side
+      relations: { lines: { opposite: 'order' }, labels: {} },
+    });
+    expect(metadata.models['Line']!.graph).toEqual({
+      columns: { id: 'id', orderId: 'order_id' },
+      relations: { order: { fields: ['orderId'], references: ['id'] } },
     });
   });
 

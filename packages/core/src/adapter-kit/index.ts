@@ -7,6 +7,7 @@
 //   key-fields.ts       keys as the ORM's fields hold them, and column types' largest keys
 //   segments.ts         segments and their limits from the key columns found
 //   object-mark.ts      a mark on an ORM's entities nothing else sees
+//   graph-rows.ts       graph-load rows backed by the caller's objects, and the target for a driver pool
 export {
   openKeySupply,
   checkKeySupplyOptions,
@@ -31,3 +32,4 @@ export { adapterStoredKeys, checkVerifyBlocks, type AdapterVerifyOptions } from 
 export { keyToField, columnTypeMaxKey, BIGINT_MAX, type KeyField, type KeyFieldLimits } from './key-fields.js';
 export { segmentsForColumns, segmentOfTable, type KeyColumnLimit, type SegmentLimits } from './segments.js';
 export { objectMark, type ObjectMark } from './object-mark.js';
+export { propertyRow, poolGraphTarget, type GraphRowMapping } from './graph-rows.js';

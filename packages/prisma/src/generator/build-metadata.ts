@@ -1,4 +1,10 @@
-import type { HiLoModelMetadata, HiLoPrismaMetadata } from '../metadata.js';
+import type {
+  HiLoFieldDefault,
+  HiLoGraphModelMetadata,
+  HiLoModelMetadata,
+  HiLoPrismaMetadata,
+  HiLoRelationMetadata,
+} from '../metadata.js';
 import { configurationErrors } from '../error-messages.js';
 
 /** The part of Prisma's DMMF field the generator reads. */
@@ -10,6 +16,16 @@ export interface DmmfFieldLike {
   readonly dbName?: string | null;
   readonly documentation?: string;
   readonly default?: unknown;
+  /** Whether the field has `@default(…)`. */
+  readonly hasDefaultValue?: boolean;
+  /** Whether the field has `@updatedAt`. */
+  readonly isUpdatedAt?: boolean;
+  /** A relation field's relation, shared by its two sides. */
+  readonly relationName?: string | null;
+  /** A relation field's foreign-key fields on this model (`@relation(fields: […])`), empty on the other side. */
+  readonly relationFromFields?: readonly string[] | null;
+  /** The fields of the other model those foreign-key fields reference. */
+  readonly relationToFields?: readonly string[] | null;
 }
 
 /** The part of Prisma's DMMF model the generator reads. */
@@ -74,6 +90,45 @@ function isAutoincrement(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as { name?: unknown }).name === 'autoincrement';
 }
 
+const PRISMA_FUNCTIONS: readonly string[] = ['uuid', 'cuid', 'nanoid', 'ulid'];
+
+function defaultOf(field: DmmfFieldLike): HiLoFieldDefault | undefined {
+  if (field.isUpdatedAt === true) return 'now';
+  if (field.hasDefaultValue !== true && field.default === undefined) return undefined;
+  const value = field.default;
+  const name =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as { name?: unknown }).name
+      : undefined;
+  if (name === undefined) return { value };
+  if (name === 'now') return 'now';
+  return PRISMA_FUNCTIONS.includes(name as string) ? 'prisma' : 'database';
+}
+
+/** A model's columns, defaults and foreign keys for `createGraph()`. */
+function graphOf(model: DmmfModelLike, models: readonly DmmfModelLike[]): HiLoGraphModelMetadata {
+  const columns: Record<string, string> = {};
+  const defaults: Record<string, HiLoFieldDefault> = {};
+  const relations: Record<string, HiLoRelationMetadata> = {};
+  for (const f of model.fields) {
+    if (f.kind === 'object') {
+      if (f.relationFromFields && f.relationFromFields.length > 0) {
+        relations[f.name] = { fields: f.relationFromFields, references: f.relationToFields ?? [] };
+      } else {
+        const opposite = models
+          .find((m) => m.name === f.type)
+          ?.fields.find((o) => o.relationName === f.relationName && o !== f && (o.relationFromFields?.length ?? 0) > 0);
+        relations[f.name] = opposite === undefined ? {} : { opposite: opposite.name };
+      }
+      continue;
+    }
+    columns[f.name] = f.dbName ?? f.name;
+    const found = defaultOf(f);
+    if (found !== undefined) defaults[f.name] = found;
+  }
+  return { columns, ...(Object.keys(defaults).length > 0 ? { defaults } : {}), relations };
+}
+
 /**
  * Builds hilo's metadata from the DMMF: every model's relations, and for models tagged `/// @hilo` (on the
  * model or on its `@id` field) the key field, its type and its segment (the table name unless given).
@@ -89,7 +144,7 @@ export function buildMetadata(models: readonly DmmfModelLike[], provider?: strin
       parseHiLoComment(model.documentation, `model ${model.name}`) ??
       idFields.map((f) => parseHiLoComment(f.documentation, `${model.name}.${f.name}`)).find((o) => o !== undefined);
     if (tagged === undefined) {
-      out[model.name] = { table, relations };
+      out[model.name] = { table, relations, graph: graphOf(model, models) };
       continue;
     }
     const id = idFields[0];
@@ -113,6 +168,7 @@ export function buildMetadata(models: readonly DmmfModelLike[], provider?: strin
         ...(tagged.blockSize === undefined ? {} : { blockSize: tagged.blockSize }),
       },
       relations,
+      graph: graphOf(model, models),
     };
   }
   return provider === undefined ? { models: out } : { provider, models: out };
