@@ -2,6 +2,8 @@ import 'reflect-metadata';
 import {
   Column,
   CreateDateColumn,
+  UpdateDateColumn,
+  VersionColumn,
   DataSource,
   Entity,
   JoinColumn,
@@ -36,6 +38,8 @@ export class GraphOrder {
   @Column({ type: 'varchar', length: 40, transformer: upper }) tag!: string;
   @Column({ type: 'int', default: 7 }) priority!: number;
   @CreateDateColumn({ name: 'created_at' }) createdAt!: Date;
+  @UpdateDateColumn({ name: 'updated_at' }) updatedAt!: Date;
+  @VersionColumn() version!: number;
   @OneToMany(() => GraphItem, (item) => item.order, { cascade: ['insert'] }) items!: GraphItem[];
   @OneToMany(() => GraphNote, (note) => note.order) notes?: GraphNote[];
 }
@@ -140,14 +144,18 @@ export function graphLoadSuite(db: SuiteDatabase): void {
 
     const all = [...orders, plain as GraphOrder];
     for (const o of all) expect(typeof o.id).toBe('number');
-    const stored = await rows('select id, reference, tag, priority, created_at from graph_orders order by id');
+    const stored = await rows(
+      'select id, reference, tag, priority, created_at, updated_at, version from graph_orders order by id',
+    );
     expect(stored.map((row) => Number(row['id']))).toEqual(all.map((o) => o.id).sort((a, b) => a - b));
     const byId = new Map(stored.map((row) => [Number(row['id']), row]));
     for (const o of all) {
-      // the column's transformer applied, the literal default written, the creation date set
+      // the column's transformer applied, the literal default written, the dates set, the version 1
       expect(byId.get(o.id)?.['tag']).toBe(String(o.tag).toUpperCase());
       expect(Number(byId.get(o.id)?.['priority'])).toBe(7);
       expect(byId.get(o.id)?.['created_at']).not.toBeNull();
+      expect(byId.get(o.id)?.['updated_at']).not.toBeNull();
+      expect(Number(byId.get(o.id)?.['version'])).toBe(1);
     }
     const items = await rows('select id, order_id, sku, quantity from graph_items order by id');
     const given = all.flatMap((o) =>
