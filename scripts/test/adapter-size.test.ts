@@ -46,6 +46,15 @@
 // the nested-create input walked into graph nodes, each relation followed to the child's foreign-key column and
 // each thing it cannot translate refused by name (graph.ts, 1,990); the model method, its types over Prisma's own
 // create input, and telling an interactive transaction's client in Prisma 6 and 7 (extension.ts, +252).
+// Raised for hilo-typeorm's graph loads (issue 55, item 4), 9,841 → 12,933, a feature and not logic that grew:
+// reading TypeORM's metadata from a root entity along its relations cascading inserts (tables, schemas, hilo keys,
+// columns, join columns) and refusing what save() does that a bulk load cannot (graph-load.ts, 1,985), each entity
+// object read through its columns with TypeORM's driver preparing the values and keys and foreign-key properties
+// written back (same file), the connection of the DataSource's pool or of the caller's QueryRunner, checked, with a
+// promise face on TypeORM's callback MySQL connections (typeorm-internals.ts, 765), and the public method (install.ts,
+// 326). What was not TypeORM's went to the kit first: keysInMemoryOnly() (SQLite's write lock during a load), which
+// also took drizzle's budget down, 3,821 → 3,679. Owed back: the MySQL callback-to-promise face belongs in
+// hilo-core's mysqlGraphTarget (which could take callback pools as mysqlClient does).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +63,10 @@ import ts from 'typescript';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Each adapter's budget: the most tokens of code its src may hold. */
 const BUDGETS: Readonly<Record<string, number>> = {
-  typeorm: 9_841,
+  typeorm: 12_933,
   prisma: 8_880,
   'mikro-orm': 7_154,
-  drizzle: 3_821,
+  drizzle: 3_679,
   kysely: 4_262,
 };
 

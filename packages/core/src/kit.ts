@@ -44,6 +44,7 @@ export {
   type GraphTableRequest,
   type DescribedGraphTable,
 } from './graph/catalog.js';
+export { keysInMemoryOnly } from './graph/keys-in-memory.js';
 export { GENERATOR_OPTION_NAMES } from './engine/options.js';
 export { checkOneSegmentPerColumn } from './operations/stored-key-columns.js';
 export { requireStoredTables } from './operations/store-check.js';

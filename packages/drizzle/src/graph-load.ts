@@ -7,7 +7,7 @@ import { getTableColumns, getTableName, is, Placeholder, SQL, Table } from 'driz
 import { getTableConfig as mysqlTableConfig, MySqlTable } from 'drizzle-orm/mysql-core';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { GraphNode, GraphReference, GraphTable, HiLoGenerator } from 'hilo-core';
+import type { GraphNode, GraphReference, GraphTable } from 'hilo-core';
 import { configurationErrors } from './error-messages.js';
 
 /**
@@ -192,22 +192,4 @@ export async function* graphInput(
     for (const node of nodes) yield nodeOf(node);
   }
   for await (const node of input) yield nodeOf(node);
-}
-
-/**
- * `generator` for a load that holds SQLite's one write lock: its batches' keys must be in memory already (a
- * reservation on hilo's own connection would wait on the load's lock), else the load fails at once, naming ensure().
- */
-export function keysInMemoryOnly<K extends number | bigint>(generator: HiLoGenerator<K>): HiLoGenerator<K> {
-  return new Proxy(generator, {
-    get(target, name) {
-      const value: unknown = Reflect.get(target, name);
-      if (name !== 'reserve') return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-      return (segment: string, count: number) => {
-        const available = target.stats()[segment]?.keysAvailable ?? 0;
-        if (available < count) throw configurationErrors.graphSqliteKeysNotInMemory(segment, count, available);
-        return target.reserve(segment, count);
-      };
-    },
-  });
 }

@@ -14,6 +14,7 @@ import {
 } from 'hilo-core';
 import {
   checkOneSegmentPerColumn,
+  keysInMemoryOnly,
   keyToField,
   openKeySupply,
   segmentOfTable,
@@ -22,7 +23,7 @@ import {
 } from 'hilo-core/adapter-kit';
 import { graphTargetOf, holdsWriteLock } from './drizzle-internals.js';
 import { configurationErrors } from './error-messages.js';
-import { graphInput, keysInMemoryOnly, mapTables, type DrizzleLoadGraphOptions } from './graph-load.js';
+import { graphInput, mapTables, type DrizzleLoadGraphOptions } from './graph-load.js';
 
 export type { KeySupplyOptions as HiLoDrizzleOptions } from 'hilo-core/adapter-kit';
 export type { DrizzleGraphNode, DrizzleLoadGraphOptions } from './graph-load.js';
@@ -277,7 +278,9 @@ export function hiloDrizzle(options: KeySupplyOptions): HiLoDrizzle {
       const generator = await supply.generator();
       return loadGraph({
         target,
-        generator: holdsWriteLock(db) ? keysInMemoryOnly(generator) : generator,
+        generator: holdsWriteLock(db)
+          ? keysInMemoryOnly(generator, configurationErrors.graphSqliteKeysNotInMemory)
+          : generator,
         tables: [...mapped.values()].map((table) => table.spec),
         input: graphInput(mapped, input),
         ...rest,

@@ -118,6 +118,38 @@ export const configurationErrors = {
         "await connect('sqlite:app.db')` (from hilo-core).",
     ),
 
+  /** A graph load reached an entity or relation it cannot write: `what` says which and why. */
+  graphCannotLoad: (entity: string, what: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hiloOf(dataSource).loadGraph(): ${entity} ${what}. Nothing was written. Save such entities with ` +
+        `save() (or leave them out of the graph, and out of its cascades).`,
+    ),
+
+  /** A graph load's entity already has a key (from create()), which a graph load would overwrite. */
+  graphKeyGiven: (where: string, key: unknown): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hiloOf(dataSource).loadGraph(): ${where} is already ${String(key)} (create() gives keys); a graph load ` +
+        `gives every entity its key itself. Build the graph with \`new Entity()\` or plain objects, or save() ` +
+        `entities that already have keys.`,
+    ),
+
+  /** A graph load on a DataSource or connection it has no bulk path for. */
+  graphUnsupported: (what: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hiloOf(dataSource).loadGraph(): ${what}. Graph loads write on postgres (pg), mysql/mariadb and ` +
+        `better-sqlite3 DataSources, outside a transaction or inside one of dataSource.transaction() or a ` +
+        `QueryRunner's; use save() for this one.`,
+    ),
+
+  /** On SQLite a load's batch needs keys not in memory; reserving them would wait on the load's own write lock. */
+  graphSqliteKeysNotInMemory: (segment: string, needed: number, available: number): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `hiloOf(dataSource).loadGraph() on SQLite: a batch needs ${needed} keys of segment "${segment}" and ` +
+        `${available} are in memory. The load holds SQLite's one write lock until it ends, so hilo, which reserves ` +
+        `on a connection of its own, cannot reserve during it. Pass the roots as an array (hilo then reserves ` +
+        `before the load), or first await hiloOf(dataSource).ensure(Entity, rows) for each entity of the graph.`,
+    ),
+
   /** A DataSource of a type hilo cannot take reservations from by itself. */
   unsupportedDataSource: (type: unknown): HiLoConfigurationError =>
     new HiLoConfigurationError(unsupportedDataSourceMessage(type)),

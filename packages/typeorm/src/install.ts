@@ -12,6 +12,8 @@ import type {
 import {
   HiLoConfigurationError,
   HiLoExhaustedError,
+  loadGraph,
+  type GraphLoadResult,
   type HiLoGenerator,
   type HiSource,
   type SqlClient,
@@ -20,6 +22,7 @@ import {
   checkKeySupplyOptions,
   columnTypeMaxKey,
   HI_SOURCE_LAYOUT_OPTION_NAMES,
+  keysInMemoryOnly,
   keyToField,
   openKeySupply,
   PASSED_GENERATOR_OPTION_NAMES,
@@ -37,12 +40,14 @@ import {
   disableInternals,
   enableInternals,
   forgetFresh,
+  graphTargetOf,
   markFresh,
   prepareInternals,
   upsertKeepingKey,
 } from './typeorm-internals.js';
 import { isBetterSqlite, sqliteReservations } from './sqlite-connection.js';
 import { configurationErrors, exhaustedErrors } from './error-messages.js';
+import { graphInput, graphTables, rowsPerSegment, type TypeOrmLoadGraphOptions } from './graph-load.js';
 
 /** Options of {@link installHiLo} and {@link withHiLo}. */
 export interface HiLoTypeOrmOptions extends PassedGeneratorOptions, Omit<HiSourceLayout, 'source'> {
@@ -259,6 +264,55 @@ export class HiLoTypeOrm {
     (seen ??= new Set()).add(value);
     for (const relation of cascades)
       this.assignCreated(relation.getEntityValue(value), relation.inverseEntityMetadata, seen);
+  }
+
+  /**
+   * Loads a graph of new entities in bulk, keys from hilo: `roots` (entity objects or plain objects of `target`,
+   * an array, iterable or async iterable) with the entities of their relations cascading inserts (one-to-many
+   * and inverse one-to-one, nested to any depth). hilo-core's `loadGraph()` writes them parents first, on one
+   * connection in one transaction (PostgreSQL: binary `COPY`; MariaDB/MySQL and SQLite: multi-row INSERTs), and
+   * writes each key into its entity and each child's foreign-key property, as `save()` would. A failure rolls
+   * everything back and throws `HiLoGraphLoadError` naming the table; what it cannot write as `save()` would (an
+   * entity without a hi/lo key, a many-to-many cascade, inheritance, a default only the database computes) is
+   * refused with a `HiLoConfigurationError` naming the entity and property. With `transaction`, the load runs in a
+   * savepoint of your transaction. On SQLite, keys are reserved before the load (for an array of roots) or must
+   * be in memory (`ensure()`): the load holds the file's one write lock.
+   * @example
+   * ```ts
+   * const order = Object.assign(new Order(), { reference: 'A-1', items: [Object.assign(new OrderItem(), { sku: 'TEA' })] });
+   * await hiloOf(dataSource).loadGraph(Order, [order]); // order.id, order.items[0].id are set
+   * ```
+   */
+  async loadGraph<T extends ObjectLiteral>(
+    target: EntityTarget<T>,
+    roots: AsyncIterable<Partial<T>> | Iterable<Partial<T>>,
+    options: TypeOrmLoadGraphOptions = {},
+  ): Promise<GraphLoadResult> {
+    const { transaction, ...rest } = options;
+    const metadata = this.dataSource.getMetadata(target);
+    const tables = graphTables(metadata, (entity) => {
+      const key = this.#columns.get(entity);
+      return key && { ...key, convert: (value: number | bigint) => this.#convert(key, BigInt(value)) };
+    });
+    const root = tables.get(metadata)!;
+    const { target: graphTarget, sqlite } = await graphTargetOf(this.dataSource, transaction);
+    let generator = this.generator;
+    if (sqlite) {
+      if (Array.isArray(roots))
+        for (const [segment, count] of rowsPerSegment(root, roots)) await generator.ensure(segment, count);
+      generator = keysInMemoryOnly(generator, configurationErrors.graphSqliteKeysNotInMemory);
+    }
+    const driver = this.dataSource.driver;
+    return loadGraph({
+      ...rest,
+      target: graphTarget,
+      generator,
+      tables: [...tables.values()].map((table) => table.spec),
+      input: graphInput(root, roots, {
+        prepare: (value, column): unknown => driver.preparePersistentValue(value, column) as unknown,
+        now: new Date(),
+      }),
+    });
   }
 
   /**

@@ -20,11 +20,25 @@
  * manager's query builder, whose public `orUpdate()` hilo adjusts for that one call ({@link upsertKeepingKey}),
  * on a known release only and only when TypeORM builds that query within the call; otherwise the upsert is
  * refused with a HiLoConfigurationError rather than left to overwrite a stored key.
+ *
+ * Graph loads ({@link graphTargetOf}) write on the connections TypeORM's drivers hold: the pg Pool (`master`), the
+ * mysql/mysql2 callback pool (`pool`), the better-sqlite3 Database (`databaseConnection`), and in a transaction
+ * the connection its QueryRunner's public `connect()` gives; each is checked for the methods used.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { DataSource, EntityMetadata } from 'typeorm';
-import { HiLoConfigurationError } from 'hilo-core';
+import type { DataSource, EntityManager, EntityMetadata, QueryRunner } from 'typeorm';
+import {
+  HiLoConfigurationError,
+  mysqlGraphTarget,
+  pgGraphTarget,
+  sqliteGraphTarget,
+  type GraphTarget,
+  type MysqlQueryableLike,
+  type PgGraphConnectionLike,
+  type PgGraphPoolLike,
+  type SqliteDatabaseLike,
+} from 'hilo-core';
 import { objectMark } from 'hilo-core/adapter-kit';
 import { configurationErrors } from './error-messages.js';
 
@@ -789,5 +803,101 @@ export function patchKeyLiterals(prototype: unknown): string | undefined {
         if (typeof key === 'bigint' || (typeof key === 'number' && Number.isSafeInteger(key))) return `'${key}'`;
         return expression.call(this, valueSets, valueSetIndex, column);
       },
+  );
+}
+
+/** A callback-style MySQL connection (mysql2's or the `mysql` package's, which TypeORM's pools hand out). */
+interface CallbackConnection {
+  query(sql: string, values: unknown[], done: (error: unknown, result?: unknown, fields?: unknown) => void): unknown;
+  release(): void;
+  destroy(): void;
+}
+
+/** The promise API hilo-core's MySQL graph target takes, over a callback connection. */
+const promiseConnection = (connection: CallbackConnection): MysqlQueryableLike & CallbackConnection => ({
+  query: ((sql: string, values: unknown[] = []) =>
+    new Promise((resolve, reject) =>
+      connection.query(sql, values, (error, result, fields) =>
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, as it came
+        error ? reject(error) : resolve([result, fields]),
+      ),
+    )) as never,
+  release: () => connection.release(),
+  destroy: () => connection.destroy(),
+});
+
+const hasMethods = (value: unknown, ...names: string[]): boolean =>
+  typeof value === 'object' &&
+  value !== null &&
+  names.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+
+/**
+ * Where a graph load on `dataSource` writes: its driver's pool (a connection of its own, in a transaction of its
+ * own), or, given your `transaction` (an EntityManager of `dataSource.transaction()` or a QueryRunner in a
+ * transaction), that transaction's connection, in a savepoint. `holdsWriteLock`: the load holds SQLite's write lock.
+ */
+export async function graphTargetOf(
+  dataSource: DataSource,
+  transaction: EntityManager | QueryRunner | undefined,
+): Promise<{ target: GraphTarget; sqlite: boolean }> {
+  const type = dataSource.options.type;
+  const dialect = type === 'mariadb' ? 'mysql' : type;
+  const driver = dataSource.driver as unknown as { master?: unknown; pool?: unknown; databaseConnection?: unknown };
+  let connection: unknown;
+  if (transaction !== undefined) {
+    const runner = hasMethods(transaction, 'startTransaction')
+      ? (transaction as QueryRunner)
+      : (transaction as EntityManager | undefined)?.queryRunner;
+    if (!runner?.isTransactionActive)
+      throw configurationErrors.graphUnsupported(
+        '`transaction` is not in a transaction: pass the EntityManager dataSource.transaction() gives your ' +
+          'callback, or a QueryRunner after startTransaction()',
+      );
+    if (dataSourceOf(runner) !== dataSource)
+      throw configurationErrors.graphUnsupported("`transaction` belongs to another DataSource than hilo's");
+    const refusal = await releaseRefusal();
+    if (refusal !== undefined) throw configurationErrors.graphUnsupported(`inside a transaction, ${refusal}`);
+    connection = await runner.connect();
+  }
+  if (dialect === 'postgres') {
+    if (connection !== undefined && hasMethods(connection, 'query'))
+      return {
+        target: pgGraphTarget({ connection: connection as PgGraphConnectionLike, inTransaction: true }),
+        sqlite: false,
+      };
+    if (connection === undefined && hasMethods(driver.master, 'connect'))
+      return { target: pgGraphTarget({ pool: driver.master as PgGraphPoolLike }), sqlite: false };
+  } else if (dialect === 'mysql') {
+    if (connection !== undefined && hasMethods(connection, 'query', 'release'))
+      return {
+        target: mysqlGraphTarget({
+          connection: promiseConnection(connection as CallbackConnection),
+          inTransaction: true,
+        }),
+        sqlite: false,
+      };
+    const pool = driver.pool as { getConnection(done: (error: unknown, c: CallbackConnection) => void): void };
+    if (connection === undefined && hasMethods(pool, 'getConnection'))
+      return {
+        target: mysqlGraphTarget({
+          pool: {
+            getConnection: () =>
+              new Promise((resolve, reject) =>
+                // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the driver's error, as it came
+                pool.getConnection((error, c) => (error ? reject(error) : resolve(promiseConnection(c)))),
+              ),
+          },
+        }),
+        sqlite: false,
+      };
+  } else if (dialect === 'better-sqlite3') {
+    const database = connection ?? driver.databaseConnection;
+    if (hasMethods(database, 'prepare'))
+      return { target: sqliteGraphTarget({ database: database as SqliteDatabaseLike }), sqlite: true };
+  }
+  throw configurationErrors.graphUnsupported(
+    !['postgres', 'mysql', 'better-sqlite3'].includes(dialect) || connection === undefined
+      ? `got a ${String(type)} DataSource${['postgres', 'mysql'].includes(dialect) ? ' whose pool is not open' : ''}`
+      : `the connection of a ${String(type)} transaction is not one hilo knows`,
   );
 }
