@@ -5,6 +5,9 @@ import type { SqlClient } from '../../sql/sql-client.js';
 import { sqliteClient, type SqliteDatabaseLike } from './client.js';
 import { configurationErrors, sourceUnavailableErrors } from '../../error-messages.js';
 
+interface BetterSqliteModule {
+  default: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike;
+}
 interface NodeSqliteModule {
   DatabaseSync: new (filename: string, options?: Record<string, unknown>) => SqliteDatabaseLike;
 }
@@ -27,17 +30,28 @@ function sqlitePath(url: string): string {
 }
 
 /**
- * A database connection of its own for `sqlite:PATH` and `file:PATH` URLs, through Node's built-in `node:sqlite`:
- * never a native binary another package brought (Prisma's CLI installs a better-sqlite3 built for some Node.js,
- * which aborts the process on another).
+ * A database connection of its own for `sqlite:PATH` and `file:PATH` URLs: better-sqlite3 when the application has
+ * it, else Node's built-in `node:sqlite`. Never `node:sqlite` beside an installed better-sqlite3: two copies of SQLite
+ * in one process on one file release each other's POSIX locks, and the application's writes fail with "disk I/O
+ * error" (SQLite's "multiple copies of SQLite linked into the same application").
  */
 export async function openSqlite(url: string, settings: OpenSettings): Promise<SqlClient> {
   const timeoutMs = settings.timeoutMs;
   const path = sqlitePath(url);
   let db: SqliteDatabaseLike;
   try {
-    const { DatabaseSync } = await load<NodeSqliteModule>('node:sqlite', url);
-    db = new DatabaseSync(path, { timeout: timeoutMs });
+    let better: BetterSqliteModule | undefined;
+    try {
+      better = await load<BetterSqliteModule>('better-sqlite3', url);
+    } catch (error) {
+      if (!(error instanceof HiLoConfigurationError)) throw error;
+    }
+    if (better) {
+      db = new better.default(path, { timeout: timeoutMs });
+    } else {
+      const { DatabaseSync } = await load<NodeSqliteModule>('node:sqlite', url);
+      db = new DatabaseSync(path, { timeout: timeoutMs });
+    }
   } catch (error) {
     if (error instanceof HiLoConfigurationError) throw error;
     // a missing folder or an unreadable file: the database cannot be reached, like a closed port
