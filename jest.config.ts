@@ -410,6 +410,10 @@ const config: Config = {
   // testTimeout and maxWorkers are global options: inside a project Jest ignores them
   testTimeout: 60_000,
   maxWorkers: 2,
+  // a worker that ran a file and holds more than this is replaced by a fresh one: each file loads its ORMs into a
+  // module registry of its own, and a worker that ran the whole suite grew to 4 GB, where its garbage collections
+  // stalled the tests' event loops for seconds (reservations timed out at 5 s in CI while the database was idle)
+  workerIdleMemoryLimit: '1GB',
 };
 
 export default config;

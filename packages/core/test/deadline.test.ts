@@ -1,6 +1,8 @@
 // The engine's one timeout helper (issue #48): what a reservation, a server check and a peer probe each wrote by hand
 // before. Its timer is cleared and its listener removed on every path, so nothing of an attempt outlives it.
 import { getEventListeners } from 'node:events';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { beforeDeadline, sleep, withTimeout } from '../src/engine/deadline.js';
 
 /** Timers alive in this process now (Node's own count, no fake timers). */
@@ -90,6 +92,61 @@ describe('withTimeout', () => {
       },
     );
     expect(early).toBe(closed);
+  });
+});
+
+/** Keeps this thread busy for `ms`: the event loop runs nothing meanwhile, as in a long synchronous task or a GC. */
+function blockThread(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+describe('withTimeout counts only time the process could run', () => {
+  it('an answer that arrived while the thread was blocked past the deadline is taken, not timed out', async () => {
+    // started in the loop's check phase (setImmediate): the stat completes on libuv's thread pool while this thread
+    // is blocked, and its callback waits for the next poll phase, which comes after the next timers phase, where a
+    // plain 600 ms timer would fire first and reject
+    const { answer } = await new Promise<{ answer: Promise<unknown> }>((started) =>
+      setImmediate(() => {
+        const attempt = withTimeout(
+          600,
+          () => new Error('timed out'),
+          () => stat(fileURLToPath(import.meta.url)),
+        );
+        attempt.catch(() => undefined);
+        blockThread(1500);
+        started({ answer: attempt });
+      }),
+    );
+    await expect(answer).resolves.toMatchObject({ size: expect.any(Number) });
+  });
+
+  it('a process that runs freely times out at timeoutMs, never before', async () => {
+    const started = performance.now();
+    const error = await withTimeout(300, () => new Error('timed out'), never).catch((e: unknown) => e);
+    expect(error).toEqual(new Error('timed out'));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(299);
+  });
+
+  it('a thread blocked again and again still times out, after at most about ten steps', async () => {
+    let steps = 0;
+    const started = performance.now();
+    const answer = withTimeout(500, () => new Error('timed out'), never).catch((e: unknown) => e);
+    // each turn of the loop blocks for 4 steps' time: a charge of at most 2 steps per turn ends the budget
+    // within 5 turns, where a clock that forgave every stall in full would wait forever
+    const blocker = setInterval(() => {
+      steps += 1;
+      blockThread(200);
+    }, 1);
+    try {
+      expect(await answer).toEqual(new Error('timed out'));
+    } finally {
+      clearInterval(blocker);
+    }
+    expect(steps).toBeGreaterThan(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(499);
   });
 });
 

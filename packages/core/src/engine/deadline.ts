@@ -27,9 +27,10 @@ export interface TimeoutOptions {
 }
 
 /**
- * Runs `work` with a signal of its own, for at most `timeoutMs`: resolves or rejects as `work` does, or, once
- * `timeoutMs` has passed, aborts the signal with `timedOut()`'s error and rejects with that same error (the work
- * may still finish; its outcome is then the caller's to discard). The timer is cleared, and the listener on
+ * Runs `work` with a signal of its own, for at most `timeoutMs` of time this process could run (see
+ * {@link runningClock}): resolves or rejects as `work` does, or, once that has passed, aborts the signal with
+ * `timedOut()`'s error and rejects with that same error (the work may still finish; its outcome is then the
+ * caller's to discard). The timer is cleared, and the listener on
  * `options.parent` removed, on every path.
  */
 export async function withTimeout<T>(
@@ -43,14 +44,17 @@ export async function withTimeout<T>(
   const onParentAbort = () => attempt.abort(parent?.reason);
   if (parent?.aborted === true) onParentAbort();
   else parent?.addEventListener('abort', onParentAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
+  let clock: { clear(): void } | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = timedOut();
-      attempt.abort(error);
-      reject(error);
-    }, timeoutMs);
-    if (options.unref === true) timer.unref();
+    clock = runningClock(
+      timeoutMs,
+      () => {
+        const error = timedOut();
+        attempt.abort(error);
+        reject(error);
+      },
+      options.unref === true,
+    );
   });
   try {
     // a `work` that throws before its first await rejects like one that fails later
@@ -58,9 +62,41 @@ export async function withTimeout<T>(
     const running = attempts.run(attempt.signal, async () => work(attempt.signal));
     return await Promise.race([running, expired]);
   } finally {
-    clearTimeout(timer);
+    clock?.clear();
     parent?.removeEventListener('abort', onParentAbort);
   }
+}
+
+/** The shortest step of {@link runningClock}, in milliseconds. */
+const MIN_STEP_MS = 50;
+/** How many steps {@link runningClock} divides a budget into. */
+const STEPS = 10;
+
+/**
+ * Calls `expire` once `budgetMs` of time this process could have run has passed: time the process itself did not run
+ * (a long synchronous task, a garbage collection, a stopped or starved process) is not charged to the database. The
+ * budget runs down in steps of a tenth of it (at least 50 ms); a step that comes late is charged at most twice its
+ * length, since the answer it waited for may have been waiting in the socket, unread, all along. A step is never
+ * charged less than its length, so `expire` comes after at most about 10 steps whatever the process does, and
+ * with a process that runs freely, after `budgetMs`.
+ */
+export function runningClock(budgetMs: number, expire: () => void, unref: boolean): { clear(): void } {
+  const step = Math.max(MIN_STEP_MS, Math.ceil(budgetMs / STEPS));
+  let left = budgetMs;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const planned = Math.min(step, left);
+    const armedAt = performance.now();
+    timer = setTimeout(() => {
+      const waited = performance.now() - armedAt;
+      left -= Math.min(Math.max(waited, planned), 2 * planned);
+      if (left <= 0) expire();
+      else arm();
+    }, planned);
+    if (unref) timer.unref();
+  };
+  arm();
+  return { clear: () => clearTimeout(timer) };
 }
 
 /**

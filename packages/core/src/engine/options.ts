@@ -106,7 +106,10 @@ export interface HiLoGeneratorOptions<K extends KeyType = 'number'> {
    */
   keyType?: K;
   /**
-   * Time one reservation attempt may take before it is abandoned (and its block, if any, discarded).
+   * Time one reservation attempt may take before it is abandoned (and its block, if any, discarded). Counted in
+   * time this process could run: a stretch in which the process itself did not run (a long synchronous task, a
+   * garbage collection, a starved or stopped process) is charged at most twice a tenth of `timeoutMs`, so an
+   * answer that waited unread meanwhile is still taken; the attempt still ends after about ten such stretches.
    * @default 5000
    */
   timeoutMs?: number;
