@@ -745,6 +745,16 @@ export const sourceErrors = {
         "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
     ),
 
+  /** A transaction on a Cloudflare D1 client (`d1Client`) needs a second statement, which D1 cannot join to the first. */
+  d1OneStatementOnly: (): HiLoSourceError =>
+    new HiLoSourceError(
+      'Cloudflare D1 has no interactive transactions (BEGIN is refused; each statement commits on its own), so ' +
+        "d1Client() runs a transaction's first statement as a transaction of its own, and refuses this second one " +
+        "before it runs (the first stays committed). Reservations need one statement: use hilo-core's SQLite table " +
+        "source (source: 'table', the default on SQLite); run statements known up front with `client.batch([...])` " +
+        "(D1's batch(): all or none).",
+    ),
+
   // operations/
 
   /** A column the key guard is to be installed on cannot take it (`reason` says why). */
