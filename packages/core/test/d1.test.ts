@@ -1,7 +1,7 @@
 // Issue 54, "Cloudflare D1 (miniflare)": d1Client() runs hilo on a D1 binding, on miniflare's local D1 (workerd). D1
 // has no interactive transactions (BEGIN is refused, each statement commits on its own, batch() is all or none):
-// reservations are one UPDATE … RETURNING through `atomic`, and a second statement in one transaction is refused
-// before it runs.
+// reservations are one UPDATE … RETURNING through `atomic`, the key guard is installed with one batch, and a second
+// statement in one transaction is refused before it runs.
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import { describeD1, type D1Binding } from '@hilo/testing';
 import {
@@ -11,6 +11,7 @@ import {
   HiLoStoreBehindError,
   createHiLo,
   d1Client,
+  ensureKeyGuard,
   type D1DatabaseLike,
 } from '../src/index.js';
 import { isTransientDriverError } from '../src/kit.js';
@@ -142,6 +143,26 @@ describeD1('d1Client(): hilo on Cloudflare D1', (d1) => {
       [5n, 2n ** 62n + 1n, 'text'],
     );
     expect(rows).toEqual([{ q: '?', a: 'integer', b: 5, c: '4611686018427387905', d: 'text' }]);
+  });
+
+  it('installs the key guard with one batch: a row without a key is refused, and installing again keeps it', async () => {
+    const client = d1Client(db);
+    const target = { segment: orders, table: orders, column: 'id' };
+    await ensureKeyGuard(client, [target]);
+    await ensureKeyGuard(client, [target]);
+    const refused = await db
+      .prepare(`insert into ${orders} (note) values ('no key')`)
+      .run()
+      .catch((e: unknown) => e);
+    expect(String((refused as Error).message)).toMatch(
+      new RegExp(`a row of segment '${orders}' arrived without a key`),
+    );
+    await insert(db, 7, 'with a key');
+    expect(await storedIds()).toEqual([7]);
+    // a table that does not exist: refused before anything runs, naming the table
+    await expect(ensureKeyGuard(client, [{ segment: 'nope', table: 'no_such_table', column: 'id' }])).rejects.toThrow(
+      /no_such_table/,
+    );
   });
 
   it('batch() runs statements all or none', async () => {
