@@ -208,6 +208,14 @@ export const configurationErrors = {
           : ''),
     ),
 
+  /** `sqliteClient()` got a Cloudflare D1 binding with an option of a SQLite file connection. */
+  d1SqliteClientOption: (option: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `sqliteClient() got a Cloudflare D1 binding, which it hands to d1Client(), and \`${option}\`, an option of a ` +
+        `SQLite connection to a file (its write lock, its busy timeout, closing it) that D1 does not have: remove ` +
+        `\`${option}\`, or call \`d1Client(env.DB)\` yourself.`,
+    ),
+
   /** A PGlite instance where a pool was expected. */
   pgliteNotAPool: (where: string): HiLoConfigurationError =>
     new HiLoConfigurationError(

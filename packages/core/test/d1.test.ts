@@ -1,7 +1,8 @@
 // Issue 54, "Cloudflare D1 (miniflare)": d1Client() runs hilo on a D1 binding, on miniflare's local D1 (workerd). D1
 // has no interactive transactions (BEGIN is refused, each statement commits on its own, batch() is all or none):
 // reservations are one UPDATE … RETURNING through `atomic`, the key guard is installed with one batch, and a second
-// statement in one transaction is refused before it runs.
+// statement in one transaction is refused before it runs. sqliteClient() given a D1 binding hands it to d1Client()
+// instead of crashing on D1's asynchronous statements (`rows.filter is not a function`).
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import { describeD1, type D1Binding } from '@hilo/testing';
 import {
@@ -12,7 +13,9 @@ import {
   createHiLo,
   d1Client,
   ensureKeyGuard,
+  sqliteClient,
   type D1DatabaseLike,
+  type SqliteDatabaseLike,
 } from '../src/index.js';
 import { isTransientDriverError } from '../src/kit.js';
 
@@ -198,6 +201,22 @@ describeD1('d1Client(): hilo on Cloudflare D1', (d1) => {
     expect(await storedIds()).toEqual([1, 2]);
     // D1 itself refuses BEGIN: what an ordinary SQLite transaction would send
     await expect(client.query('begin immediate')).rejects.toThrow(/transaction/i);
+  });
+
+  it('sqliteClient(d1) hands the binding to d1Client() instead of crashing, and refuses file-connection options', async () => {
+    const binding = db as unknown as SqliteDatabaseLike;
+    const client = sqliteClient(binding);
+    expect(client.dialect).toBe('sqlite');
+    expect(typeof client.batch).toBe('function');
+    const hilo = createHiLo({ client, blockSize: 5 });
+    expect([await hilo.next(orders), await hilo.next(orders)]).toEqual([1, 2]);
+    await hilo.close();
+    expect(sqliteClient(binding, { ownsDatabase: false }).dialect).toBe('sqlite');
+    for (const options of [{ lockHeldHere: () => false }, { busyTimeoutMs: 100 }, { ownsDatabase: true }]) {
+      const option = Object.keys(options)[0]!;
+      expect(() => sqliteClient(binding, options)).toThrow(HiLoConfigurationError);
+      expect(() => sqliteClient(binding, options)).toThrow(new RegExp(`\`${option}\`.*d1Client\\(env\\.DB\\)`));
+    }
   });
 
   it('refuses what is not a D1 binding, and reports a missing hi table with create: false', async () => {
