@@ -3,6 +3,7 @@
 // reservations are one UPDATE … RETURNING through `atomic`, the key guard is installed with one batch, and a second
 // statement in one transaction is refused before it runs. sqliteClient() given a D1 binding hands it to d1Client()
 // instead of crashing on D1's asynchronous statements (`rows.filter is not a function`).
+import { fileURLToPath } from 'node:url';
 import type { D1Database } from '@cloudflare/workers-types/index.ts';
 import { describeD1, type D1Binding } from '@hilo/testing';
 import {
@@ -75,6 +76,25 @@ describeD1('d1Client(): hilo on Cloudflare D1', (d1) => {
       await a.close();
       await b.close();
     }
+  });
+
+  it('runs inside a Worker on workerd: one generator kept across concurrent requests hands out each key once', async () => {
+    const worker = await d1.worker(fileURLToPath(new URL('./workers/d1-worker.ts', import.meta.url)));
+    expect(await worker.fetch('/setup')).toEqual({ status: 200, text: 'ready' });
+    const responses = await Promise.all(Array.from({ length: 60 }, () => worker.fetch('/orders')));
+    for (const response of responses) expect(response.status).toBe(200);
+    const keys = responses.map((r) => Number(r.text));
+    expect(new Set(keys).size).toBe(60);
+    // one generator for the isolate: later requests are served from its blocks, after every key of the first 60
+    const later: number[] = [];
+    for (let i = 0; i < 5; i++) later.push(Number((await worker.fetch('/orders')).text));
+    expect(Math.min(...later)).toBeGreaterThan(Math.max(...keys));
+    const { results } = await (
+      await worker.database()
+    )
+      .prepare('select count(*) as n, count(distinct id) as d from orders')
+      .all<{ n: number; d: number }>();
+    expect(results).toEqual([{ n: 65, d: 65 }]);
   });
 
   it('takes a function returning the current binding, asked at each statement', async () => {

@@ -2,7 +2,8 @@
  * Cloudflare D1 for the D1 tests (issue 54): miniflare runs workerd, Cloudflare's Workers runtime, as a child
  * process on loopback, with one local D1 database (`DB`) per block, in memory; `mf.dispose()` ends it after the
  * block. A D1 binding obtained here is the object a Worker gets as `env.DB`, reached from Node through miniflare's
- * proxy: `prepare()`, `bind()`, `all()`, `batch()` and `exec()` behave as in a Worker.
+ * proxy: `prepare()`, `bind()`, `all()`, `batch()` and `exec()` behave as in a Worker. `worker(entry)` runs a module
+ * inside workerd itself, as a deployed Worker runs, with its own D1 database.
  */
 import { createRequire } from 'node:module';
 import { describeMissingPeer } from './missing-peer.ts';
@@ -28,6 +29,14 @@ export interface D1Statement {
   run(): Promise<D1Result>;
 }
 
+/** A Worker running on workerd (miniflare) with a D1 database of its own bound as `env.DB`. */
+export interface D1Worker {
+  /** Sends the Worker a GET request for `path` and reads its response. */
+  fetch(path: string): Promise<{ status: number; text: string }>;
+  /** The Worker's D1 database, reached from Node (to look at what the Worker wrote). */
+  database(): Promise<D1Binding>;
+}
+
 /** What a D1 test block gets. */
 export interface D1PerTest {
   /** The block's D1 database, as a Worker's `env.DB` (started before the block's tests). */
@@ -37,6 +46,12 @@ export interface D1PerTest {
    * statements reach the one database like the first's.
    */
   anotherBinding(): Promise<D1Binding>;
+  /**
+   * Starts a Worker whose module is `entry` (a TypeScript file, bundled with its imports by esbuild; package imports
+   * stay imports, `node:` modules come from workerd's `nodejs_compat`), on a D1 database of its own; it is disposed
+   * after the block.
+   */
+  worker(entry: string): Promise<D1Worker>;
 }
 
 /** Why miniflare cannot run D1 here, or `undefined` when it can. */
@@ -53,7 +68,30 @@ export function d1Problem(): string | undefined {
 
 interface MiniflareLike {
   getD1Database(name: string): Promise<unknown>;
+  dispatchFetch(url: string): Promise<{ status: number; text(): Promise<string> }>;
   dispose(): Promise<void>;
+}
+
+type MiniflareClass = new (options: object) => MiniflareLike;
+
+const loadMiniflare = async (): Promise<MiniflareClass> =>
+  ((await import('miniflare')) as unknown as { Miniflare: MiniflareClass }).Miniflare;
+
+/** `entry` and what it imports as one ES module for workerd. */
+async function bundle(entry: string): Promise<string> {
+  const esbuild = await import('esbuild');
+  const { outputFiles } = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    packages: 'external',
+    external: ['node:*'],
+    write: false,
+    logLevel: 'silent',
+  });
+  return outputFiles[0]!.text;
 }
 
 /**
@@ -72,7 +110,7 @@ export function describeD1(title: string, body: (d1: D1PerTest) => void): void {
         needs: 'miniflare',
         skipping: 'Cloudflare D1 tests',
         problem,
-        placeholder: { database: missing, anotherBinding: async () => missing() },
+        placeholder: { database: missing, anotherBinding: async () => missing(), worker: async () => missing() },
       },
       title,
       body,
@@ -81,15 +119,15 @@ export function describeD1(title: string, body: (d1: D1PerTest) => void): void {
   }
   let mf: MiniflareLike | undefined;
   let db: D1Binding | undefined;
+  const workers: MiniflareLike[] = [];
   describe(title, () => {
     beforeAll(async () => {
-      const { Miniflare } = (await import('miniflare')) as unknown as {
-        Miniflare: new (options: object) => MiniflareLike;
-      };
+      const Miniflare = await loadMiniflare();
       mf = new Miniflare({ modules: true, script: 'export default {}', d1Databases: ['DB'] });
       db = (await mf.getD1Database('DB')) as D1Binding;
     });
     afterAll(async () => {
+      for (const worker of workers.splice(0)) await worker.dispose();
       await mf?.dispose();
     });
     body({
@@ -100,6 +138,24 @@ export function describeD1(title: string, body: (d1: D1PerTest) => void): void {
       anotherBinding: async () => {
         if (mf === undefined) throw new Error('the D1 database is started in beforeAll: use it inside a test');
         return (await mf.getD1Database('DB')) as D1Binding;
+      },
+      worker: async (entry) => {
+        const Miniflare = await loadMiniflare();
+        const worker = new Miniflare({
+          modules: true,
+          script: await bundle(entry),
+          compatibilityDate: '2026-07-01',
+          compatibilityFlags: ['nodejs_compat'],
+          d1Databases: ['DB'],
+        });
+        workers.push(worker);
+        return {
+          fetch: async (path) => {
+            const response = await worker.dispatchFetch(new URL(path, 'http://worker.test').href);
+            return { status: response.status, text: await response.text() };
+          },
+          database: async () => (await worker.getD1Database('DB')) as D1Binding,
+        };
       },
     });
   });
