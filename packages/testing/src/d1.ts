@@ -142,8 +142,8 @@ export function describeD1(title: string, body: (d1: D1PerTest) => void): void {
       worker: async (entry) => {
         const Miniflare = await loadMiniflare();
         const worker = new Miniflare({
-          modules: true,
-          script: await bundle(entry),
+          // the module given as it is: miniflare's own collection of imports refuses a dynamic import()'s specifier
+          modules: [{ type: 'ESModule', path: 'worker.js', contents: await bundle(entry) }],
           compatibilityDate: '2026-07-01',
           compatibilityFlags: ['nodejs_compat'],
           d1Databases: ['DB'],
