@@ -208,6 +208,14 @@ export const configurationErrors = {
           : ''),
     ),
 
+  /** `sqliteClient()` got a Cloudflare D1 binding with an option of a SQLite file connection. */
+  d1SqliteClientOption: (option: string): HiLoConfigurationError =>
+    new HiLoConfigurationError(
+      `sqliteClient() got a Cloudflare D1 binding, which it hands to d1Client(), and \`${option}\`, an option of a ` +
+        `SQLite connection to a file (its write lock, its busy timeout, closing it) that D1 does not have: remove ` +
+        `\`${option}\`, or call \`d1Client(env.DB)\` yourself.`,
+    ),
+
   /** A PGlite instance where a pool was expected. */
   pgliteNotAPool: (where: string): HiLoConfigurationError =>
     new HiLoConfigurationError(
@@ -743,6 +751,16 @@ export const sourceErrors = {
         'so hilo runs each reservation as a single statement ' +
         '(a transaction held across awaits would stall that connection), but this hi source needs several in one transaction; ' +
         "use hilo-core's SQLite table source (source: 'table'), or give hilo a connection of its own: `connect('sqlite:app.db')`.",
+    ),
+
+  /** A transaction on a Cloudflare D1 client (`d1Client`) needs a second statement, which D1 cannot join to the first. */
+  d1OneStatementOnly: (): HiLoSourceError =>
+    new HiLoSourceError(
+      'Cloudflare D1 has no interactive transactions (BEGIN is refused; each statement commits on its own), so ' +
+        "d1Client() runs a transaction's first statement as a transaction of its own, and refuses this second one " +
+        "before it runs (the first stays committed). Reservations need one statement: use hilo-core's SQLite table " +
+        "source (source: 'table', the default on SQLite); run statements known up front with `client.batch([...])` " +
+        "(D1's batch(): all or none).",
     ),
 
   // operations/

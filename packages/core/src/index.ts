@@ -83,6 +83,12 @@ export {
   type SqliteStatementLike,
   type SqliteClientOptions,
 } from './dialects/sqlite/client.js';
+export {
+  d1Client,
+  type D1DatabaseLike,
+  type D1PreparedStatementLike,
+  type D1ResultLike,
+} from './dialects/sqlite/d1-client.js';
 export { connect, type ConnectOptions } from './operations/connect.js';
 export { createHiLo, type CreateHiLoOptions } from './operations/create-hilo.js';
 export { sqlStoredKeys, type OnUnreadableKeys, type SqlStoredKeysOptions } from './operations/stored-keys.js';

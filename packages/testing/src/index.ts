@@ -99,3 +99,4 @@ export {
   type PatroniPerFile,
 } from './patroni.ts';
 export { startNeonRelay, type NeonRelay } from './neon-relay.ts';
+export { describeD1, d1Problem, type D1Binding, type D1Statement, type D1Result, type D1PerTest } from './d1.ts';

@@ -88,7 +88,8 @@ function where(target: CheckedTarget): string {
 /**
  * Installs the key guard of {@link keyGuardSql} on the database behind `client`, after checking that every
  * table and column exists (and, on PostgreSQL, is not an identity column). Idempotent: running it again
- * replaces the function, default or trigger with the same one.
+ * replaces the function, default or trigger with the same one. The statements run in one transaction; on a client
+ * whose database has no interactive transactions but runs a `batch` all or none ({@link d1Client}), in one batch.
  *
  * @throws HiLoConfigurationError when a name is not a plain SQL identifier
  *   (nothing is contacted); HiLoSourceError when a table or column does not exist or is an identity column
@@ -111,6 +112,23 @@ export async function ensureKeyGuard(client: SqlClient, targets: readonly KeyGua
       throw toHiLoError(error, { dialect, action: `looking up column ${where(target)}` });
     }
     if (reason !== undefined) throw sourceErrors.cannotGuard(where(target), target.segment, reason);
+  }
+  // a client without interactive transactions (D1) runs them as one batch: a guard dropped and not created again
+  // is never left behind
+  if (client.batch !== undefined && guard.batchable === true) {
+    try {
+      await client.batch(statements.map((sql) => ({ sql })));
+    } catch (error) {
+      throw toHiLoError(error, {
+        dialect,
+        action: 'installing the key guard',
+        missingHint: {
+          library: 'Create the table first, then install the guard.',
+          cli: 'Create the table first, then install the guard.',
+        },
+      });
+    }
+    return;
   }
   try {
     await client.transaction(async (tx) => {

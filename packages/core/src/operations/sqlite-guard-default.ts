@@ -82,18 +82,32 @@ export function sqliteDefaultKeyGuard(
 
   /** The schema version and targets of the last check that found every existing table guarded. */
   let checked: { version: number; signature: string } | undefined;
+  /** Whether the schema version can be read: Cloudflare D1 refuses `pragma_schema_version` (SQLITE_AUTH). */
+  let versionReadable = true;
+
+  /** The schema version, or `undefined` where the database refuses to say (D1: sqlite_master is read each time). */
+  const schemaVersion = async (): Promise<number | undefined> => {
+    if (!versionReadable) return undefined;
+    try {
+      const { rows } = await client.query<{ v: unknown }>('select schema_version as v from pragma_schema_version');
+      return Number(rows[0]?.v);
+    } catch (error) {
+      if (!/not authorized|SQLITE_AUTH/i.test(String((error as Error | null)?.message))) throw error;
+      versionReadable = false;
+      return undefined;
+    }
+  };
 
   const run = async (): Promise<void> => {
     const list = wanted();
     if (list.length === 0) return;
     // any DDL (a table created, dropped or rebuilt, a trigger dropped) moves the schema version: while it stands
     // still and the targets are the same, the last check holds, and one integer read is all a reservation costs
+    // (on D1, which refuses to tell it, each check reads the guarded tables' rows of sqlite_master below)
     const signature = JSON.stringify(list.map((t) => [t.table, t.column]));
-    const { rows: version } = await client.query<{ v: unknown }>(
-      'select schema_version as v from pragma_schema_version',
-    );
-    const now = Number(version[0]?.v);
-    if (checked !== undefined && checked.version === now && checked.signature === signature) return;
+    const now = await schemaVersion();
+    if (now !== undefined && checked !== undefined && checked.version === now && checked.signature === signature)
+      return;
     // only the rows of the guarded tables: the tables themselves and their triggers
     const names = list.map((t) => t.table.toLowerCase());
     const marks = names.map(() => '?').join(', ');
@@ -117,7 +131,7 @@ export function sqliteDefaultKeyGuard(
       );
     });
     if (missing.length === 0) {
-      checked = { version: now, signature };
+      if (now !== undefined) checked = { version: now, signature };
       return;
     }
     try {

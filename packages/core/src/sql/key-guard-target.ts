@@ -108,6 +108,12 @@ export interface KeyGuardStatements {
   problem(client: SqlClient, target: CheckedTarget): Promise<string | undefined>;
   /** The statements as this server runs them best (MariaDB replaces a trigger in one statement). */
   forServer(client: SqlClient, statements: string[]): Promise<string[]>;
+  /**
+   * Set where {@link lock} and {@link unlock} run no statement (SQLite: the transaction's write lock serialises
+   * installs), so that the statements can also run as one `batch` (all or none) on a client that has no
+   * interactive transactions (Cloudflare D1).
+   */
+  readonly batchable?: true;
   /** Takes the lock that serialises hilo's DDL across processes, inside `tx`. */
   lock(tx: SqlExecutor): Promise<void>;
   /** Releases it where the database does not at commit. */

@@ -21,7 +21,8 @@ export interface SqlExecutor {
 
 /**
  * The driver-free shape of a database connection pool that hi sources use. Adapters wrap their ORM's
- * driver in it; {@link pgClient}, {@link mysqlClient}, {@link sqliteClient} and {@link connect} build one.
+ * driver in it; {@link pgClient}, {@link mysqlClient}, {@link sqliteClient}, {@link d1Client} and {@link connect} build
+ * one.
  *
  * Statements through `query` run in autocommit on a pooled connection, never on a caller's transaction.
  */
@@ -39,6 +40,14 @@ export interface SqlClient extends SqlExecutor {
    * transaction held across `await`s would keep a lock longer than the statement (SQLite).
    */
   atomic?<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<SqlResult<Row>>;
+  /**
+   * Optional: runs `statements`, known up front, as one transaction of their own: all of them or none. Clients whose
+   * database has no interactive transactions give it ({@link d1Client}: D1's `batch()`, where `transaction` runs one
+   * statement); hilo then installs its key guard with it.
+   */
+  batch?(
+    statements: readonly { readonly sql: string; readonly params?: readonly unknown[] }[],
+  ): Promise<SqlResult<Record<string, unknown>>[]>;
   /**
    * Optional: runs `work` with every statement this client sends from inside it (`query`, `transaction`,
    * `atomic`, across `await`s) on one pooled connection, taken once. Verified reservations use it so that the

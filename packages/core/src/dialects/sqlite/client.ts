@@ -1,5 +1,6 @@
 import type { SqlClient, SqlExecutor, SqlResult } from '../../sql/sql-client.js';
-import { sourceErrors, sourceUnavailableErrors } from '../../error-messages.js';
+import { configurationErrors, sourceErrors, sourceUnavailableErrors } from '../../error-messages.js';
+import { d1Client, isD1Binding } from './d1-client.js';
 
 /** The part of a prepared statement hilo uses; `better-sqlite3` and `node:sqlite` both have it. */
 export interface SqliteStatementLike {
@@ -139,6 +140,14 @@ function run<Row>(db: SqliteDatabaseLike, sql: string, params?: readonly unknown
  * one with a busy timeout for multi-process use): a reservation refuses to run while a transaction is open
  * on this connection, since it would join it.
  *
+ * Given a Cloudflare D1 binding (its type is not this one's, so from JavaScript or through a cast), it returns
+ * {@link d1Client}`(binding)`, whose statements are D1's asynchronous ones. It delegates rather than refuses: the
+ * binding says what it is (`batch()` and `exec()` beside `prepare()`, statements with `bind()` and `first()`), the
+ * caller asked for a client on that database and gets one, and what D1 cannot do (a second statement in one
+ * transaction) d1Client refuses with a typed error, never silently. Only the options of a SQLite file connection
+ * (`lockHeldHere`, `busyTimeoutMs`, `ownsDatabase: true`) are refused with a `HiLoConfigurationError` naming d1Client.
+ *
+ * @throws HiLoConfigurationError when given a D1 binding with `lockHeldHere`, `busyTimeoutMs` or `ownsDatabase: true`
  * @example
  * ```ts
  * import Database from 'better-sqlite3';
@@ -148,6 +157,13 @@ function run<Row>(db: SqliteDatabaseLike, sql: string, params?: readonly unknown
  * ```
  */
 export function sqliteClient(database: SqliteDatabaseLike, options: SqliteClientOptions = {}): SqlClient {
+  if (isD1Binding(database)) {
+    for (const option of ['lockHeldHere', 'busyTimeoutMs', 'ownsDatabase'] as const) {
+      if (options[option] !== undefined && options[option] !== false)
+        throw configurationErrors.d1SqliteClientOption(option);
+    }
+    return d1Client(database);
+  }
   const db = options.lockHeldHere ? lockAware(database, options.lockHeldHere, options.busyTimeoutMs ?? 5000) : database;
   // one connection: operations of this client run one after another, never interleaved
   let tail: Promise<unknown> = Promise.resolve();

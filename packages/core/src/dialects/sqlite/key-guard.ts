@@ -72,7 +72,8 @@ export const sqliteKeyGuard: KeyGuardStatements = {
     return undefined;
   },
   forServer: async (_client, statements) => statements,
-  // the transaction ensureKeyGuard runs the statements in holds SQLite's one write lock
+  // the transaction ensureKeyGuard runs the statements in holds SQLite's one write lock (D1: its batch, all or none)
+  batchable: true,
   lock: async () => undefined,
   unlock: async () => undefined,
 };
